@@ -1,0 +1,1 @@
+"""The ACP bridge: ACP methods -> the runtime; runtime events -> `session/update`."""

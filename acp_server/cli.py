@@ -1,0 +1,65 @@
+"""The `acp-server` command: parse arguments, configure logging, serve. No other logic here.
+
+Imports beyond argparse happen after parsing: every editor spawn pays for them before
+`initialize` can be answered.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from acp_server import __version__
+
+LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command-line interface (documented in README.md)."""
+    parser = argparse.ArgumentParser(
+        prog="acp-server",
+        description="An Agent Client Protocol agent speaking JSON-RPC over stdin/stdout.",
+    )
+    parser.add_argument(
+        "--log-level",
+        default="warning",
+        choices=LOG_LEVELS,
+        help="logging threshold; logs always go to stderr (default: warning)",
+    )
+    parser.add_argument(
+        "--max-line-bytes",
+        type=_positive_int,
+        default=64 * 1024 * 1024,
+        metavar="N",
+        help="longest accepted input line; longer ones get -32600 (default: 64 MiB)",
+    )
+    parser.add_argument("--version", action="version", version=f"acp-server {__version__}")
+    return parser
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError("must be a positive integer")
+    return value
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the console script."""
+    args = build_parser().parse_args(argv)
+
+    import logging
+
+    logging.basicConfig(
+        stream=sys.stderr,
+        level=args.log_level.upper(),
+        format="acp-server %(levelname)s %(name)s: %(message)s",
+    )
+    from acp_server.server import ServerOptions, run
+
+    run(ServerOptions(max_line_bytes=args.max_line_bytes))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

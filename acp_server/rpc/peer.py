@@ -1,0 +1,332 @@
+"""A bidirectional JSON-RPC 2.0 peer over a pair of byte streams.
+
+The reader classifies each line (request, notification, response, or garbage) and answers
+garbage itself; requests run one task each, so a long `session/prompt` never stops the
+`session/cancel` or the permission response that must reach it. Each request task *admits*
+its request before the reader moves on (by default when the handler returns; handlers that
+run long admit early), which makes arrival order meaningful: a session created by one line
+exists before the next line is dispatched, and a cancel is never handled before the prompt it
+cancels was queued. See docs/rfc/implemented/architecture/2026-11-30-json-rpc-peer.md.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+from collections.abc import Callable
+from typing import Any, Protocol, TypeVar
+
+import anyio
+import msgspec
+from anyio.abc import ByteReceiveStream, ByteSendStream, TaskGroup
+from msgspec import UNSET
+
+from protocol import errors
+from protocol.jsonrpc import (
+    JSONRPC_VERSION,
+    ErrorObject,
+    ErrorResponse,
+    Frame,
+    OutgoingNotification,
+    OutgoingRequest,
+    RequestId,
+    valid_request_id,
+)
+
+from .errors import PeerClosed, RemoteError, RequestTimeout
+from .framing import DEFAULT_MAX_LINE_BYTES, OVERSIZED, LineReader
+from .writer import FrameWriter
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+CANCEL_REQUEST = "$/cancel_request"
+
+
+class CancelRequestParams(msgspec.Struct):
+    request_id: RequestId = msgspec.field(name="requestId")
+
+
+class IncomingRequest:
+    """One request from the other side, while it is being handled."""
+
+    def __init__(self, request_id: RequestId, method: str, params: msgspec.Raw | None) -> None:
+        self.id = request_id
+        self.method = method
+        self.params = params
+        self.scope = anyio.CancelScope()
+        self.admitted = anyio.Event()
+        # A handler with its own notion of cancellation (session/prompt answers `cancelled`
+        # instead of -32800) installs this; by default the handler's scope is cancelled.
+        self.on_cancel_request: Callable[[], None] | None = None
+
+    def admit(self) -> None:
+        """Let the reader dispatch the next line; idempotent."""
+        self.admitted.set()
+
+
+class Dispatcher(Protocol):
+    """What the peer hands requests and notifications to (see dispatch.py)."""
+
+    async def dispatch_request(self, request: IncomingRequest) -> Any:
+        """Handle `request` and return its complete response frame."""
+
+    async def dispatch_notification(self, method: str, params: msgspec.Raw | None) -> None:
+        """Handle a notification; unknown ones are ignored."""
+
+
+def error_frame(request_id: RequestId, code: int, message: str, data: Any = UNSET) -> ErrorResponse:
+    """An error response frame."""
+    return ErrorResponse(JSONRPC_VERSION, request_id, ErrorObject(code, message, data))
+
+
+class _Pending:
+    __slots__ = ("done", "error", "method", "result")
+
+    def __init__(self, method: str) -> None:
+        self.method = method
+        self.done = anyio.Event()
+        self.result: msgspec.Raw | None = None
+        self.error: BaseException | None = None
+
+
+class Peer:
+    """Reads frames from `receive`, writes frames to `send`, routes both directions."""
+
+    def __init__(
+        self,
+        receive: ByteReceiveStream,
+        send: ByteSendStream,
+        dispatcher: Dispatcher,
+        *,
+        max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+    ) -> None:
+        self._lines = LineReader(receive, max_line_bytes)
+        self._max_line_bytes = max_line_bytes
+        self.writer = FrameWriter(send)
+        self._dispatcher = dispatcher
+        self._frame_decoder = msgspec.json.Decoder(Frame)
+        self._error_decoder = msgspec.json.Decoder(ErrorObject)
+        self._ids = itertools.count()
+        self._pending: dict[int, _Pending] = {}
+        self._incoming: dict[RequestId, IncomingRequest] = {}
+        self.input_closed = anyio.Event()
+        self._scope: anyio.CancelScope | None = None
+
+    # -- outgoing -------------------------------------------------------------------------
+
+    async def notify(self, method: str, params: Any) -> None:
+        """Send a notification; a gone client makes this a no-op."""
+        await self.writer.send(OutgoingNotification(JSONRPC_VERSION, method, params))
+
+    async def request(
+        self,
+        method: str,
+        params: Any,
+        result_type: type[T],
+        *,
+        timeout: float | None = None,  # noqa: ASYNC109 - expiry must also send $/cancel_request
+    ) -> T:
+        """Send a request and wait for its result.
+
+        Raises `RemoteError` for an error answer, `PeerClosed` when the other side can no
+        longer answer, `RequestTimeout` after `timeout` seconds. Whenever we stop waiting before
+        the answer (timeout or cancellation of the caller), `$/cancel_request` tells the other
+        side so it can stop the work too.
+        """
+        if self.input_closed.is_set() or self.writer.broken.is_set():
+            raise PeerClosed(f"cannot send {method}: the client is gone")
+        request_id = next(self._ids)
+        pending = _Pending(method)
+        self._pending[request_id] = pending
+        try:
+            await self.writer.send(OutgoingRequest(JSONRPC_VERSION, request_id, method, params))
+            with anyio.fail_after(timeout):
+                await pending.done.wait()
+        except TimeoutError:
+            await self._give_up(request_id)
+            raise RequestTimeout(f"{method} got no answer within {timeout} s") from None
+        except BaseException:
+            if not pending.done.is_set():
+                with anyio.CancelScope(shield=True):
+                    await self._give_up(request_id)
+            raise
+        finally:
+            self._pending.pop(request_id, None)
+        if pending.error is not None:
+            raise pending.error
+        assert pending.result is not None
+        return msgspec.json.decode(pending.result, type=result_type)
+
+    async def _give_up(self, request_id: int) -> None:
+        if self.input_closed.is_set():
+            return
+        await self.notify(CANCEL_REQUEST, {"requestId": request_id})
+
+    def _fail_pending(self, reason: str) -> None:
+        for pending in self._pending.values():
+            if not pending.done.is_set():
+                pending.error = PeerClosed(f"{pending.method}: {reason}")
+                pending.done.set()
+
+    def _resolve(self, frame: Frame) -> None:
+        request_id = frame.id
+        pending = self._pending.get(request_id) if type(request_id) is int else None
+        if pending is None or pending.done.is_set():
+            log.warning("dropping a response to unknown request id %r", request_id)
+            return
+        if frame.error is not UNSET:
+            try:
+                err = self._error_decoder.decode(frame.error)
+            except msgspec.DecodeError:
+                err = ErrorObject(errors.INTERNAL_ERROR, "malformed error response")
+            pending.error = RemoteError(pending.method, err.code, err.message, err.data)
+        else:
+            assert frame.result is not UNSET
+            pending.result = frame.result
+        pending.done.set()
+
+    # -- incoming -------------------------------------------------------------------------
+
+    async def run(self) -> None:
+        """Serve until input ends and every request in flight has been answered.
+
+        At end of input our own pending requests fail at once (nobody will answer them), the
+        requests already in flight finish and are answered, then the written output is
+        drained. `close()` stops everything sooner.
+        """
+        with anyio.CancelScope() as self._scope:
+            async with anyio.create_task_group() as outer:
+                outer.start_soon(self.writer.run)
+                async with anyio.create_task_group() as requests:
+                    await self._read_loop(requests)
+                    self.input_closed.set()
+                    self._fail_pending("the client closed its input")
+                self.writer.close()
+
+    def close(self) -> None:
+        """Stop reading, abandon requests in flight and stop writing."""
+        self.input_closed.set()
+        self._fail_pending("the connection is closing")
+        if self._scope is not None:
+            self._scope.cancel()
+
+    async def _read_loop(self, requests: TaskGroup) -> None:
+        while True:
+            try:
+                line = await self._lines.receive_line()
+            except (anyio.EndOfStream, anyio.BrokenResourceError, anyio.ClosedResourceError):
+                return
+            except OSError as exc:
+                log.warning("reading input failed (%s); treating it as end of input", exc)
+                return
+            if line is OVERSIZED:
+                await self.writer.send(
+                    error_frame(
+                        None,
+                        errors.INVALID_REQUEST,
+                        "Invalid request",
+                        f"message exceeds the {self._max_line_bytes}-byte line limit",
+                    )
+                )
+                continue
+            assert isinstance(line, bytes)
+            await self._route(line, requests)
+
+    async def _route(self, line: bytes, requests: TaskGroup) -> None:
+        try:
+            # msgspec skips over raw params without checking their UTF-8; the wire must be UTF-8.
+            line.decode()
+        except UnicodeDecodeError as exc:
+            await self.writer.send(
+                error_frame(None, errors.PARSE_ERROR, "Parse error", f"invalid UTF-8: {exc}")
+            )
+            return
+        try:
+            frame = self._frame_decoder.decode(line)
+        except msgspec.ValidationError:
+            await self.writer.send(
+                error_frame(None, errors.INVALID_REQUEST, "Invalid request", "not a JSON object")
+            )
+            return
+        except msgspec.DecodeError as exc:
+            await self.writer.send(error_frame(None, errors.PARSE_ERROR, "Parse error", str(exc)))
+            return
+        except RecursionError:
+            await self.writer.send(
+                error_frame(None, errors.PARSE_ERROR, "Parse error", "JSON nested too deeply")
+            )
+            return
+
+        if frame.method is UNSET and (frame.result is not UNSET or frame.error is not UNSET):
+            # A response: route it to our pending table; responses are never answered.
+            if frame.jsonrpc == JSONRPC_VERSION and (frame.result is UNSET) != (
+                frame.error is UNSET
+            ):
+                self._resolve(frame)
+            else:
+                log.warning("dropping a malformed response frame")
+            return
+
+        has_id = frame.id is not UNSET
+        id_ok = not has_id or valid_request_id(frame.id)
+        if frame.jsonrpc != JSONRPC_VERSION or not isinstance(frame.method, str) or not id_ok:
+            reply_id = frame.id if has_id and id_ok else None
+            await self.writer.send(
+                error_frame(reply_id, errors.INVALID_REQUEST, "Invalid request", _why(frame))
+            )
+            return
+
+        params = None if frame.params is UNSET else frame.params
+        if not has_id:
+            await self._notification(frame.method, params)
+            return
+        request = IncomingRequest(frame.id, frame.method, params)
+        self._incoming[request.id] = request
+        requests.start_soon(self._handle, request)
+        await request.admitted.wait()
+
+    async def _notification(self, method: str, params: msgspec.Raw | None) -> None:
+        if method == CANCEL_REQUEST:
+            self._cancel_incoming(params)
+            return
+        try:
+            await self._dispatcher.dispatch_notification(method, params)
+        except Exception:
+            log.exception("notification %s failed", method)
+
+    def _cancel_incoming(self, params: msgspec.Raw | None) -> None:
+        try:
+            target = msgspec.json.decode(params or b"null", type=CancelRequestParams)
+        except msgspec.DecodeError:
+            log.warning("ignoring a malformed %s", CANCEL_REQUEST)
+            return
+        request = self._incoming.get(target.request_id)
+        if request is None:
+            return
+        if request.on_cancel_request is not None:
+            request.on_cancel_request()
+        else:
+            request.scope.cancel()
+
+    async def _handle(self, request: IncomingRequest) -> None:
+        response: Any = None
+        try:
+            with request.scope:
+                response = await self._dispatcher.dispatch_request(request)
+        finally:
+            request.admit()
+            if self._incoming.get(request.id) is request:
+                del self._incoming[request.id]
+        if request.scope.cancelled_caught:
+            response = error_frame(request.id, errors.REQUEST_CANCELLED, "Request cancelled")
+        await self.writer.send(response)
+
+
+def _why(frame: Frame) -> str:
+    if frame.jsonrpc != JSONRPC_VERSION:
+        return 'jsonrpc must be "2.0"'
+    if not isinstance(frame.method, str):
+        return "method must be a string"
+    return "id must be an integer, a string or null"

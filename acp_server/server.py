@@ -1,0 +1,120 @@
+"""The process around the peer: stdio, the ACP bridge, signals, and how the process ends.
+
+Three ways to end (see docs/rfc/implemented/architecture/2026-11-30-json-rpc-peer.md):
+- stdin EOF: the client will send nothing more. Our requests to it fail at once, requests in
+  flight finish and are answered (a piped fixture wants its answers), then we exit 0.
+- the client stops reading stdout (EPIPE, or the pipe's error condition while idle), or SIGTERM:
+  it is gone. Everything is disposed within `DISPOSE_DEADLINE` and we exit 0.
+- SIGINT acts like SIGTERM only when stdin is a terminal. A terminal client's Ctrl+C reaches
+  its whole process group, and a client that launched us on pipes cancels over the protocol.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import threading
+from dataclasses import dataclass
+
+import anyio
+
+from acp_server.acp.connection import AcpConnection
+from acp_server.rpc.dispatch import JsonRpcDispatcher
+from acp_server.rpc.framing import DEFAULT_MAX_LINE_BYTES
+from acp_server.rpc.peer import Peer
+from acp_server.rpc.stdio import (
+    FdReceiveStream,
+    FdSendStream,
+    is_pipe_or_socket,
+    protect_stdout,
+    wait_for_hangup,
+)
+
+log = logging.getLogger(__name__)
+
+DISPOSE_DEADLINE = 2.0
+"""Seconds from "the client is gone" to process exit, whatever is still running."""
+
+
+@dataclass(frozen=True)
+class ServerOptions:
+    """Everything the CLI decides."""
+
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+
+
+def run(options: ServerOptions) -> None:
+    """Serve ACP on stdin/stdout until the client goes away."""
+    protocol_fd = protect_stdout()
+    stdin_is_terminal = os.isatty(0)
+    if not stdin_is_terminal:
+        # A Python-level no-op rather than SIG_IGN: an ignored signal stays ignored in every
+        # child we exec, a handler does not.
+        signal.signal(signal.SIGINT, _ignore_signal)
+    anyio.run(_serve, options, protocol_fd, stdin_is_terminal)
+
+
+def _ignore_signal(signum: int, frame: object) -> None:
+    log.info("ignoring signal %d: the client cancels over the protocol", signum)
+
+
+async def _serve(options: ServerOptions, protocol_fd: int, stdin_is_terminal: bool) -> None:
+    dispatcher = JsonRpcDispatcher()
+    peer = Peer(
+        FdReceiveStream(0),
+        FdSendStream(protocol_fd),
+        dispatcher,
+        max_line_bytes=options.max_line_bytes,
+    )
+    connection = AcpConnection(peer)
+    connection.register(dispatcher)
+    stopping = anyio.Event()
+
+    async def stop(reason: str) -> None:
+        if stopping.is_set():
+            return
+        stopping.set()
+        log.info("client gone (%s): disposing", reason)
+        # Last resort: nothing may keep an abandoned agent alive past the deadline.
+        watchdog = threading.Timer(DISPOSE_DEADLINE, os._exit, (0,))
+        watchdog.daemon = True
+        watchdog.start()
+        with anyio.move_on_after(DISPOSE_DEADLINE - 0.3):
+            await connection.dispose()
+        with anyio.move_on_after(0.2):
+            await peer.writer.drained()
+        peer.close()
+
+    async def watch_signals() -> None:
+        signals = [signal.SIGTERM, signal.SIGINT] if stdin_is_terminal else [signal.SIGTERM]
+        with anyio.open_signal_receiver(*signals) as received:
+            async for signum in received:
+                await stop(signal.Signals(signum).name)
+                return
+
+    async def watch_output() -> None:
+        if is_pipe_or_socket(protocol_fd):
+            async with anyio.create_task_group() as either:
+
+                async def hangup() -> None:
+                    await wait_for_hangup(protocol_fd)
+                    either.cancel_scope.cancel()
+
+                either.start_soon(hangup)
+                await peer.writer.broken.wait()
+                either.cancel_scope.cancel()
+        else:
+            await peer.writer.broken.wait()
+        await stop("stdout closed")
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(watch_signals)
+        tg.start_soon(watch_output)
+        tg.start_soon(connection.preload_when_initialized)
+        await peer.run()
+        if not stopping.is_set():
+            # End of input: in-flight requests were answered; release what sessions hold.
+            with anyio.CancelScope(shield=True), anyio.move_on_after(DISPOSE_DEADLINE):
+                await connection.dispose()
+        tg.cancel_scope.cancel()

@@ -1,0 +1,89 @@
+"""initialize, authenticate and session/new against the real process, via the official SDK."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from acp import PROTOCOL_VERSION, RequestError
+from acp.schema import ClientCapabilities, FileSystemCapabilities, Implementation
+
+from tests.support.agent_process import running_agent
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_initialize_answers_version_1_and_describes_the_agent() -> None:
+    async with running_agent() as (conn, _, frames, _):
+        response = await conn.initialize(
+            protocol_version=PROTOCOL_VERSION,
+            client_capabilities=ClientCapabilities(
+                fs=FileSystemCapabilities(read_text_file=True, write_text_file=True),
+                terminal=True,
+            ),
+            client_info=Implementation(name="pytest", version="1"),
+        )
+    assert response.protocol_version == 1
+    assert response.agent_info is not None and response.agent_info.name == "acp-server"
+    # Only what works is advertised: nothing beyond the baseline yet.
+    caps = response.agent_capabilities
+    assert caps is not None and not caps.load_session
+    assert response.auth_methods == []
+    assert len(frames.received) == 1
+
+
+async def test_initialize_with_a_newer_version_still_answers_1() -> None:
+    async with running_agent() as (conn, _, _, _):
+        response = await conn.initialize(protocol_version=2)
+    assert response.protocol_version == 1
+
+
+async def test_initialize_without_client_capabilities_works() -> None:
+    async with running_agent() as (conn, _, frames, _):
+        response = await conn.initialize(protocol_version=1)
+    assert response.protocol_version == 1
+    assert "clientCapabilities" not in frames.sent[0]["params"]
+
+
+async def test_new_session_returns_unique_ids(tmp_path: Path) -> None:
+    async with running_agent() as (conn, _, _, _):
+        await conn.initialize(protocol_version=1)
+        first = await conn.new_session(cwd=str(tmp_path), mcp_servers=[])
+        second = await conn.new_session(cwd=str(tmp_path), mcp_servers=[])
+    assert first.session_id != second.session_id
+    assert first.session_id.startswith("sess_")
+
+
+async def test_new_session_with_relative_cwd_is_invalid_params() -> None:
+    async with running_agent() as (conn, _, _, _):
+        await conn.initialize(protocol_version=1)
+        with pytest.raises(RequestError) as caught:
+            await conn.new_session(cwd="relative/dir", mcp_servers=[])
+    assert caught.value.code == -32602
+    assert "absolute" in str(caught.value.data)
+
+
+async def test_authenticate_with_an_unadvertised_method_is_refused() -> None:
+    async with running_agent() as (conn, _, _, _):
+        await conn.initialize(protocol_version=1)
+        with pytest.raises(RequestError) as caught:
+            await conn.authenticate(method_id="api-key")
+    assert caught.value.code == -32602
+
+
+async def test_prompt_is_not_implemented_yet(tmp_path: Path) -> None:
+    async with running_agent() as (conn, _, _, _):
+        await conn.initialize(protocol_version=1)
+        session = await conn.new_session(cwd=str(tmp_path), mcp_servers=[])
+        with pytest.raises(RequestError) as caught:
+            await conn.prompt(session_id=session.session_id, prompt=[])
+    assert caught.value.code == -32601
+
+
+async def test_every_frame_of_a_session_is_schema_valid(tmp_path: Path) -> None:
+    # running_agent validates each agent frame against the official schema on exit.
+    async with running_agent() as (conn, _, frames, _):
+        await conn.initialize(protocol_version=1)
+        await conn.new_session(cwd=str(tmp_path), mcp_servers=[])
+        await conn.cancel(session_id="no-such-session")
+    assert [("result" in f) for f in frames.received] == [True, True]

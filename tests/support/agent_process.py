@@ -1,0 +1,71 @@
+"""The real `acp-server` process, driven by the official ACP Python SDK client."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from acp import spawn_agent_process
+from acp.connection import StreamDirection, StreamEvent
+
+from .wire import validate_agent_frame
+
+SERVER = str(Path(sys.executable).with_name("acp-server"))
+
+
+@dataclass
+class FrameLog:
+    """Every frame of the connection, in wire order; agent frames are schema-checked."""
+
+    sent: list[dict[str, Any]] = field(default_factory=list)
+    received: list[dict[str, Any]] = field(default_factory=list)
+    violations: list[str] = field(default_factory=list)
+    _methods: dict[Any, str] = field(default_factory=dict)
+
+    def observe(self, event: StreamEvent) -> None:
+        message = event.message
+        if event.direction is StreamDirection.OUTGOING:
+            self.sent.append(message)
+            if "method" in message and "id" in message:
+                self._methods[message["id"]] = message["method"]
+            return
+        self.received.append(message)
+        method = None if "method" in message else self._methods.get(message.get("id"))
+        try:
+            validate_agent_frame(message, method)
+        except AssertionError as exc:  # the SDK swallows observer errors; keep them for later
+            self.violations.append(str(exc))
+
+
+class RecordingClient:
+    """A minimal ACP client: records session updates."""
+
+    def __init__(self) -> None:
+        self.updates: list[Any] = []
+
+    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
+        self.updates.append((session_id, update))
+
+
+@asynccontextmanager
+async def running_agent(
+    *args: str, client: Any = None, env: dict[str, str] | None = None
+) -> AsyncIterator[tuple[Any, Any, FrameLog, Any]]:
+    """Spawn `acp-server ARGS`; yield (connection, process, frame log, client)."""
+    frames = FrameLog()
+    client = client if client is not None else RecordingClient()
+    async with spawn_agent_process(
+        client,
+        SERVER,
+        *args,
+        env={**os.environ, **(env or {})},
+        transport_kwargs={"stderr": None},
+        observers=[frames.observe],
+    ) as (connection, process):
+        yield connection, process, frames, client
+    assert not frames.violations, "\n".join(frames.violations)

@@ -1,0 +1,154 @@
+"""How the real process ends, and that stdin of every kind and a full stdout are handled."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.support.agent_process import SERVER
+
+INITIALIZE = b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}\n'
+
+
+def spawn(stdin: int | None = subprocess.PIPE, *args: str) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [SERVER, *args], stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+
+
+def read_frame(proc: subprocess.Popen[bytes]) -> dict[str, object]:
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    assert line, "the server closed stdout"
+    frame: dict[str, object] = json.loads(line)
+    return frame
+
+
+def wait_exit(proc: subprocess.Popen[bytes], timeout: float) -> int:
+    try:
+        return proc.wait(timeout=timeout)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def test_stdin_eof_answers_everything_then_exits_0(tmp_path: Path) -> None:
+    lines = [
+        INITIALIZE,
+        b'{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"%s","mcpServers":[]}}\n'
+        % str(tmp_path).encode(),
+        b"garbage\n",
+    ]
+    proc = subprocess.run(
+        [SERVER], input=b"".join(lines), capture_output=True, timeout=10, check=False
+    )
+    assert proc.returncode == 0
+    frames = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert sorted(str(f["id"]) for f in frames) == ["0", "1", "None"]
+
+
+@pytest.mark.parametrize("kind", ["regular file", "/dev/null"])
+def test_stdin_that_epoll_refuses_is_read_in_a_thread(tmp_path: Path, kind: str) -> None:
+    if kind == "regular file":
+        source = tmp_path / "in.jsonl"
+        source.write_bytes(INITIALIZE)
+    else:
+        source = Path(os.devnull)
+    with source.open("rb") as stdin:
+        proc = subprocess.run([SERVER], stdin=stdin, capture_output=True, timeout=10, check=False)
+    assert proc.returncode == 0
+    expected = 1 if kind == "regular file" else 0
+    assert len(proc.stdout.splitlines()) == expected
+
+
+def test_stdin_tty_is_read_and_sigint_on_a_terminal_stops_the_server() -> None:
+    leader, follower = os.openpty()
+    with spawn(follower) as proc:
+        os.close(follower)
+        try:
+            os.write(leader, INITIALIZE)
+            assert read_frame(proc)["id"] == 0
+            proc.send_signal(signal.SIGINT)
+            assert wait_exit(proc, 3) == 0
+        finally:
+            os.close(leader)
+
+
+def test_sigint_on_pipes_is_ignored() -> None:
+    with spawn() as proc:
+        assert proc.stdin is not None
+        proc.stdin.write(INITIALIZE)
+        proc.stdin.flush()
+        assert read_frame(proc)["id"] == 0
+        proc.send_signal(signal.SIGINT)
+        time.sleep(0.3)
+        assert proc.poll() is None, "SIGINT from a pipe client's terminal must not kill us"
+        proc.stdin.write(INITIALIZE.replace(b'"id":0', b'"id":1'))
+        proc.stdin.flush()
+        assert read_frame(proc)["id"] == 1
+        proc.stdin.close()
+        assert wait_exit(proc, 5) == 0
+
+
+def test_sigterm_while_a_read_blocks_exits_0_within_2_s() -> None:
+    with spawn() as proc:
+        assert proc.stdin is not None
+        proc.stdin.write(INITIALIZE)
+        proc.stdin.flush()
+        read_frame(proc)  # stdin stays open with nothing to read
+        started = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        assert wait_exit(proc, 5) == 0
+        assert time.monotonic() - started < 2.0
+
+
+def test_client_closing_our_stdout_while_idle_ends_the_process() -> None:
+    with spawn() as proc:
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(INITIALIZE)
+        proc.stdin.flush()
+        read_frame(proc)
+        proc.stdout.close()  # the client is gone; stdin stays open, so no EOF tells us
+        assert wait_exit(proc, 5) == 0
+
+
+def test_sigterm_with_a_full_unread_stdout_still_exits_promptly() -> None:
+    # 20,000 bad lines produce far more error output than a pipe holds; nobody reads it. A
+    # writer that blocked the event loop could not react to SIGTERM.
+    with spawn() as proc:
+        assert proc.stdin is not None
+        os.set_blocking(proc.stdin.fileno(), False)
+        payload = b"x\n" * 20_000
+        with contextlib.suppress(BlockingIOError):
+            proc.stdin.write(payload)
+        time.sleep(0.5)
+        started = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        assert wait_exit(proc, 5) == 0
+        assert time.monotonic() - started < 2.5
+
+
+def test_stray_print_and_child_output_never_reach_the_protocol_stream() -> None:
+    driver = Path(__file__).parent / "support" / "noisy_server.py"
+    proc = subprocess.run(
+        [sys.executable, str(driver)],
+        input=INITIALIZE + INITIALIZE.replace(b'"id":0', b'"id":1'),
+        capture_output=True,
+        timeout=10,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert [json.loads(line)["id"] for line in lines] == [0, 1]
+    for noise in (b"stray print", b"raw fd 1 write", b"child output"):
+        assert noise not in proc.stdout
+        assert noise in proc.stderr
