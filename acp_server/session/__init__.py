@@ -1,0 +1,8 @@
+"""The durable side of a session: msgspec records, the in-memory session log, and (later) the
+journal store, replay and crash repair.
+
+This package never imports `acp_server.acp`, `acp_server.rpc`, `acp_server.agent` or
+`protocol`: records describe what happened to a session in the runtime's own vocabulary, and
+the bridge translates them to ACP. Import from the submodules (`acp_server.session.records`,
+`acp_server.session.log`); this module deliberately imports nothing.
+"""

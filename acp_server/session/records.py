@@ -1,0 +1,415 @@
+"""Durable session records: what happened to a session, one msgspec Struct per line of its log.
+
+A session log is a flat, append-only sequence of records, each tagged by ``type``:
+
+- ``turn/start``: a claimed follow-up opens a turn;
+- ``message/user``: a user message, being the turn's prompt, added context, steering, or an
+  idle ``inject`` (then ``turn_id`` is absent);
+- ``step/start``: one model request begins;
+- ``message/assistant``: the model's answer, text and thought parts plus requested tool calls;
+- ``tool/result``: the result of one requested tool call;
+- ``step/end``: the step is over, with the model's finish reason;
+- ``turn/end``: the turn is over, with its ``Outcome`` (tagged by ``kind``).
+
+Durable records hold no stack, signal, exception object, cancel cause or free-form cancel
+text: they state what happened to the turn, never who asked for it or how the runtime noticed.
+An aborted turn therefore ends with exactly::
+
+    {"type":"turn/end","turn_id":"...","outcome":{"kind":"aborted"},"at":"..."}
+
+whether a user or a parent agent cancelled it. Every outcome struct forbids unknown fields, so
+decoding rejects legacy reason-bearing aborted records such as
+``{"kind":"aborted","reason":"user"}`` (and any other extra field) instead of silently
+dropping the detail. See
+docs/rfc/implemented/architecture/2026-11-30-explicit-turn-cancellation.md.
+
+Wire names are the snake_case attribute names and are part of the on-disk format: keep them
+stable. Optional fields are left out when they hold their default. Timestamps (``at``) are
+ISO 8601 UTC strings with millisecond precision, as produced by `utc_now()`.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Literal, TypeAlias
+
+import msgspec
+
+__all__ = [
+    "RECORD_DECODER",
+    "RECORD_ENCODER",
+    "Aborted",
+    "AssistantMessage",
+    "AssistantPart",
+    "Completed",
+    "DisposedOutcome",
+    "ErrorOutcome",
+    "ImagePart",
+    "Interrupted",
+    "MaxTokens",
+    "MaxTurnRequests",
+    "Origin",
+    "Outcome",
+    "Part",
+    "Record",
+    "Refusal",
+    "ResourceLinkPart",
+    "ResourcePart",
+    "StepEnd",
+    "StepStart",
+    "Synthetic",
+    "TextPart",
+    "ThoughtPart",
+    "ToolCallRecord",
+    "ToolResult",
+    "TurnEnd",
+    "TurnStart",
+    "UserMessage",
+    "decode_record",
+    "encode_record",
+    "utc_now",
+]
+
+
+# --- content parts (tagged by "type") -------------------------------------------------------
+
+
+class TextPart(
+    msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, tag_field="type", tag="text"
+):
+    """Plain text, from the user or the model."""
+
+    text: str
+
+
+class ImagePart(
+    msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, tag_field="type", tag="image"
+):
+    """An image given inline."""
+
+    data: str
+    """Base64-encoded image bytes."""
+    mime_type: str
+    uri: str | None = None
+
+
+class ResourcePart(
+    msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, tag_field="type", tag="resource"
+):
+    """An embedded resource: its contents travel with the message (text or base64 blob)."""
+
+    uri: str
+    text: str | None = None
+    blob: str | None = None
+    mime_type: str | None = None
+
+
+class ResourceLinkPart(
+    msgspec.Struct,
+    frozen=True,
+    kw_only=True,
+    omit_defaults=True,
+    tag_field="type",
+    tag="resource_link",
+):
+    """A reference to a resource the agent may read; its contents are not included."""
+
+    uri: str
+    name: str
+    mime_type: str | None = None
+    title: str | None = None
+    description: str | None = None
+    size: int | None = None
+
+
+Part: TypeAlias = TextPart | ImagePart | ResourcePart | ResourceLinkPart
+"""Content of a user message."""
+
+
+class ThoughtPart(
+    msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, tag_field="type", tag="thought"
+):
+    """The model's reasoning text."""
+
+    text: str
+
+
+AssistantPart: TypeAlias = TextPart | ThoughtPart
+"""Content of an assistant message."""
+
+
+class ToolCallRecord(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """One tool call the model asked for (part of an `AssistantMessage`, not a record itself)."""
+
+    call_id: str
+    name: str
+    arguments: dict[str, Any]
+
+
+# --- turn outcomes (tagged by "kind"; unknown fields are an error) ----------------------------
+
+
+class Completed(
+    msgspec.Struct,
+    frozen=True,
+    kw_only=True,
+    omit_defaults=True,
+    forbid_unknown_fields=True,
+    tag_field="kind",
+    tag="completed",
+):
+    """The model finished and no further step was owed."""
+
+
+class Aborted(
+    msgspec.Struct,
+    frozen=True,
+    kw_only=True,
+    omit_defaults=True,
+    forbid_unknown_fields=True,
+    tag_field="kind",
+    tag="aborted",
+):
+    """The turn was cancelled (by the user or a parent agent; deliberately not recorded which).
+
+    Has no fields and must never gain one: it encodes as exactly ``{"kind":"aborted"}``.
+    """
+
+
+class ErrorOutcome(
+    msgspec.Struct,
+    frozen=True,
+    kw_only=True,
+    omit_defaults=True,
+    forbid_unknown_fields=True,
+    tag_field="kind",
+    tag="error",
+):
+    """The turn failed (model or runtime error). Only a message and an optional code."""
+
+    message: str
+    code: str | None = None
+
+
+class DisposedOutcome(
+    msgspec.Struct,
+    frozen=True,
+    kw_only=True,
+    omit_defaults=True,
+    forbid_unknown_fields=True,
+    tag_field="kind",
+    tag="disposed",
+):
+    """The agent's owner disposed it while the turn ran (wins over an earlier cancel)."""
+
+
+class MaxTokens(
+    msgspec.Struct,
+    frozen=True,
+    kw_only=True,
+    omit_defaults=True,
+    forbid_unknown_fields=True,
+    tag_field="kind",
+    tag="max_tokens",
+):
+    """The model stopped at its output token limit."""
+
+
+class MaxTurnRequests(
+    msgspec.Struct,
+    frozen=True,
+    kw_only=True,
+    omit_defaults=True,
+    forbid_unknown_fields=True,
+    tag_field="kind",
+    tag="max_turn_requests",
+):
+    """The turn hit the step limit."""
+
+
+class Refusal(
+    msgspec.Struct,
+    frozen=True,
+    kw_only=True,
+    omit_defaults=True,
+    forbid_unknown_fields=True,
+    tag_field="kind",
+    tag="refusal",
+):
+    """The model refused to continue."""
+
+
+class Interrupted(
+    msgspec.Struct,
+    frozen=True,
+    kw_only=True,
+    omit_defaults=True,
+    forbid_unknown_fields=True,
+    tag_field="kind",
+    tag="interrupted",
+):
+    """The process died while the turn was open; written by crash repair when loading."""
+
+
+Outcome: TypeAlias = (
+    Completed
+    | Aborted
+    | ErrorOutcome
+    | DisposedOutcome
+    | MaxTokens
+    | MaxTurnRequests
+    | Refusal
+    | Interrupted
+)
+"""How a turn ended."""
+
+
+# --- records (tagged by "type") -------------------------------------------------------------
+
+Origin: TypeAlias = Literal["prompt", "context", "steering"]
+"""Why a user message is in the log: a turn's prompt, context added to it or injected, or
+steering staged while the turn ran."""
+
+Synthetic: TypeAlias = Literal["not_run", "outcome_unknown"]
+"""How the runtime made up a tool result it did not get from running the tool."""
+
+
+class TurnStart(
+    msgspec.Struct,
+    frozen=True,
+    kw_only=True,
+    omit_defaults=True,
+    tag_field="type",
+    tag="turn/start",
+):
+    """A claimed follow-up opened a turn."""
+
+    turn_id: str
+    at: str
+
+
+class UserMessage(
+    msgspec.Struct,
+    frozen=True,
+    kw_only=True,
+    omit_defaults=True,
+    tag_field="type",
+    tag="message/user",
+):
+    """A user message: the prompt of a turn, context added to it, steering, or an idle inject."""
+
+    message_id: str
+    content: list[Part]
+    origin: Origin
+    turn_id: str | None = None
+    """The turn it belongs to; absent for an `inject` while the agent was idle."""
+    at: str
+
+
+class StepStart(
+    msgspec.Struct,
+    frozen=True,
+    kw_only=True,
+    omit_defaults=True,
+    tag_field="type",
+    tag="step/start",
+):
+    """One model request of a turn begins (steps count from the turn's start)."""
+
+    turn_id: str
+    step: int
+    at: str
+
+
+class AssistantMessage(
+    msgspec.Struct,
+    frozen=True,
+    kw_only=True,
+    omit_defaults=True,
+    tag_field="type",
+    tag="message/assistant",
+):
+    """The model's answer in one step, with the tool calls it asked for."""
+
+    turn_id: str
+    message_id: str
+    parts: list[AssistantPart]
+    tool_calls: list[ToolCallRecord] = []
+    at: str
+
+
+class ToolResult(
+    msgspec.Struct,
+    frozen=True,
+    kw_only=True,
+    omit_defaults=True,
+    tag_field="type",
+    tag="tool/result",
+):
+    """The result of one requested tool call. Refused or rejected calls are `failed` results."""
+
+    turn_id: str
+    call_id: str
+    status: Literal["completed", "failed"]
+    output: str
+    synthetic: Synthetic | None = None
+    """Set when the runtime made the result up rather than running the tool: ``not_run`` for a
+    call that never started because the turn was aborted, ``outcome_unknown`` for a call crash
+    repair found without a result. Keeps every call in the log paired with a result."""
+    title: str | None = None
+    """The tool call's human-readable title as shown to the client, so replay can show it."""
+    kind: str | None = None
+    """The tool call's kind as shown to the client (e.g. ``read``, ``edit``, ``execute``)."""
+    at: str
+
+
+class StepEnd(
+    msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, tag_field="type", tag="step/end"
+):
+    """The step is over; `finish` is the model's finish reason."""
+
+    turn_id: str
+    step: int
+    finish: str
+    at: str
+
+
+class TurnEnd(
+    msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, tag_field="type", tag="turn/end"
+):
+    """The turn is over. The outcome says what happened, never who asked for it."""
+
+    turn_id: str
+    outcome: Outcome
+    at: str
+
+
+Record: TypeAlias = (
+    TurnStart | UserMessage | StepStart | AssistantMessage | ToolResult | StepEnd | TurnEnd
+)
+"""One entry of a session log."""
+
+
+RECORD_ENCODER = msgspec.json.Encoder()
+"""Shared JSON encoder for records (msgspec encoders are reusable and cheap to call)."""
+
+RECORD_DECODER: msgspec.json.Decoder[Record] = msgspec.json.Decoder(Record)
+"""Shared JSON decoder for one record; strict about outcome fields (see the module docstring)."""
+
+
+def encode_record(record: Record) -> bytes:
+    """One record as compact JSON (no trailing newline)."""
+    return RECORD_ENCODER.encode(record)
+
+
+def decode_record(data: bytes | bytearray | memoryview | str) -> Record:
+    """Parse one record. msgspec's `DecodeError`/`ValidationError` propagate unchanged."""
+    return RECORD_DECODER.decode(data)
+
+
+def utc_now() -> str:
+    """The current time as an ISO 8601 UTC timestamp with milliseconds, e.g.
+    ``2026-11-30T04:05:06.123Z`` (no datetime import: this runs on the prompt path)."""
+    millis = time.time_ns() // 1_000_000
+    seconds, ms = divmod(millis, 1000)
+    return f"{time.strftime('%Y-%m-%dT%H:%M:%S', time.gmtime(seconds))}.{ms:03d}Z"
