@@ -1,0 +1,178 @@
+"""The provider interface: the conversation given to a model and the events it streams back.
+
+Everything is a plain frozen msgspec Struct so requests and events can be logged, compared in
+tests and journalled without conversion. Tagged unions use their own tag field: parts by
+`type`, conversation items by `role`, stream events by `event`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator
+from typing import Any, Literal, Protocol, cast
+
+from msgspec import Struct
+
+from acp_server.agent.cancellation import TurnSignal
+
+# --- conversation -------------------------------------------------------------------------
+
+
+class TextPart(Struct, kw_only=True, frozen=True, tag_field="type", tag="text"):
+    """Plain text in a user message."""
+
+    text: str
+
+
+class ImagePart(Struct, kw_only=True, frozen=True, tag_field="type", tag="image"):
+    """An image in a user message; `data` is base64."""
+
+    data: str
+    mime_type: str
+
+
+Part = TextPart | ImagePart
+"""One piece of a user message."""
+
+
+class ToolSpec(Struct, kw_only=True, frozen=True):
+    """A tool the model may call; `parameters` is a JSON Schema object."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+
+
+class ToolCallRequest(Struct, kw_only=True, frozen=True):
+    """A call the model asked for; `call_id` is unique within the session."""
+
+    call_id: str
+    name: str
+    arguments: dict[str, Any]
+
+
+class UserTurn(Struct, kw_only=True, frozen=True, tag_field="role", tag="user"):
+    """A user message in the conversation."""
+
+    parts: list[Part]
+
+
+class AssistantTurn(Struct, kw_only=True, frozen=True, tag_field="role", tag="assistant"):
+    """A previous assistant message, with the tool calls it made."""
+
+    text: str
+    tool_calls: list[ToolCallRequest] = []
+
+
+class ToolResultTurn(Struct, kw_only=True, frozen=True, tag_field="role", tag="tool"):
+    """A tool's result fed back to the model."""
+
+    call_id: str
+    output: str
+    is_error: bool = False
+
+
+ConversationItem = UserTurn | AssistantTurn | ToolResultTurn
+"""One entry of the conversation, tagged by `role`."""
+
+
+class ModelRequest(Struct, kw_only=True, frozen=True):
+    """One request to a model."""
+
+    session_id: str
+    system_prompt: str
+    messages: list[ConversationItem]
+    tools: list[ToolSpec]
+    max_output_tokens: int | None = None
+
+
+# --- stream events ------------------------------------------------------------------------
+
+FinishReason = Literal["stop", "tool_calls", "max_tokens", "refusal"]
+"""Why a response ended."""
+
+
+class TextDelta(Struct, kw_only=True, frozen=True, tag_field="event", tag="text"):
+    """One chunk of assistant text."""
+
+    text: str
+
+
+class ThoughtDelta(Struct, kw_only=True, frozen=True, tag_field="event", tag="thought"):
+    """One chunk of reasoning."""
+
+    text: str
+
+
+class ToolCallEvent(Struct, kw_only=True, frozen=True, tag_field="event", tag="tool_call"):
+    """The model asks for a tool call."""
+
+    call: ToolCallRequest
+
+
+class Usage(Struct, kw_only=True, frozen=True, tag_field="event", tag="usage"):
+    """Token counts for this request (`context_window` when the provider knows it)."""
+
+    input_tokens: int
+    output_tokens: int
+    context_window: int | None = None
+
+
+class Finish(Struct, kw_only=True, frozen=True, tag_field="event", tag="finish"):
+    """The last event of every stream that does not raise."""
+
+    reason: FinishReason
+
+
+ModelEvent = TextDelta | ThoughtDelta | ToolCallEvent | Usage | Finish
+"""What a stream yields, tagged by `event`."""
+
+
+# --- errors -------------------------------------------------------------------------------
+
+
+class ModelError(Exception):
+    """The provider failed; `message` is shown to the user, `code` is optional detail."""
+
+    def __init__(self, message: str, *, code: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code
+
+
+class ModelConfigError(Exception):
+    """A bad `--model` spec or model script; raised at load time, before any session runs."""
+
+
+# --- the provider -------------------------------------------------------------------------
+
+
+class ModelProvider(Protocol):
+    """A model behind one streaming call."""
+
+    name: str
+    """How the provider was selected, e.g. `script:/path/x.json` or `echo`."""
+
+    def stream(self, request: ModelRequest, signal: TurnSignal) -> AsyncGenerator[ModelEvent, None]:
+        """One model request. Yields events, ends with exactly one Finish (unless it raises).
+
+        Honours `signal`: when it aborts, the stream stops promptly (waits and delays are
+        interrupted at once via `signal.linked_scope()`) and raises `TurnAborted`. Raises
+        `ModelError` for provider failures.
+
+        Typed as an async generator (not just an iterator) so callers can `aclose()` it, e.g.
+        with `contextlib.aclosing`, and a provider's network stream is released at once when
+        the caller stops reading early.
+        """
+        ...
+
+
+def subagent_provider(provider: ModelProvider) -> ModelProvider:
+    """The provider a subagent's child session uses.
+
+    `provider.for_subagent()` when the provider has one (the scripted provider does: it may
+    follow a separate script), else the provider itself.
+    """
+    for_subagent = getattr(provider, "for_subagent", None)
+    if callable(for_subagent):
+        return cast(ModelProvider, for_subagent())
+    return provider
