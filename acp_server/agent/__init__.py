@@ -1,0 +1,1 @@
+"""The agent runtime: turns, steps, the inbox, and explicit turn cancellation."""

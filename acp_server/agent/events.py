@@ -1,0 +1,63 @@
+"""What an agent tells its observers while it works. Process-local; never made durable."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from acp_server.session.records import Outcome
+from acp_server.tools.base import ToolKind
+
+Status = Literal["idle", "running", "disposed"]
+
+
+@dataclass(frozen=True)
+class MessageChunk:
+    """One streamed piece of assistant text."""
+
+    turn_id: str
+    message_id: str
+    text: str
+
+
+@dataclass(frozen=True)
+class ThoughtChunk:
+    """One streamed piece of model reasoning."""
+
+    turn_id: str
+    message_id: str
+    text: str
+
+
+@dataclass(frozen=True)
+class ToolCallAnnounced:
+    """The model asked for a tool call; it has not started yet."""
+
+    turn_id: str
+    call_id: str
+    name: str
+    title: str
+    kind: ToolKind
+    arguments: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class ToolCallProgress:
+    """A tool call started, or ended with its output."""
+
+    turn_id: str
+    call_id: str
+    status: Literal["in_progress", "completed", "failed"]
+    output: str | None = None
+
+
+@dataclass(frozen=True)
+class TurnEnded:
+    """A turn ended; published right after its `turn/end` record."""
+
+    turn_id: str
+    outcome: Outcome
+
+
+AgentEvent = MessageChunk | ThoughtChunk | ToolCallAnnounced | ToolCallProgress | TurnEnded

@@ -1,0 +1,570 @@
+"""AgentLoop: the driver of one agent. It owns the inbox, the turn holder and the status.
+
+Order of one turn (each rule's reason is stated where it is enforced):
+claim a follow-up -> install a fresh TurnCancellation -> status `running` -> prompt submission
+-> `turn/start` -> steps -> balance tool calls -> clear the holder -> `turn/end` -> flush ->
+settle the follow-up's ticket -> claim the next one, or status `idle`.
+See docs/rfc/implemented/architecture/2026-11-30-explicit-turn-cancellation.md.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Awaitable, Callable, Sequence
+from contextlib import aclosing
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+import anyio
+from anyio.abc import TaskGroup
+
+from acp_server.models.base import (
+    ConversationItem,
+    Finish,
+    ModelError,
+    ModelProvider,
+    ModelRequest,
+    TextDelta,
+    ThoughtDelta,
+    ToolCallEvent,
+    ToolCallRequest,
+    ToolSpec,
+    Usage,
+)
+from acp_server.session import records as rec
+from acp_server.session.log import SessionLog
+from acp_server.tools.base import Tool, ToolOutput
+
+from .cancellation import (
+    CancelCause,
+    Disposed,
+    TurnAborted,
+    TurnCancellation,
+    TurnSignal,
+)
+from .conversation import conversation_from
+from .events import (
+    AgentEvent,
+    MessageChunk,
+    Status,
+    ThoughtChunk,
+    ToolCallAnnounced,
+    ToolCallProgress,
+    TurnEnded,
+)
+from .inbox import Blocked, Dropped, Inbox, PromptTicket
+from .initiator import enter_initiator, leave_initiator
+from .seams import PromptSubmission, Seams, StepInfo, StepResult, TurnProgress
+
+if TYPE_CHECKING:
+    from .agent import Agent
+
+log = logging.getLogger(__name__)
+
+DEFAULT_SYSTEM_PROMPT = (
+    "You are acp-server, a coding agent working in the user's workspace through the tools you "
+    "are given. Be concise."
+)
+
+EventSink = Callable[[AgentEvent], Awaitable[None]]
+IdFactory = Callable[[str], str]
+
+
+def random_ids(prefix: str) -> str:
+    """A fresh unguessable id such as `turn_1f2e3d4c5b6a7988`."""
+    return f"{prefix}_{os.urandom(8).hex()}"
+
+
+@dataclass(frozen=True)
+class AgentConfig:
+    """What an agent works with."""
+
+    model: ModelProvider
+    tools: Sequence[Tool] = ()
+    system_prompt: str = DEFAULT_SYSTEM_PROMPT
+    max_steps: int = 25
+
+
+class AgentLoop:
+    """Drives turns for one Agent. Private to the runtime; `Agent` is the public face."""
+
+    def __init__(
+        self,
+        agent: Agent,
+        session: SessionLog,
+        config: AgentConfig,
+        seams: Seams,
+        task_group: TaskGroup,
+        ids: IdFactory,
+        durability_flush: Callable[[], Awaitable[None]] | None,
+    ) -> None:
+        self.agent = agent
+        self.session = session
+        self.config = config
+        self.seams = seams
+        self.inbox = Inbox()
+        self.holder: TurnCancellation | None = None
+        self.status: Status = "idle"
+        self.disposing = False
+        self.last_usage: Usage | None = None
+        self.sinks: list[EventSink] = []
+        self.status_listeners: list[Callable[[Status], None]] = []
+        self.cancel_listeners: list[Callable[[CancelCause], None]] = []
+        self._task_group = task_group
+        self._ids = ids
+        self._durability_flush = durability_flush
+        self._tools = {tool.name: tool for tool in config.tools}
+        self._tool_specs = [
+            ToolSpec(name=t.name, description=t.description, parameters=dict(t.parameters))
+            for t in config.tools
+        ]
+        self._driving = False
+        self._quiescent = anyio.Event()
+        self._quiescent.set()
+
+    # -- delivery -----------------------------------------------------------------------
+
+    def followup(self, content: list[rec.Part]) -> PromptTicket:
+        ticket = PromptTicket(content)
+        if self.disposing:
+            ticket.resolve(Dropped())
+            return ticket
+        self.inbox.enqueue(ticket)
+        self._wake()
+        return ticket
+
+    def steer(self, content: list[rec.Part]) -> None:
+        if self.holder is None:
+            self.followup(content)  # no open turn to steer: it becomes a turn of its own
+        elif not self.disposing:
+            self.inbox.steering.append(content)
+
+    def inject(self, content: list[rec.Part]) -> None:
+        if self.holder is not None:
+            self.inbox.context.append(content)
+        elif not self.disposing:
+            self.session.append(
+                rec.UserMessage(
+                    message_id=self._ids("msg"), content=content, origin="context", at=rec.utc_now()
+                )
+            )
+
+    # -- stopping -----------------------------------------------------------------------
+
+    def cancel(self, cause: CancelCause, *, keep_inbox: bool) -> None:
+        holder = self.holder
+        if holder is not None:
+            if holder.signal.aborted:
+                # First cancel already won the holder; a later one may still clear new work.
+                if not keep_inbox:
+                    self.inbox.drop_pending()
+                return
+            # Observers hear the request before anything is cleared or aborted, so work they
+            # queue now is cleared with the rest; their failures cannot veto the stop.
+            for listener in list(self.cancel_listeners):
+                try:
+                    listener(cause)
+                except Exception:
+                    log.exception("a cancel-requested listener failed")
+            if not keep_inbox:
+                self.inbox.drop_pending()
+            holder.abort(cause)
+            return
+        if self.inbox.followups and not keep_inbox:
+            # The pre-run marker: work queued but not yet claimed. Claiming and installing a
+            # holder happen in one synchronous step here, so the marker is applied at once:
+            # exactly the work queued now is dropped; later follow-ups still run.
+            self.inbox.drop_pending()
+        # Idle with nothing queued: nothing to stop, and nothing is armed for later.
+
+    async def dispose(self) -> None:
+        self.disposing = True
+        self.inbox.drop_pending()
+        self.inbox.context.clear()
+        if self.holder is not None:
+            self.holder.abort(Disposed())
+        await self.when_idle()
+        self._set_status("disposed")
+
+    async def when_idle(self) -> None:
+        while self._driving:
+            await self._quiescent.wait()
+
+    # -- the driver ---------------------------------------------------------------------
+
+    def _wake(self) -> None:
+        if self._driving:
+            return
+        self._driving = True
+        self._quiescent = anyio.Event()
+        self._task_group.start_soon(self._drive)
+
+    def _set_status(self, status: Status) -> None:
+        if self.status == status:
+            return
+        self.status = status
+        for listener in list(self.status_listeners):
+            try:
+                listener(status)
+            except Exception:
+                log.exception("a status listener failed")
+
+    async def _drive(self) -> None:
+        token = enter_initiator(self.agent)
+        try:
+            while not self.disposing:
+                ticket = self.inbox.claim()
+                if ticket is None:
+                    break
+                # The holder exists before anyone hears "running", so a listener's cancel
+                # has something to abort.
+                holder = TurnCancellation()
+                self.holder = holder
+                ticket.state = "running"
+                self._set_status("running")
+                if holder.signal.aborted:
+                    # A running-status listener cancelled this follow-up before admission
+                    # (and may have queued a replacement, which gets a fresh holder).
+                    self.holder = None
+                    ticket.resolve(rec.DisposedOutcome() if self.disposing else rec.Aborted())
+                    continue
+                await self._run_turn(ticket, holder)
+        finally:
+            self.holder = None
+            self._driving = False
+            # Release when_idle() waiters before anyone hears "idle": an idle listener that
+            # queues work wakes a new drive with a new event, which they then follow.
+            self._quiescent.set()
+            if not self.disposing:
+                self._set_status("idle")
+            leave_initiator(token)
+
+    # -- one turn -----------------------------------------------------------------------
+
+    async def _run_turn(self, ticket: PromptTicket, holder: TurnCancellation) -> None:
+        signal = holder.signal
+        turn_id = self._ids("turn")
+        opened = False
+        outcome: rec.Outcome | None = None
+        hard_cancel = False
+        try:
+            try:
+                submission = PromptSubmission(list(ticket.content))
+                for submit in self.seams.prompt_submit:
+                    verdict = await submit(submission, signal)
+                    signal.raise_if_aborted()
+                    if verdict is not None:
+                        self.holder = None
+                        ticket.resolve(Blocked(verdict.reason))
+                        return
+                signal.raise_if_aborted()
+                opened = True
+                self.session.append(rec.TurnStart(turn_id=turn_id, at=rec.utc_now()))
+                self._user_message(turn_id, submission.content, "prompt")
+                for extra in submission.context:
+                    self._user_message(turn_id, extra, "context")
+                outcome = await self._run_steps(turn_id, signal)
+            except TurnAborted:
+                pass
+            except ModelError as exc:
+                outcome = rec.ErrorOutcome(message=str(exc), code=exc.code)
+            except Exception:
+                log.exception("turn %s failed", turn_id)
+                outcome = rec.ErrorOutcome(message="internal error in the agent; see its log")
+        except anyio.get_cancelled_exc_class():
+            hard_cancel = True  # the owner's scope is tearing down: this is a disposal
+            raise
+        finally:
+            with anyio.CancelScope(shield=True):
+                await self._close_turn(ticket, signal, turn_id, opened, outcome, hard_cancel)
+
+    async def _close_turn(
+        self,
+        ticket: PromptTicket,
+        signal: TurnSignal,
+        turn_id: str,
+        opened: bool,
+        outcome: rec.Outcome | None,
+        hard_cancel: bool,
+    ) -> None:
+        if ticket.result is not None:
+            return  # blocked at submission: no turn was opened
+        # Lifecycle first: disposal wins even over an earlier user cancel (which then owns the
+        # signal's reason, so the reason alone cannot tell).
+        if hard_cancel or (
+            signal.aborted and (self.disposing or isinstance(signal.reason, Disposed))
+        ):
+            outcome = rec.DisposedOutcome()
+        elif signal.aborted:
+            outcome = rec.Aborted()
+        elif outcome is None:
+            outcome = rec.ErrorOutcome(message="the turn ended without an outcome")
+        if opened:
+            for call in self.session.open_tool_calls(turn_id):
+                self.session.append(
+                    rec.ToolResult(
+                        turn_id=turn_id,
+                        call_id=call.call_id,
+                        status="failed",
+                        output="not run: the turn ended before this tool call started",
+                        synthetic="not_run",
+                        at=rec.utc_now(),
+                    )
+                )
+            _, context = self.inbox.take_staged()
+            for extra in context:
+                self._user_message(turn_id, extra, "context")
+        # Cleared right before turn/end: its observers and the durability flush below cannot
+        # cancel work that has already finished.
+        self.holder = None
+        if opened:
+            self.session.append(rec.TurnEnd(turn_id=turn_id, outcome=outcome, at=rec.utc_now()))
+            await self._emit(TurnEnded(turn_id, outcome))
+            if self._durability_flush is not None:
+                try:
+                    await self._durability_flush()
+                except Exception:
+                    # The outcome is already recorded; a failing store must not strand the
+                    # ticket or tear down the task group the agent runs in.
+                    log.exception("durability flush after turn %s failed", turn_id)
+        ticket.resolve(outcome)
+
+    async def _run_steps(self, turn_id: str, signal: TurnSignal) -> rec.Outcome:
+        step = 0
+        while True:
+            signal.raise_if_aborted()  # work that returned normally after a cancel owes no step
+            if step >= self.config.max_steps:
+                return rec.MaxTurnRequests()
+            step += 1
+            info = StepInfo(turn_id, step)
+            for pre_step in self.seams.pre_step:
+                await pre_step(info, signal)
+                signal.raise_if_aborted()
+            self._drain_staged(turn_id)
+            system_parts = [self.config.system_prompt]
+            for assemble in self.seams.system_prompt:
+                await assemble(system_parts, signal)
+                signal.raise_if_aborted()
+            prefix: list[ConversationItem] = []
+            for add_prefix in self.seams.session_prefix:
+                await add_prefix(prefix, signal)
+                signal.raise_if_aborted()
+            request = ModelRequest(
+                session_id=self.session.session_id,
+                system_prompt="\n\n".join(part for part in system_parts if part),
+                messages=prefix + conversation_from(self.session.records),
+                tools=self._tool_specs,
+            )
+            for configure in self.seams.request_config:
+                request = await configure(request, signal)
+                signal.raise_if_aborted()
+            self.session.append(rec.StepStart(turn_id=turn_id, step=step, at=rec.utc_now()))
+            text, calls, finish = await self._stream_step(turn_id, request, signal)
+            result = StepResult(turn_id, step, text, calls, finish)
+            for observe in self.seams.step_result:
+                await observe(result, signal)
+                signal.raise_if_aborted()
+            if finish in ("max_tokens", "refusal"):
+                self._end_step(turn_id, step, finish)
+                return rec.MaxTokens() if finish == "max_tokens" else rec.Refusal()
+            if calls:
+                await self._run_tools(turn_id, calls, signal)
+            self._end_step(turn_id, step, finish)
+            if calls or self.inbox.steering:
+                continue
+            progress = TurnProgress(turn_id, step, text)
+            for continuation in self.seams.continuation:
+                await continuation(progress, signal)  # may object by steering
+                signal.raise_if_aborted()
+            if self.inbox.steering:
+                continue
+            for stop in self.seams.turn_stop:
+                await stop(progress, signal)  # may object by steering, too
+                signal.raise_if_aborted()
+            if self.inbox.steering:
+                continue
+            return rec.Completed()
+
+    def _end_step(self, turn_id: str, step: int, finish: str) -> None:
+        self.session.append(
+            rec.StepEnd(turn_id=turn_id, step=step, finish=finish, at=rec.utc_now())
+        )
+
+    async def _stream_step(
+        self, turn_id: str, request: ModelRequest, signal: TurnSignal
+    ) -> tuple[str, list[ToolCallRequest], str]:
+        message_id = self._ids("msg")
+        pieces = _Pieces()
+        calls: list[ToolCallRequest] = []
+        finish = "stop"
+        try:
+            async with aclosing(self.config.model.stream(request, signal)) as stream:
+                async for event in stream:
+                    if isinstance(event, TextDelta):
+                        pieces.add("text", event.text)
+                        await self._emit(MessageChunk(turn_id, message_id, event.text))
+                    elif isinstance(event, ThoughtDelta):
+                        pieces.add("thought", event.text)
+                        await self._emit(ThoughtChunk(turn_id, message_id, event.text))
+                    elif isinstance(event, ToolCallEvent):
+                        calls.append(event.call)
+                    elif isinstance(event, Usage):
+                        self.last_usage = event
+                    elif isinstance(event, Finish):
+                        finish = event.reason
+        finally:
+            # What the user saw is recorded even when the stream was cut short.
+            parts = pieces.parts()
+            if parts or calls:
+                self.session.append(
+                    rec.AssistantMessage(
+                        turn_id=turn_id,
+                        message_id=message_id,
+                        parts=parts,
+                        tool_calls=[
+                            rec.ToolCallRecord(
+                                call_id=c.call_id, name=c.name, arguments=c.arguments
+                            )
+                            for c in calls
+                        ],
+                        at=rec.utc_now(),
+                    )
+                )
+        signal.raise_if_aborted()
+        text = "".join(p.text for p in parts if isinstance(p, rec.TextPart))
+        return text, calls, finish
+
+    async def _run_tools(
+        self, turn_id: str, calls: list[ToolCallRequest], signal: TurnSignal
+    ) -> None:
+        for call in calls:
+            signal.raise_if_aborted()  # calls not started get balanced results at turn end
+            tool = self._tools.get(call.name)
+            await self._emit(
+                ToolCallAnnounced(
+                    turn_id,
+                    call.call_id,
+                    call.name,
+                    tool.title(call.arguments) if tool is not None else call.name,
+                    tool.kind if tool is not None else "other",
+                    call.arguments,
+                )
+            )
+            started = False
+            try:
+                signal.raise_if_aborted()  # a cancel may have arrived while sinks heard of it
+                for approve in self.seams.approval:
+                    denial = await approve(call, signal)
+                    signal.raise_if_aborted()
+                    if denial is not None:
+                        output = ToolOutput(f"denied: {denial.reason}", failed=True)
+                        break
+                else:
+                    if tool is None:
+                        known = ", ".join(sorted(self._tools)) or "none"
+                        output = ToolOutput(
+                            f"unknown tool {call.name!r}; available tools: {known}", failed=True
+                        )
+                    else:
+                        await self._emit(ToolCallProgress(turn_id, call.call_id, "in_progress"))
+                        signal.raise_if_aborted()
+                        started = True
+                        output = await _run_tool(tool, call, signal)
+            except TurnAborted:
+                self._tool_result(
+                    turn_id,
+                    call.call_id,
+                    ToolOutput("cancelled: the turn was aborted", failed=True),
+                    synthetic=None if started else "not_run",
+                )
+                await self._emit(ToolCallProgress(turn_id, call.call_id, "failed", "cancelled"))
+                raise
+            self._tool_result(turn_id, call.call_id, output, synthetic=None)
+            await self._emit(
+                ToolCallProgress(
+                    turn_id, call.call_id, "failed" if output.failed else "completed", output.text
+                )
+            )
+
+    def _tool_result(
+        self,
+        turn_id: str,
+        call_id: str,
+        output: ToolOutput,
+        synthetic: Literal["not_run"] | None,
+    ) -> None:
+        self.session.append(
+            rec.ToolResult(
+                turn_id=turn_id,
+                call_id=call_id,
+                status="failed" if output.failed else "completed",
+                output=output.text,
+                synthetic=synthetic,
+                at=rec.utc_now(),
+            )
+        )
+
+    def _drain_staged(self, turn_id: str) -> None:
+        steering, context = self.inbox.take_staged()
+        for content in context:
+            self._user_message(turn_id, content, "context")
+        for content in steering:
+            self._user_message(turn_id, content, "steering")
+
+    def _user_message(
+        self,
+        turn_id: str,
+        content: list[rec.Part],
+        origin: Literal["prompt", "context", "steering"],
+    ) -> None:
+        self.session.append(
+            rec.UserMessage(
+                message_id=self._ids("msg"),
+                content=content,
+                origin=origin,
+                turn_id=turn_id,
+                at=rec.utc_now(),
+            )
+        )
+
+    async def _emit(self, event: AgentEvent) -> None:
+        for sink in list(self.sinks):
+            try:
+                await sink(event)
+            except Exception:
+                log.exception("an event sink failed on %s", type(event).__name__)
+
+
+async def _run_tool(tool: Tool, call: ToolCallRequest, signal: TurnSignal) -> ToolOutput:
+    try:
+        return await tool.run(call.arguments, signal)
+    except TurnAborted:
+        raise
+    except Exception as exc:
+        log.info("tool %s failed: %s", call.name, exc)
+        return ToolOutput(f"{type(exc).__name__}: {exc}", failed=True)
+
+
+class _Pieces:
+    """Streamed chunks of one assistant message, merged by kind without quadratic copying."""
+
+    def __init__(self) -> None:
+        self._runs: list[tuple[str, list[str]]] = []
+
+    def add(self, kind: str, text: str) -> None:
+        if self._runs and self._runs[-1][0] == kind:
+            self._runs[-1][1].append(text)
+        else:
+            self._runs.append((kind, [text]))
+
+    def parts(self) -> list[rec.TextPart | rec.ThoughtPart]:
+        return [
+            rec.TextPart(text="".join(chunks))
+            if kind == "text"
+            else rec.ThoughtPart(text="".join(chunks))
+            for kind, chunks in self._runs
+        ]
+
+
+__all__ = ["AgentConfig", "AgentLoop", "Blocked", "Dropped", "EventSink", "random_ids"]
