@@ -7,6 +7,7 @@ Imports beyond argparse happen after parsing: every editor spawn pays for them b
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from acp_server import __version__
@@ -19,6 +20,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="acp-server",
         description="An Agent Client Protocol agent speaking JSON-RPC over stdin/stdout.",
+    )
+    parser.add_argument(
+        "--model",
+        metavar="SPEC",
+        help="the model: script:PATH (a scripted model file) or echo; "
+        "default: the ACP_SERVER_MODEL environment variable",
     )
     parser.add_argument(
         "--log-level",
@@ -55,9 +62,21 @@ def main(argv: list[str] | None = None) -> int:
         level=args.log_level.upper(),
         format="acp-server %(levelname)s %(name)s: %(message)s",
     )
+    model = None
+    spec = args.model or os.environ.get("ACP_SERVER_MODEL")
+    if spec:
+        from acp_server.models.base import ModelConfigError
+        from acp_server.models.spec import load_model
+
+        try:
+            model = load_model(spec)
+        except ModelConfigError as exc:
+            print(f"acp-server: {exc}", file=sys.stderr)
+            return 2
+
     from acp_server.server import ServerOptions, run
 
-    run(ServerOptions(max_line_bytes=args.max_line_bytes))
+    run(ServerOptions(max_line_bytes=args.max_line_bytes, model=model))
     return 0
 
 

@@ -16,10 +16,11 @@ import os
 import signal
 import threading
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import anyio
 
-from acp_server.acp.connection import AcpConnection
+from acp_server.acp.connection import AcpConnection, BridgeOptions
 from acp_server.rpc.dispatch import JsonRpcDispatcher
 from acp_server.rpc.framing import DEFAULT_MAX_LINE_BYTES
 from acp_server.rpc.peer import Peer
@@ -30,6 +31,9 @@ from acp_server.rpc.stdio import (
     protect_stdout,
     wait_for_hangup,
 )
+
+if TYPE_CHECKING:
+    from acp_server.models.base import ModelProvider
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +46,7 @@ class ServerOptions:
     """Everything the CLI decides."""
 
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+    model: ModelProvider | None = None
 
 
 def run(options: ServerOptions) -> None:
@@ -67,8 +72,6 @@ async def _serve(options: ServerOptions, protocol_fd: int, stdin_is_terminal: bo
         dispatcher,
         max_line_bytes=options.max_line_bytes,
     )
-    connection = AcpConnection(peer)
-    connection.register(dispatcher)
     stopping = anyio.Event()
 
     async def stop(reason: str) -> None:
@@ -109,6 +112,8 @@ async def _serve(options: ServerOptions, protocol_fd: int, stdin_is_terminal: bo
         await stop("stdout closed")
 
     async with anyio.create_task_group() as tg:
+        connection = AcpConnection(peer, tg, BridgeOptions(model=options.model))
+        connection.register(dispatcher)
         tg.start_soon(watch_signals)
         tg.start_soon(watch_output)
         tg.start_soon(connection.preload_when_initialized)

@@ -3,42 +3,55 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from acp_server.agent.agent import Agent, AgentHandle
 
 
 @dataclass
 class AcpSession:
-    """One ACP session as the bridge sees it."""
+    """One ACP session as the bridge sees it: where it works and the agent that runs it."""
 
     id: str
     cwd: str
+    handle: AgentHandle | None
     additional_directories: list[str] = field(default_factory=list)
     mcp_servers: list[Any] = field(default_factory=list)
 
+    @property
+    def agent(self) -> Agent | None:
+        """The session's agent; None when no model is configured."""
+        return self.handle.agent if self.handle is not None else None
+
+
+def new_session_id() -> str:
+    """A fresh, unguessable session id."""
+    return "sess_" + os.urandom(12).hex()
+
 
 class SessionRegistry:
-    """Creates sessions with unique ids and finds them again."""
+    """Sessions by id."""
 
     def __init__(self) -> None:
         self._sessions: dict[str, AcpSession] = {}
 
-    def create(
-        self, *, cwd: str, additional_directories: list[str], mcp_servers: list[Any]
-    ) -> AcpSession:
-        """A new session with a fresh, unguessable id."""
-        session_id = "sess_" + os.urandom(12).hex()
-        session = AcpSession(session_id, cwd, additional_directories, mcp_servers)
-        self._sessions[session_id] = session
-        return session
+    def add(self, session: AcpSession) -> None:
+        """Register a session under its id."""
+        self._sessions[session.id] = session
 
     def get(self, session_id: str) -> AcpSession | None:
         """The session with this id, if any."""
         return self._sessions.get(session_id)
 
-    def clear(self) -> None:
-        """Forget every session."""
-        self._sessions.clear()
+    def remove(self, session_id: str) -> AcpSession | None:
+        """Forget a session; returns it if it was known."""
+        return self._sessions.pop(session_id, None)
+
+    def __iter__(self) -> Iterator[AcpSession]:
+        return iter(list(self._sessions.values()))
 
     def __len__(self) -> int:
         return len(self._sessions)

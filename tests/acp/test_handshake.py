@@ -71,13 +71,14 @@ async def test_authenticate_with_an_unadvertised_method_is_refused() -> None:
     assert caught.value.code == -32602
 
 
-async def test_prompt_is_not_implemented_yet(tmp_path: Path) -> None:
-    async with running_agent() as (conn, _, _, _):
+async def test_prompt_without_a_model_says_how_to_configure_one(tmp_path: Path) -> None:
+    async with running_agent(env={"ACP_SERVER_MODEL": ""}) as (conn, _, _, _):
         await conn.initialize(protocol_version=1)
         session = await conn.new_session(cwd=str(tmp_path), mcp_servers=[])
         with pytest.raises(RequestError) as caught:
             await conn.prompt(session_id=session.session_id, prompt=[])
-    assert caught.value.code == -32601
+    assert caught.value.code == -32000
+    assert "--model" in str(caught.value.data)
 
 
 async def test_every_frame_of_a_session_is_schema_valid(tmp_path: Path) -> None:

@@ -16,7 +16,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from acp_server.acp.connection import AcpConnection
+from acp_server.acp.connection import AcpConnection, BridgeOptions
+from acp_server.models.script import echo_provider
 from acp_server.rpc.dispatch import JsonRpcDispatcher
 from tests.support.agent_process import SERVER
 from tests.support.memory import peer_harness
@@ -116,8 +117,8 @@ def check_responses(sent: list[bytes], raw_output: list[bytes]) -> None:
 def test_every_request_line_gets_exactly_one_response_in_process(sent: list[bytes]) -> None:
     async def scenario() -> list[bytes]:
         dispatcher = JsonRpcDispatcher()
-        async with peer_harness(dispatcher) as (peer, client):
-            AcpConnection(peer).register(dispatcher)
+        async with anyio.create_task_group() as agents, peer_harness(dispatcher) as (peer, client):
+            AcpConnection(peer, agents, BridgeOptions(model=echo_provider())).register(dispatcher)
             for line in sent:
                 await client.write(line)
             client.close_input()

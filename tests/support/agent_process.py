@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import anyio
 from acp import spawn_agent_process
 from acp.connection import StreamDirection, StreamEvent
 
@@ -47,9 +48,18 @@ class RecordingClient:
 
     def __init__(self) -> None:
         self.updates: list[Any] = []
+        self._arrived = anyio.Event()
 
     async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
         self.updates.append((session_id, update))
+        self._arrived.set()
+
+    async def wait_for_updates(self, count: int, within: float = 10.0) -> None:
+        """Return once at least `count` updates have arrived."""
+        with anyio.fail_after(within):
+            while len(self.updates) < count:
+                self._arrived = anyio.Event()
+                await self._arrived.wait()
 
 
 @asynccontextmanager
