@@ -4,11 +4,17 @@ Ordering is the protocol's flush barrier: a turn's updates are queued before its
 response, so they are on the wire before it (ACP requires it on the cancel path, and clients
 treat the response as end of turn). See
 docs/rfc/implemented/architecture/2026-11-30-json-rpc-peer.md.
+
+Queueing a frame does not yield to the event loop unless the client is far behind (then the
+producer waits: backpressure) or `_FAIRNESS_FRAMES` frames were queued in a row (then it yields
+once, so a long stream cannot starve the reader that must see a cancel). A yield per frame made
+every streamed chunk cost a full event-loop pass and one write system call.
 """
 
 from __future__ import annotations
 
 import logging
+from collections import deque
 from typing import Any
 
 import anyio
@@ -18,70 +24,93 @@ from anyio.abc import ByteSendStream
 log = logging.getLogger(__name__)
 
 _BATCH_BYTES = 256 * 1024
+_HIGH_WATER_BYTES = 4 * 1024 * 1024
+_FAIRNESS_FRAMES = 64
 
 
 class FrameWriter:
     """Encodes frames and writes them from one task; a gone client turns sends into no-ops."""
 
-    def __init__(self, stream: ByteSendStream, buffer_frames: int = 4096) -> None:
+    def __init__(self, stream: ByteSendStream) -> None:
         self._stream = stream
         self._encoder = msgspec.json.Encoder()
-        self._send, self._receive = anyio.create_memory_object_stream[bytes](buffer_frames)
-        self.broken = anyio.Event()
+        self._queue: deque[bytes] = deque()
+        self._queued_bytes = 0
+        self._since_yield = 0
+        self._closed = False
         self._stopped = False
-        self._queued = 0
-        self._idle = anyio.Event()
-        self._idle.set()
+        self.broken = anyio.Event()
+        self._wakeup = anyio.Event()
+        self._drained = anyio.Event()
+        self._drained.set()
+        self._space = anyio.Event()
+        self._space.set()
 
     async def send(self, frame: Any) -> None:
         """Queue one frame (a Struct or dict); waits only when the client is far behind."""
-        if self._stopped:
+        if self._stopped or self._closed:
             return
         data = self._encoder.encode(frame) + b"\n"
-        if self._idle.is_set():
-            self._idle = anyio.Event()
-        self._queued += 1
-        try:
-            await self._send.send(data)
-        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
-            self._queued -= 1
+        self._queue.append(data)
+        self._queued_bytes += len(data)
+        if self._drained.is_set():
+            self._drained = anyio.Event()
+        self._wakeup.set()
+        if self._queued_bytes > _HIGH_WATER_BYTES:
+            if self._space.is_set():
+                self._space = anyio.Event()
+            await self._space.wait()
+            self._since_yield = 0
+        else:
+            self._since_yield += 1
+            if self._since_yield >= _FAIRNESS_FRAMES:
+                self._since_yield = 0
+                await anyio.lowlevel.checkpoint()
 
     async def drained(self) -> None:
         """Wait until every frame queued so far is written, or the writer has stopped."""
-        while self._queued and not self._stopped:
-            await self._idle.wait()
+        while self._queue and not self._stopped:
+            await self._drained.wait()
 
     def close(self) -> None:
         """No more frames will be queued; `run` returns once the queue is written."""
-        self._send.close()
+        self._closed = True
+        self._wakeup.set()
 
     async def run(self) -> None:
         """Write queued frames until `close()` and the queue is empty, or the client is gone."""
         try:
-            async with self._receive:
-                await self._write_batches()
+            while True:
+                if not self._queue:
+                    if self._closed:
+                        return
+                    self._wakeup = anyio.Event()
+                    await self._wakeup.wait()
+                    continue
+                batch = self._take_batch()
+                try:
+                    await self._stream.send(batch)
+                except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError) as exc:
+                    log.info("client stopped reading our output (%s)", type(exc).__name__)
+                    self.broken.set()
+                    return
+                if not self._queue:
+                    self._drained.set()
         finally:
             self._stopped = True
-            self._send.close()
-            self._idle.set()
+            self._queue.clear()
+            self._queued_bytes = 0
+            self._drained.set()
+            self._space.set()
 
-    async def _write_batches(self) -> None:
-        async for first in self._receive:
-            batch = [first]
-            size = len(first)
-            while size < _BATCH_BYTES:
-                try:
-                    item = self._receive.receive_nowait()
-                except (anyio.WouldBlock, anyio.EndOfStream):
-                    break
-                batch.append(item)
-                size += len(item)
-            try:
-                await self._stream.send(b"".join(batch))
-            except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError) as exc:
-                log.info("client stopped reading our output (%s)", type(exc).__name__)
-                self.broken.set()
-                return
-            self._queued -= len(batch)
-            if not self._queued:
-                self._idle.set()
+    def _take_batch(self) -> bytes:
+        pieces = []
+        size = 0
+        while self._queue and size < _BATCH_BYTES:
+            piece = self._queue.popleft()
+            pieces.append(piece)
+            size += len(piece)
+        self._queued_bytes -= size
+        if self._queued_bytes <= _HIGH_WATER_BYTES // 2:
+            self._space.set()
+        return b"".join(pieces)
