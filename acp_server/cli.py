@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from pathlib import Path
 
 from acp_server import __version__
 
@@ -28,6 +29,13 @@ def build_parser() -> argparse.ArgumentParser:
         "default: the ACP_SERVER_MODEL environment variable",
     )
     parser.add_argument(
+        "--data-dir",
+        type=Path,
+        metavar="DIR",
+        help="where session journals live (default: $XDG_DATA_HOME/acp-server, "
+        "else ~/.local/share/acp-server)",
+    )
+    parser.add_argument(
         "--log-level",
         default="warning",
         choices=LOG_LEVELS,
@@ -42,6 +50,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"acp-server {__version__}")
     return parser
+
+
+def default_data_dir() -> Path:
+    """`$XDG_DATA_HOME/acp-server`, or `~/.local/share/acp-server` (the XDG default)."""
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "acp-server"
 
 
 def _positive_int(text: str) -> int:
@@ -76,7 +90,13 @@ def main(argv: list[str] | None = None) -> int:
 
     from acp_server.server import ServerOptions, run
 
-    run(ServerOptions(max_line_bytes=args.max_line_bytes, model=model))
+    run(
+        ServerOptions(
+            data_dir=args.data_dir or default_data_dir(),
+            max_line_bytes=args.max_line_bytes,
+            model=model,
+        )
+    )
     return 0
 
 

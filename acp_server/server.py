@@ -16,6 +16,7 @@ import os
 import signal
 import threading
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import anyio
@@ -45,6 +46,7 @@ DISPOSE_DEADLINE = 2.0
 class ServerOptions:
     """Everything the CLI decides."""
 
+    data_dir: Path
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
     model: ModelProvider | None = None
 
@@ -112,7 +114,9 @@ async def _serve(options: ServerOptions, protocol_fd: int, stdin_is_terminal: bo
         await stop("stdout closed")
 
     async with anyio.create_task_group() as tg:
-        connection = AcpConnection(peer, tg, BridgeOptions(model=options.model))
+        connection = AcpConnection(
+            peer, tg, BridgeOptions(data_dir=options.data_dir, model=options.model)
+        )
         connection.register(dispatcher)
         tg.start_soon(watch_signals)
         tg.start_soon(watch_output)

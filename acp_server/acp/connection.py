@@ -7,8 +7,8 @@ feature adds its own flag when it lands.
 from __future__ import annotations
 
 import logging
-import os
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import anyio
@@ -16,9 +16,10 @@ import msgspec
 from anyio.abc import TaskGroup
 
 from acp_server import __version__
-from acp_server.rpc.dispatch import JsonRpcDispatcher, RpcError, decode_params
+from acp_server.rpc.dispatch import JsonRpcDispatcher, RequestHandler, RpcError, decode_params
 from acp_server.rpc.peer import IncomingRequest, Peer
 from protocol import errors
+from protocol.content import TextContent
 from protocol.initialize import (
     AgentCapabilities,
     AuthenticateRequest,
@@ -28,19 +29,20 @@ from protocol.initialize import (
     Implementation,
     InitializeRequest,
     InitializeResponse,
+    SessionCapabilities,
+    SessionCloseCapabilities,
+    SessionDeleteCapabilities,
+    SessionListCapabilities,
+    SessionResumeCapabilities,
 )
-from protocol.session import (
-    CancelNotification,
-    NewSessionRequest,
-    NewSessionResponse,
-    PromptRequest,
-    PromptResponse,
-)
+from protocol.session import CancelNotification, PromptRequest, PromptResponse
 
-from .sessions import AcpSession, SessionRegistry, new_session_id
+from .sessions import AcpSession, SessionRegistry
 
 if TYPE_CHECKING:
     from acp_server.models.base import ModelProvider
+
+    from .lifecycle import SessionLifecycle
 
 # The runtime (agent, session, prompting modules) is imported on the first session/new, not
 # here: every editor spawn pays for what `initialize` imports before it is answered.
@@ -52,6 +54,26 @@ PROTOCOL_VERSION = 1
 
 AGENT_INFO = Implementation(name="acp-server", title="acp-server", version=__version__)
 
+SESSION_METHODS = {
+    "session/new": "new_session",
+    "session/load": "load_session",
+    "session/resume": "resume_session",
+    "session/list": "list_sessions",
+    "session/close": "close_session",
+    "session/delete": "delete_session",
+}
+
+AGENT_CAPABILITIES = AgentCapabilities(
+    load_session=True,
+    session_capabilities=SessionCapabilities(
+        list=SessionListCapabilities(),
+        resume=SessionResumeCapabilities(),
+        close=SessionCloseCapabilities(),
+        delete=SessionDeleteCapabilities(),
+    ),
+)
+"""Exactly what works in this build."""
+
 NO_MODEL_MESSAGE = (
     "No model is configured. Start acp-server with --model SPEC or set ACP_SERVER_MODEL; "
     "SPEC is script:PATH (a scripted model file) or echo."
@@ -62,6 +84,7 @@ NO_MODEL_MESSAGE = (
 class BridgeOptions:
     """What the command line decided for every session."""
 
+    data_dir: Path
     model: ModelProvider | None = None
 
 
@@ -74,16 +97,27 @@ class AcpConnection:
         self.client_capabilities = ClientCapabilities()
         self.auth_methods: list[AuthMethod] = []
         self.sessions = SessionRegistry()
-        self._task_group = task_group
+        self.task_group = task_group
         self._initialized = anyio.Event()
         self._dispatcher: JsonRpcDispatcher | None = None
+        self._lifecycle: SessionLifecycle | None = None
+
+    @property
+    def lifecycle(self) -> SessionLifecycle:
+        """The session methods (imported on first use: not needed to answer `initialize`)."""
+        if self._lifecycle is None:
+            from .lifecycle import SessionLifecycle
+
+            self._lifecycle = SessionLifecycle(self, self.options.data_dir)
+        return self._lifecycle
 
     def register(self, dispatcher: JsonRpcDispatcher) -> None:
         """Install this connection's handlers."""
         self._dispatcher = dispatcher
         dispatcher.request("initialize", self.initialize)
         dispatcher.request("authenticate", self.authenticate)
-        dispatcher.request("session/new", self.new_session)
+        for method, handler_name in SESSION_METHODS.items():
+            dispatcher.request(method, self._lifecycle_handler(handler_name))
         dispatcher.request("session/prompt", self.prompt)
         dispatcher.notification("session/cancel", self.cancel)
 
@@ -94,14 +128,25 @@ class AcpConnection:
         if self._dispatcher is not None:
             await self._dispatcher.load()
 
+    def _lifecycle_handler(self, name: str) -> RequestHandler:
+        async def handle(request: IncomingRequest, params: msgspec.Raw | None) -> object:
+            method: RequestHandler = getattr(self.lifecycle, name)
+            return await method(request, params)
+
+        return handle
+
     async def dispose(self) -> None:
-        """Dispose every session's agent (running turns end `disposed`), then forget them."""
+        """Dispose every session (running turns end `disposed`) and close its journal."""
+        if self._lifecycle is None:
+            return
+        lifecycle = self._lifecycle
+
+        async def release(session: AcpSession) -> None:
+            await lifecycle.release(session, cancel_first=False)
+
         async with anyio.create_task_group() as tg:
             for session in self.sessions:
-                if session.handle is not None:
-                    tg.start_soon(session.handle.dispose)
-        for session in self.sessions:
-            self.sessions.remove(session.id)
+                tg.start_soon(release, session)
 
     # -- handlers -------------------------------------------------------------------------
 
@@ -119,7 +164,7 @@ class AcpConnection:
         self._initialized.set()
         return InitializeResponse(
             protocol_version=PROTOCOL_VERSION,
-            agent_capabilities=AgentCapabilities(),
+            agent_capabilities=AGENT_CAPABILITIES,
             auth_methods=self.auth_methods,
             agent_info=AGENT_INFO,
         )
@@ -137,33 +182,6 @@ class AcpConnection:
             )
         return AuthenticateResponse()
 
-    async def new_session(
-        self, request: IncomingRequest, params: msgspec.Raw | None
-    ) -> NewSessionResponse:
-        new = decode_params(params, NewSessionRequest)
-        require_absolute("cwd", new.cwd)
-        extra_roots = new.additional_directories or []
-        for path in extra_roots:
-            require_absolute("additionalDirectories", path)
-        session_id = new_session_id()
-        handle = None
-        if self.options.model is not None:
-            from acp_server.agent.agent import spawn_agent
-            from acp_server.agent.loop import AgentConfig
-            from acp_server.session.log import SessionLog
-
-            from .updates import SessionUpdates
-
-            handle = spawn_agent(
-                SessionLog(session_id), AgentConfig(model=self.options.model), self._task_group
-            )
-            handle.agent.subscribe(SessionUpdates(self.peer, session_id))
-        self.sessions.add(
-            AcpSession(session_id, new.cwd, handle, list(extra_roots), list(new.mcp_servers))
-        )
-        log.info("session %s created in %s", session_id, new.cwd)
-        return NewSessionResponse(session_id=session_id)
-
     async def prompt(self, request: IncomingRequest, params: msgspec.Raw | None) -> PromptResponse:
         from acp_server.agent.cancellation import UserCancel
 
@@ -175,7 +193,8 @@ class AcpConnection:
         agent = session.agent
         if agent is None:
             raise RpcError(errors.AUTH_REQUIRED, "Authentication required", NO_MODEL_MESSAGE)
-        ticket = agent.followup(parts_from_prompt(prompt.prompt))
+        parts = parts_from_prompt(prompt.prompt)
+        ticket = agent.followup(parts)
 
         # `$/cancel_request` for this prompt stops it alone: dropped if queued, aborted (queue
         # kept) if running. Admitted only now, so a cancel on the next line finds it queued.
@@ -185,6 +204,9 @@ class AcpConnection:
 
         request.on_cancel_request = stop_this_prompt
         request.admit()
+        await self.lifecycle.announce_title(
+            session, "\n".join(p.text for p in prompt.prompt if isinstance(p, TextContent))
+        )
         return PromptResponse(stop_reason=stop_reason_for(await ticket.wait()))
 
     async def cancel(self, params: msgspec.Raw | None) -> None:
@@ -209,11 +231,3 @@ class AcpConnection:
                 errors.RESOURCE_NOT_FOUND, "Session not found", f"no session {session_id!r}"
             )
         return session
-
-
-def require_absolute(field: str, path: str) -> None:
-    """ACP paths are absolute; a relative one is a client bug answered with -32602."""
-    if not os.path.isabs(path):
-        raise RpcError(
-            errors.INVALID_PARAMS, "Invalid params", f"{field} must be an absolute path: {path!r}"
-        )

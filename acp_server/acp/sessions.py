@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from acp_server.agent.agent import Agent, AgentHandle
+    from acp_server.session.journal import Journal
+    from acp_server.session.log import SessionLog
 
 
 @dataclass
@@ -18,8 +20,11 @@ class AcpSession:
     id: str
     cwd: str
     handle: AgentHandle | None
+    log: SessionLog
+    journal: Journal | None
     additional_directories: list[str] = field(default_factory=list)
     mcp_servers: list[Any] = field(default_factory=list)
+    title: str | None = None
 
     @property
     def agent(self) -> Agent | None:

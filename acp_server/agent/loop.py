@@ -441,16 +441,15 @@ class AgentLoop:
         for call in calls:
             signal.raise_if_aborted()  # calls not started get balanced results at turn end
             tool = self._tools.get(call.name)
-            await self._emit(
-                ToolCallAnnounced(
-                    turn_id,
-                    call.call_id,
-                    call.name,
-                    tool.title(call.arguments) if tool is not None else call.name,
-                    tool.kind if tool is not None else "other",
-                    call.arguments,
-                )
+            shown = ToolCallAnnounced(
+                turn_id,
+                call.call_id,
+                call.name,
+                tool.title(call.arguments) if tool is not None else call.name,
+                tool.kind if tool is not None else "other",
+                call.arguments,
             )
+            await self._emit(shown)
             started = False
             try:
                 signal.raise_if_aborted()  # a cancel may have arrived while sinks heard of it
@@ -473,14 +472,13 @@ class AgentLoop:
                         output = await _run_tool(tool, call, signal)
             except TurnAborted:
                 self._tool_result(
-                    turn_id,
-                    call.call_id,
+                    shown,
                     ToolOutput("cancelled: the turn was aborted", failed=True),
                     synthetic=None if started else "not_run",
                 )
                 await self._emit(ToolCallProgress(turn_id, call.call_id, "failed", "cancelled"))
                 raise
-            self._tool_result(turn_id, call.call_id, output, synthetic=None)
+            self._tool_result(shown, output, synthetic=None)
             await self._emit(
                 ToolCallProgress(
                     turn_id, call.call_id, "failed" if output.failed else "completed", output.text
@@ -489,15 +487,17 @@ class AgentLoop:
 
     def _tool_result(
         self,
-        turn_id: str,
-        call_id: str,
+        shown: ToolCallAnnounced,
         output: ToolOutput,
         synthetic: Literal["not_run"] | None,
     ) -> None:
+        """Record a result, with the title and kind the client was shown (for replay)."""
         self.session.append(
             rec.ToolResult(
-                turn_id=turn_id,
-                call_id=call_id,
+                turn_id=shown.turn_id,
+                call_id=shown.call_id,
+                title=shown.title,
+                kind=shown.kind,
                 status="failed" if output.failed else "completed",
                 output=output.text,
                 synthetic=synthetic,

@@ -25,9 +25,12 @@ async def test_initialize_answers_version_1_and_describes_the_agent() -> None:
         )
     assert response.protocol_version == 1
     assert response.agent_info is not None and response.agent_info.name == "acp-server"
-    # Only what works is advertised: nothing beyond the baseline yet.
-    caps = response.agent_capabilities
-    assert caps is not None and not caps.load_session
+    # Exactly what works is advertised.
+    raw = frames.received[0]["result"]["agentCapabilities"]
+    assert raw["loadSession"] is True
+    assert raw["sessionCapabilities"] == {"list": {}, "resume": {}, "close": {}, "delete": {}}
+    assert not any(raw["promptCapabilities"].values())
+    assert not any(raw["mcpCapabilities"].values())
     assert response.auth_methods == []
     assert len(frames.received) == 1
 

@@ -43,6 +43,11 @@ def prompt_ids(frames: FrameLog) -> list[Any]:
     return [f["id"] for f in frames.sent if f.get("method") == "session/prompt"]
 
 
+def chunks(client: RecordingClient) -> list[Any]:
+    """The message and thought chunks the client received, in order."""
+    return [u for _, u in client.updates if u.session_update.endswith("_chunk")]
+
+
 def updates_after_response(frames: FrameLog, request_id: Any) -> list[dict[str, Any]]:
     index = next(
         i for i, f in enumerate(frames.received) if f.get("id") == request_id and "method" not in f
@@ -55,22 +60,24 @@ async def test_prompt_streams_chunks_then_answers_end_turn(tmp_path: Path) -> No
     async with session_with(spec, tmp_path) as (conn, sid, _, client):
         response = await conn.prompt(session_id=sid, prompt=[text_block("hi")])
     assert response.stop_reason == "end_turn"
-    kinds = [(u.session_update, u.content.text) for _, u in client.updates]
+    kinds = [(u.session_update, u.content.text) for u in chunks(client)]
     assert kinds == [
         ("agent_message_chunk", "Hello "),
         ("agent_thought_chunk", "hmm"),
         ("agent_message_chunk", "world"),
     ]
-    message_ids = {u.message_id for _, u in client.updates}
+    message_ids = {u.message_id for u in chunks(client)}
     assert len(message_ids) == 1 and None not in message_ids
     assert all(s == sid for s, _ in client.updates)
+    titles = [u.title for _, u in client.updates if u.session_update == "session_info_update"]
+    assert titles == ["hi"]  # derived from the first prompt, sent once
 
 
 async def test_echo_model_streams_the_prompt_back_word_by_word(tmp_path: Path) -> None:
     async with session_with("echo", tmp_path) as (conn, sid, _, client):
         response = await conn.prompt(session_id=sid, prompt=[text_block("one two three")])
     assert response.stop_reason == "end_turn"
-    assert [u.content.text for _, u in client.updates] == ["one ", "two ", "three"]
+    assert [u.content.text for u in chunks(client)] == ["one ", "two ", "three"]
 
 
 async def test_cancel_mid_stream_answers_cancelled_with_no_update_after(tmp_path: Path) -> None:
@@ -132,7 +139,7 @@ async def test_keep_inbox_cancel_aborts_the_first_and_runs_the_rest_in_order(
     async with session_with(spec, tmp_path) as (conn, sid, frames, client):
         stops = await run_three_queued(conn, sid, client, **{"acp-server": {"keepInbox": True}})
     assert stops == ["cancelled", "end_turn", "end_turn"]
-    texts = [u.content.text for _, u in client.updates if u.content.text != "tick "]
+    texts = [u.content.text for u in chunks(client) if u.content.text != "tick "]
     assert texts == ["second", "third"]
     answered = [f["id"] for f in frames.received if "result" in f and "stopReason" in f["result"]]
     assert answered == prompt_ids(frames)

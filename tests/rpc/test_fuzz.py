@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import subprocess
+import tempfile
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -117,8 +119,13 @@ def check_responses(sent: list[bytes], raw_output: list[bytes]) -> None:
 def test_every_request_line_gets_exactly_one_response_in_process(sent: list[bytes]) -> None:
     async def scenario() -> list[bytes]:
         dispatcher = JsonRpcDispatcher()
+        with tempfile.TemporaryDirectory() as data_dir:
+            return await exchange(dispatcher, data_dir)
+
+    async def exchange(dispatcher: JsonRpcDispatcher, data_dir: str) -> list[bytes]:
         async with anyio.create_task_group() as agents, peer_harness(dispatcher) as (peer, client):
-            AcpConnection(peer, agents, BridgeOptions(model=echo_provider())).register(dispatcher)
+            options = BridgeOptions(data_dir=Path(data_dir), model=echo_provider())
+            AcpConnection(peer, agents, options).register(dispatcher)
             for line in sent:
                 await client.write(line)
             client.close_input()

@@ -2,6 +2,8 @@
 
 import os
 import subprocess
+import tempfile
+from pathlib import Path
 
 from acp_server import server
 from acp_server.acp.connection import AcpConnection
@@ -17,4 +19,4 @@ async def noisy_initialize(self, request, params):  # type: ignore[no-untyped-de
 
 
 AcpConnection.initialize = noisy_initialize  # type: ignore[method-assign]
-server.run(server.ServerOptions())
+server.run(server.ServerOptions(data_dir=Path(tempfile.mkdtemp())))

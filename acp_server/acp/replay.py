@@ -1,0 +1,96 @@
+"""A session log -> the `session/update`s that show it again (for `session/load`).
+
+Replay shows what the client saw live: the user's prompts, assistant text and thoughts under
+their original message ids, and every tool call with its title, kind, input, final status and
+output. Context and steering the agent added itself were never shown, so they are not replayed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import get_args
+
+from acp_server.session import records as rec
+from protocol.content import (
+    ContentBlock,
+    EmbeddedResource,
+    ImageContent,
+    ResourceContents,
+    ResourceLink,
+    TextContent,
+)
+from protocol.session_update import (
+    AgentMessageChunk,
+    AgentThoughtChunk,
+    SessionUpdate,
+    UserMessageChunk,
+)
+from protocol.tool_call import ContentToolCallContent, ToolCall, ToolCallUpdate, ToolKind
+
+_TOOL_KINDS = frozenset(get_args(ToolKind))
+
+
+def block_for(part: rec.Part) -> ContentBlock:
+    """A durable content part as an ACP content block."""
+    if isinstance(part, rec.TextPart):
+        return TextContent(text=part.text)
+    if isinstance(part, rec.ImagePart):
+        return ImageContent(data=part.data, mime_type=part.mime_type, uri=part.uri)
+    if isinstance(part, rec.ResourcePart):
+        if part.text is not None:
+            contents = ResourceContents(uri=part.uri, text=part.text, mime_type=part.mime_type)
+        else:
+            contents = ResourceContents(
+                uri=part.uri, blob=part.blob or "", mime_type=part.mime_type
+            )
+        return EmbeddedResource(resource=contents)
+    return ResourceLink(
+        uri=part.uri,
+        name=part.name,
+        mime_type=part.mime_type,
+        title=part.title,
+        description=part.description,
+        size=part.size,
+    )
+
+
+def replay_updates(records: Sequence[rec.Record]) -> list[SessionUpdate]:
+    """Every update that shows the conversation in `records`, in conversation order."""
+    results = {r.call_id: r for r in records if isinstance(r, rec.ToolResult)}
+    updates: list[SessionUpdate] = []
+    for record in records:
+        if isinstance(record, rec.UserMessage):
+            if record.origin == "prompt":
+                updates.extend(
+                    UserMessageChunk(content=block_for(part), message_id=record.message_id)
+                    for part in record.content
+                )
+        elif isinstance(record, rec.AssistantMessage):
+            for part in record.parts:
+                text = TextContent(text=part.text)
+                if isinstance(part, rec.ThoughtPart):
+                    updates.append(AgentThoughtChunk(content=text, message_id=record.message_id))
+                else:
+                    updates.append(AgentMessageChunk(content=text, message_id=record.message_id))
+            for call in record.tool_calls:
+                result = results.get(call.call_id)
+                title = result.title if result is not None and result.title else call.name
+                kind = result.kind if result is not None and result.kind in _TOOL_KINDS else "other"
+                updates.append(
+                    ToolCall(
+                        tool_call_id=call.call_id,
+                        title=title,
+                        kind=kind,  # type: ignore[arg-type]
+                        status="pending",
+                        raw_input=dict(call.arguments),
+                    )
+                )
+        elif isinstance(record, rec.ToolResult):
+            updates.append(
+                ToolCallUpdate(
+                    tool_call_id=record.call_id,
+                    status=record.status,
+                    content=[ContentToolCallContent(content=TextContent(text=record.output))],
+                )
+            )
+    return updates
