@@ -1,14 +1,14 @@
 """The interface between the agent loop and a tool.
 
-A tool is bound to its session when it is created (workspace roots, client capabilities), so
-`run` receives only the model's arguments and the turn signal. The signal is a parameter, never
+A tool is bound to its session when it is created (workspace, client capabilities), so `run`
+receives only the model's arguments and the turn signal. The signal is a parameter, never
 stored: a tool that keeps it could act on a later turn's behalf.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from acp_server.agent.cancellation import TurnSignal
@@ -19,11 +19,44 @@ ToolKind = Literal[
 
 
 @dataclass(frozen=True)
+class Diff:
+    """A file change: `old_text` None means the file is new."""
+
+    path: str
+    old_text: str | None
+    new_text: str
+
+
+@dataclass(frozen=True)
+class Location:
+    """A file (and 1-based line) a tool call touches."""
+
+    path: str
+    line: int | None = None
+
+
+@dataclass(frozen=True)
+class PlanItem:
+    """One entry of the agent's plan (`todo_write`)."""
+
+    content: str
+    priority: Literal["high", "medium", "low"] = "medium"
+    status: Literal["pending", "in_progress", "completed"] = "pending"
+
+
+@dataclass(frozen=True)
 class ToolOutput:
-    """What a tool returns to the model; `failed` marks an error result."""
+    """What a tool returns: text for the model, plus what the client is shown."""
 
     text: str
     failed: bool = False
+    diffs: Sequence[Diff] = ()
+    locations: Sequence[Location] = ()
+    terminal_id: str | None = None
+    """A client terminal the output came from (the client shows it live)."""
+    plan: Sequence[PlanItem] | None = None
+    """The complete new plan, when the tool changed it."""
+    extra: Mapping[str, Any] = field(default_factory=dict)
 
 
 class Tool(Protocol):
@@ -47,6 +80,9 @@ class Tool(Protocol):
 
     def title(self, arguments: Mapping[str, Any]) -> str:
         """A short human-readable title for one call."""
+
+    def locations(self, arguments: Mapping[str, Any]) -> Sequence[Location]:
+        """Files the call will touch, known before it runs (absolute paths)."""
 
     async def run(self, arguments: Mapping[str, Any], signal: TurnSignal) -> ToolOutput:
         """Do the work. Stop promptly when `signal` aborts (raise `TurnAborted`)."""

@@ -1,0 +1,42 @@
+"""The built-in tools (names and argument names are stable; see ARCHITECTURE.md).
+
+`builtin_tools` binds them to one session's sandbox, file access and command runner. Every path
+argument is checked against the sandbox: a path outside the workspace yields a failed output
+naming the allowed roots, never an exception. Bad arguments likewise yield a failed output
+naming the argument.
+"""
+
+from __future__ import annotations
+
+from acp_server.tools.base import Tool
+from acp_server.tools.builtin.files import EditFile, ListDir, ReadFile, WriteFile
+from acp_server.tools.builtin.plan import TodoWrite
+from acp_server.tools.builtin.search import Glob, Grep
+from acp_server.tools.builtin.shell import Bash
+from acp_server.tools.workspace import CommandRunner, FileAccess, Sandbox
+
+__all__ = [
+    "Bash",
+    "EditFile",
+    "Glob",
+    "Grep",
+    "ListDir",
+    "ReadFile",
+    "TodoWrite",
+    "WriteFile",
+    "builtin_tools",
+]
+
+
+def builtin_tools(sandbox: Sandbox, files: FileAccess, commands: CommandRunner) -> list[Tool]:
+    """The built-in tools for one session, in the order the model is shown them."""
+    return [
+        ReadFile(sandbox, files),
+        WriteFile(sandbox, files),
+        EditFile(sandbox, files),
+        ListDir(sandbox),
+        Glob(sandbox),
+        Grep(sandbox),
+        Bash(sandbox, commands),
+        TodoWrite(sandbox),
+    ]

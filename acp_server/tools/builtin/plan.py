@@ -1,0 +1,93 @@
+"""The `todo_write` tool: the model's plan, which the client shows as ACP `plan` updates."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal
+
+import msgspec
+
+from acp_server.agent.cancellation import TurnSignal
+from acp_server.tools.base import PlanItem, ToolKind, ToolOutput
+from acp_server.tools.builtin._common import BuiltinTool, failed
+
+Priority = Literal["high", "medium", "low"]
+Status = Literal["pending", "in_progress", "completed"]
+
+
+class TodoEntry(msgspec.Struct, forbid_unknown_fields=True):
+    content: str
+    priority: Priority = "medium"
+    status: Status = "pending"
+
+
+class TodoWriteArgs(msgspec.Struct, forbid_unknown_fields=True):
+    entries: list[TodoEntry]
+
+
+_MARK = {"pending": "[ ]", "in_progress": "[~]", "completed": "[x]"}
+
+
+class TodoWrite(BuiltinTool[TodoWriteArgs]):
+    name = "todo_write"
+    kind: ToolKind = "think"
+    args_type = TodoWriteArgs
+    description = (
+        "Replace your plan (a todo list the user sees) with `entries`, the complete new list. "
+        "Use it for tasks with several steps: write the plan first, then call it again to mark "
+        "an entry `in_progress` when you start it and `completed` when it is done (keep one "
+        "entry in progress at a time). Each entry has `content`, optional `priority` "
+        "(high/medium/low, default medium) and `status` (pending/in_progress/completed, default "
+        "pending). An empty list clears the plan."
+    )
+    parameters: Mapping[str, Any] = {
+        "type": "object",
+        "properties": {
+            "entries": {
+                "type": "array",
+                "description": "The complete plan, in order.",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "content": {"type": "string", "description": "What the step is."},
+                        "priority": {"type": "string", "enum": ["high", "medium", "low"]},
+                        "status": {
+                            "type": "string",
+                            "enum": ["pending", "in_progress", "completed"],
+                        },
+                    },
+                    "required": ["content"],
+                    "additionalProperties": False,
+                },
+            },
+        },
+        "required": ["entries"],
+        "additionalProperties": False,
+    }
+
+    def title(self, arguments: Mapping[str, Any]) -> str:
+        return "Update plan"
+
+    async def call(self, args: TodoWriteArgs, signal: TurnSignal) -> ToolOutput:
+        for number, entry in enumerate(args.entries):
+            if not entry.content.strip():
+                return failed(
+                    f"Invalid arguments for todo_write: entries[{number}].content is empty; "
+                    "every entry needs a description"
+                )
+        plan = [
+            PlanItem(entry.content.strip(), entry.priority, entry.status) for entry in args.entries
+        ]
+        if not plan:
+            return ToolOutput("Plan cleared.", plan=plan)
+        counts = {status: sum(item.status == status for item in plan) for status in _MARK}
+        summary = (
+            f"Plan updated: {len(plan)} entries ({counts['completed']} completed, "
+            f"{counts['in_progress']} in progress, {counts['pending']} pending)"
+        )
+        lines = [
+            f"{_MARK[item.status]} {item.content}"
+            + (f" ({item.priority} priority)" if item.priority != "medium" else "")
+            for item in plan
+        ]
+        return ToolOutput(summary + "\n" + "\n".join(lines), plan=plan)

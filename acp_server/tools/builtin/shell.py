@@ -1,0 +1,85 @@
+"""The `bash` tool: one shell command through the session's `CommandRunner`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Annotated, Any
+
+import msgspec
+
+from acp_server.agent.cancellation import TurnSignal
+from acp_server.tools.base import ToolKind, ToolOutput
+from acp_server.tools.builtin._common import BuiltinTool, failed, shorten, str_arg
+from acp_server.tools.workspace import CommandRunner, Sandbox
+
+BASH_DEFAULT_TIMEOUT = 120.0
+
+
+class BashArgs(msgspec.Struct, forbid_unknown_fields=True):
+    command: str
+    timeout_ms: Annotated[int, msgspec.Meta(ge=1)] | None = None
+
+
+def _seconds(value: float) -> str:
+    return f"{value:g} s"
+
+
+class Bash(BuiltinTool[BashArgs]):
+    name = "bash"
+    kind: ToolKind = "execute"
+    args_type = BashArgs
+    description = (
+        "Run a shell command (bash -c) in the working directory and return its output (stdout, "
+        "then stderr) and exit code. The command runs without a terminal and with no input, so "
+        "avoid interactive programs; it is killed, with every process it started, when it "
+        "exceeds `timeout_ms` (default 120000 ms) or when the user cancels. Use it to build, "
+        "test, run git, and so on; prefer read_file, grep and glob to look at files."
+    )
+    parameters: Mapping[str, Any] = {
+        "type": "object",
+        "properties": {
+            "command": {"type": "string", "description": "The command line to run."},
+            "timeout_ms": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "Kill the command after this many milliseconds (default 120000).",
+            },
+        },
+        "required": ["command"],
+        "additionalProperties": False,
+    }
+
+    def __init__(
+        self,
+        sandbox: Sandbox,
+        commands: CommandRunner,
+        *,
+        default_timeout: float = BASH_DEFAULT_TIMEOUT,
+    ) -> None:
+        super().__init__(sandbox)
+        self.commands = commands
+        self.default_timeout = default_timeout
+
+    def title(self, arguments: Mapping[str, Any]) -> str:
+        command = str_arg(arguments, "command")
+        return f"Run `{shorten(command)}`" if command else "Run command"
+
+    async def call(self, args: BashArgs, signal: TurnSignal) -> ToolOutput:
+        if not args.command.strip():
+            return failed("command is empty: give the shell command to run")
+        timeout = args.timeout_ms / 1000 if args.timeout_ms is not None else self.default_timeout
+        result = await self.commands.run(args.command, self.sandbox.cwd, timeout, signal)
+        signal.raise_if_aborted()
+        parts = [result.output.rstrip("\n")] if result.output.strip() else ["(no output)"]
+        if result.truncated:
+            parts.append("[output truncated: only the end is shown]")
+        if result.timed_out:
+            parts.append(f"[timed out after {_seconds(timeout)}; the command was killed]")
+        elif result.exit_code is not None:
+            parts.append(f"[exit code: {result.exit_code}]")
+        elif result.signal is not None:
+            parts.append(f"[killed by signal {result.signal}]")
+        else:
+            parts.append("[exit status unknown]")
+        ok = not result.timed_out and result.exit_code == 0
+        return ToolOutput("\n".join(parts), failed=not ok, terminal_id=result.terminal_id)

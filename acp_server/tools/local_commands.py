@@ -1,0 +1,91 @@
+"""`CommandRunner` on the local machine, on top of `acp_server.process.run_process`.
+
+The command runs as `bash -c COMMAND` (`sh -c` where there is no bash) in its own process
+group; on a turn abort or a timeout the whole group is stopped and joined before `run`
+returns or raises. stdout and stderr come from separate pipes, so their interleaving is lost:
+the output is stdout, then stderr after a `stderr:` line.
+"""
+
+from __future__ import annotations
+
+import shutil
+import signal as signals
+from collections.abc import Mapping
+
+from acp_server.agent.cancellation import TurnAborted, TurnSignal
+from acp_server.process import ProcessResult, run_process
+from acp_server.tools.workspace import CommandResult
+
+OUTPUT_LIMIT = 1 << 20
+"""Bytes kept of each of stdout and stderr (the end of the output is kept)."""
+
+
+def default_shell() -> str:
+    """bash if it is installed, else sh."""
+    return shutil.which("bash") or shutil.which("sh") or "/bin/sh"
+
+
+def signal_name(number: int) -> str:
+    try:
+        return signals.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+def combine_output(result: ProcessResult) -> str:
+    """stdout, then stderr under a `stderr:` marker, then a note on processes that survived."""
+    output = result.stdout
+    if result.stderr:
+        if output and not output.endswith("\n"):
+            output += "\n"
+        output += "stderr:\n" + result.stderr
+    if result.survivors:
+        if output and not output.endswith("\n"):
+            output += "\n"
+        pids = ", ".join(str(pid) for pid in result.survivors)
+        output += f"[warning: processes still running after the kill: {pids}]\n"
+    return output
+
+
+class LocalCommands:
+    """Runs shell commands as local child processes."""
+
+    def __init__(
+        self,
+        *,
+        shell: str | None = None,
+        env: Mapping[str, str] | None = None,
+        output_limit: int = OUTPUT_LIMIT,
+        grace: float = 2.0,
+    ) -> None:
+        self.shell = shell or default_shell()
+        self.env = env
+        self.output_limit = output_limit
+        self.grace = grace
+
+    async def run(
+        self,
+        command: str,
+        cwd: str,
+        timeout: float | None,  # noqa: ASYNC109 - a timeout is an outcome here, not an error
+        signal: TurnSignal,
+    ) -> CommandResult:
+        result = await run_process(
+            [self.shell, "-c", command],
+            signal=signal,
+            cwd=cwd,
+            env=self.env,
+            timeout=timeout,
+            output_limit=self.output_limit,
+            grace=self.grace,
+        )
+        if result.aborted:
+            signal.raise_if_aborted()
+            raise TurnAborted("aborted")
+        return CommandResult(
+            output=combine_output(result),
+            exit_code=result.exit_code,
+            signal=None if result.signal is None else signal_name(result.signal),
+            truncated=result.stdout_truncated or result.stderr_truncated,
+            timed_out=result.timed_out,
+        )

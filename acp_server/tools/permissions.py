@@ -1,0 +1,163 @@
+"""Who may do what: permission modes, "always" rules, and the approval seam that applies them.
+
+The policy decides per tool call from the session's mode, the tool's kind, whether every path
+it touches is inside the workspace, and the user's earlier "always" answers. When it must ask,
+it asks through `PermissionAsker` (the ACP bridge sends `session/request_permission`). See
+docs/rfc/implemented/feature/2026-11-30-permissions-and-modes.md.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+from acp_server.agent.cancellation import TurnSignal
+from acp_server.agent.seams import Deny
+from acp_server.models.base import ToolCallRequest
+
+from .base import Tool, ToolKind
+from .workspace import Sandbox
+
+Mode = Literal["default", "accept_edits", "read_only", "bypass"]
+Answer = Literal["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"]
+
+
+@dataclass(frozen=True)
+class ModeInfo:
+    """A mode as offered to clients."""
+
+    id: Mode
+    name: str
+    description: str
+
+
+MODES: tuple[ModeInfo, ...] = (
+    ModeInfo("default", "Ask", "Ask before editing files or running commands."),
+    ModeInfo(
+        "accept_edits", "Accept edits", "Edit files in the workspace freely; ask before commands."
+    ),
+    ModeInfo("read_only", "Read only", "Read and search only: no edits, no commands."),
+    ModeInfo("bypass", "Bypass", "Allow everything without asking."),
+)
+MODE_IDS: frozenset[str] = frozenset(m.id for m in MODES)
+
+SANDBOX_ENV = "ACP_SERVER_SANDBOXED"
+"""Set to 1 when the agent runs inside a container or sandbox: only then may root use bypass."""
+
+_READS: frozenset[ToolKind] = frozenset({"read", "search", "think"})
+_EDITS: frozenset[ToolKind] = frozenset({"edit", "delete", "move"})
+
+
+class ModeRefused(Exception):
+    """A mode switch that is not allowed here (the message says why)."""
+
+
+def check_mode(mode: str, environ: Mapping[str, str] = os.environ) -> Mode:
+    """`mode` if this process may use it; `ModeRefused` otherwise."""
+    if mode not in MODE_IDS:
+        raise ModeRefused(f"unknown mode {mode!r}; modes: {', '.join(sorted(MODE_IDS))}")
+    if mode == "bypass" and os.geteuid() == 0 and environ.get(SANDBOX_ENV) != "1":
+        raise ModeRefused(
+            "bypass mode is refused when acp-server runs as root; run it as a normal user, "
+            f"or set {SANDBOX_ENV}=1 if it runs inside a container or sandbox"
+        )
+    return mode  # type: ignore[return-value]
+
+
+Verdict = Literal["allow", "ask", "deny"]
+
+OUTSIDE = "outside the workspace (only default mode asks before going further)"
+"""The reason a path outside the workspace is refused in accept_edits and read_only modes."""
+
+
+def decide(
+    mode: Mode, kind: ToolKind, inside: bool, always: Mapping[ToolKind, bool]
+) -> tuple[Verdict, str]:
+    """What to do with a call of `kind` (`inside`: every path it touches is in the workspace).
+
+    `always` maps kinds to the user's "always" answers (True allow, False reject).
+    """
+    if kind in _READS and inside:
+        return "allow", ""
+    if mode == "bypass":
+        return "allow", ""
+    if not inside and mode != "default":
+        return "deny", OUTSIDE
+    if mode == "read_only":
+        return "deny", f"read-only mode allows no {kind} actions"
+    if always.get(kind) is False:
+        return "deny", f"you chose to always reject {kind} actions in this session"
+    if always.get(kind) is True and inside:
+        return "allow", ""
+    if mode == "accept_edits" and kind in _EDITS and inside:
+        return "allow", ""
+    return "ask", ""
+
+
+class PermissionAsker(Protocol):
+    """Asks the user about one announced tool call."""
+
+    async def ask(self, call_id: str, title: str, reason: str, signal: TurnSignal) -> Answer:
+        """The user's answer; `cancelled` when the turn is being cancelled."""
+
+
+class PermissionPolicy:
+    """The session's permission state and its approval-seam listener."""
+
+    def __init__(
+        self,
+        sandbox: Sandbox,
+        tools: Mapping[str, Tool],
+        asker: PermissionAsker,
+        mode: Mode = "default",
+        always: Mapping[ToolKind, bool] | None = None,
+        remember: Callable[[ToolKind, bool], None] | None = None,
+    ) -> None:
+        self.sandbox = sandbox
+        self.mode: Mode = mode
+        self.always: dict[ToolKind, bool] = dict(always or {})
+        self._tools = tools
+        self._asker = asker
+        self._remember = remember
+
+    async def approve(self, call: ToolCallRequest, signal: TurnSignal) -> Deny | None:
+        """The approval seam: None to run the call, `Deny` to refuse it."""
+        tool = self._tools.get(call.name)
+        if tool is None:
+            return None  # the loop answers unknown tools itself
+        outside = [
+            loc.path
+            for loc in tool.locations(call.arguments)
+            if not self.sandbox.contains(self.sandbox.resolve(loc.path))
+        ]
+        verdict, reason = decide(self.mode, tool.kind, not outside, self.always)
+        if verdict == "allow":
+            self._grant(outside)
+            return None
+        if verdict == "deny":
+            if reason == OUTSIDE:
+                roots = ", ".join(self.sandbox.roots)
+                reason = f"{', '.join(outside)} is {reason}; allowed roots: {roots}"
+            return Deny(reason)
+        why = f"{', '.join(outside)} is outside the workspace" if outside else ""
+        answer = await self._asker.ask(call.call_id, tool.title(call.arguments), why, signal)
+        signal.raise_if_aborted()
+        if answer == "cancelled":
+            # Clients answer `cancelled` when the turn is being cancelled; the tool does not run
+            # either way, and the turn's own signal decides whether the turn ends aborted.
+            return Deny("the permission request was cancelled")
+        if answer in ("allow_always", "reject_always"):
+            self.always[tool.kind] = answer == "allow_always"
+            if self._remember is not None:
+                self._remember(tool.kind, answer == "allow_always")
+        if answer in ("allow_once", "allow_always"):
+            self._grant(outside)
+            return None
+        return Deny("the user rejected this tool call")
+
+    def _grant(self, outside: list[str]) -> None:
+        # An explicit allow for a path outside the workspace lets the tool's own check pass.
+        for path in outside:
+            self.sandbox.granted.add(self.sandbox.resolve(path))
