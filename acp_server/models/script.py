@@ -39,6 +39,9 @@ from acp_server.models.base import (
     UserTurn,
 )
 
+SCRIPTED_CONTEXT_WINDOW = 100_000
+"""The context size the scripted model claims (it has none); lets `usage_update` be tested."""
+
 __all__ = ["ScriptedProvider", "echo_chunks", "echo_provider", "load_script"]
 
 # --- the file as written --------------------------------------------------------------------
@@ -366,7 +369,11 @@ class ScriptedProvider:
                 raise ModelError(step.message)
 
         signal.raise_if_aborted()
-        yield Usage(input_tokens=_input_words(request), output_tokens=output_words)
+        yield Usage(
+            input_tokens=_input_words(request),
+            output_tokens=output_words,
+            context_window=SCRIPTED_CONTEXT_WINDOW,
+        )
         signal.raise_if_aborted()
         if finish is None:
             finish = "tool_calls" if called_tools else "stop"

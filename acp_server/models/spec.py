@@ -1,28 +1,101 @@
-"""`--model SPEC` -> a provider: `script:PATH`, `echo` (others are not in this build yet)."""
+"""`--model SPEC` -> a provider: `script:PATH`, `echo`, `openai:MODEL`, `anthropic:MODEL`.
+
+The network providers are built here without importing httpx (it is imported by their first
+request). Their endpoint and key come from the environment and the config file's
+`[providers.NAME]` table (see `acp_server.models.config`): `OPENAI_BASE_URL` /
+`ANTHROPIC_BASE_URL` > `base_url` in the file > the public endpoint; the key from the variable
+named by `api_key_env` (default `OPENAI_API_KEY` / `ANTHROPIC_API_KEY`).
+"""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
+from dataclasses import replace
+
 from acp_server.models.base import ModelConfigError, ModelProvider
+from acp_server.models.config import ModelSettings, ProviderSettings, check_spec
+from acp_server.models.http import HttpOptions
 from acp_server.models.script import echo_provider, load_script
 
-_EXPECTED = "expected script:PATH, echo, openai:MODEL or anthropic:MODEL"
-_NOT_YET = ("openai", "anthropic")
 
-
-def load_model(spec: str) -> ModelProvider:
+def load_model(
+    spec: str,
+    settings: ModelSettings | None = None,
+    *,
+    environ: Mapping[str, str] | None = None,
+) -> ModelProvider:
     """Build the provider named by `spec`, reading any script file now.
+
+    `settings` (from `load_settings`) supplies the providers' base URLs, key variables and
+    timeouts; `environ` defaults to `os.environ`. Nothing is contacted here: a missing or bad
+    API key shows up as a ModelError on the first request.
 
     Raises ModelConfigError with a message fit for the command line.
     """
+    problem = check_spec(spec)
+    if problem is not None:
+        raise ModelConfigError(problem)
     if spec == "echo":
         return echo_provider()
-    prefix, colon, rest = spec.partition(":")
-    if colon and prefix == "script":
-        if not rest:
-            raise ModelConfigError("model spec 'script:' needs a path: script:PATH")
+    prefix, _, rest = spec.partition(":")
+    if prefix == "script":
         return load_script(rest)
-    if colon and prefix in _NOT_YET:
-        raise ModelConfigError(
-            f"model spec {spec!r}: {prefix} models are not available in this build"
+    env = os.environ if environ is None else environ
+    provider = settings.provider(prefix) if settings is not None else ProviderSettings()
+    where = _table(settings, prefix)
+    if prefix == "openai":
+        from acp_server.models import openai
+
+        key_env = provider.api_key_env or "OPENAI_API_KEY"
+        base_url, base_url_env = _base_url(
+            env, "OPENAI_BASE_URL", provider, where, openai.DEFAULT_BASE_URL
         )
-    raise ModelConfigError(f"unknown model spec {spec!r}; {_EXPECTED}")
+        return openai.OpenAIProvider(
+            rest,
+            base_url=base_url,
+            api_key=env.get(key_env),
+            key_env=key_env,
+            base_url_env=base_url_env,
+            options=_options(provider),
+        )
+    from acp_server.models import anthropic
+
+    key_env = provider.api_key_env or "ANTHROPIC_API_KEY"
+    base_url, base_url_env = _base_url(
+        env, "ANTHROPIC_BASE_URL", provider, where, anthropic.DEFAULT_BASE_URL
+    )
+    return anthropic.AnthropicProvider(
+        rest,
+        base_url=base_url,
+        api_key=env.get(key_env),
+        key_env=key_env,
+        base_url_env=base_url_env,
+        options=_options(provider),
+    )
+
+
+def _table(settings: ModelSettings | None, prefix: str) -> str:
+    path = settings.path if settings is not None else None
+    return f"base_url in [providers.{prefix}] of {path}" if path else f"[providers.{prefix}]"
+
+
+def _base_url(
+    env: Mapping[str, str], var: str, provider: ProviderSettings, where: str, default: str
+) -> tuple[str, str]:
+    """The base URL and what to change to fix it (for error messages)."""
+    from_env = env.get(var)
+    if from_env:
+        return from_env, var
+    if provider.base_url:
+        return provider.base_url, where
+    return default, var
+
+
+def _options(provider: ProviderSettings) -> HttpOptions:
+    options = HttpOptions()
+    if provider.connect_timeout is not None:
+        options = replace(options, connect_timeout=provider.connect_timeout)
+    if provider.read_timeout is not None:
+        options = replace(options, read_timeout=provider.read_timeout)
+    return options

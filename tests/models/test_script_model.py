@@ -215,7 +215,7 @@ async def test_usage_counts_words_in_and_out(tmp_path: Path) -> None:
         ToolResultTurn(call_id="call_1", output="f"),
     ]
     events = await collect(provider, request(messages=history))
-    assert events[-2] == Usage(input_tokens=6, output_tokens=4)
+    assert events[-2] == Usage(input_tokens=6, output_tokens=4, context_window=100_000)
 
 
 # --- cursors ------------------------------------------------------------------------------------
@@ -406,8 +406,8 @@ def test_script_is_read_at_load_time(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("spec", "problem"),
     [
-        ("openai:gpt-4o", "openai models are not available in this build"),
-        ("anthropic:claude", "anthropic models are not available in this build"),
+        ("openai:", "needs a model name: openai:MODEL"),
+        ("anthropic:", "needs a model name: anthropic:MODEL"),
         ("gemini:pro", "unknown model spec 'gemini:pro'"),
         ("echoo", "unknown model spec 'echoo'"),
         ("", "unknown model spec ''"),

@@ -1,0 +1,386 @@
+"""`anthropic:MODEL`: the Anthropic Messages API, streamed over SSE.
+
+- `ANTHROPIC_API_KEY` is required (sent as `x-api-key`, with `anthropic-version: 2023-06-01`);
+  `ANTHROPIC_BASE_URL` overrides `https://api.anthropic.com`.
+- The system prompt goes in `system`; tool results are `tool_result` blocks of a user message,
+  earlier tool calls `tool_use` blocks of the assistant's; images are base64 `image` blocks.
+  `max_tokens` is required by the API: the request's, else 8192.
+- Events: `message_start` (input tokens), `content_block_start` / `_delta` / `_stop` for
+  text, thinking (-> ThoughtDelta) and tool_use (its `input_json_delta` pieces are joined
+  and parsed when the block stops), `message_delta` (stop reason, output tokens),
+  `message_stop`; `ping` and `signature_delta` are ignored, and an `error` event raises
+  `ModelError` with its type and message.
+- `stop_reason`: end_turn and stop_sequence -> stop, tool_use -> tool_calls, max_tokens ->
+  max_tokens, refusal -> refusal, anything else (pause_turn, ...) -> stop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, Callable
+from contextlib import aclosing
+from typing import Any, TypeVar
+
+import msgspec
+from msgspec import Struct
+
+from acp_server.agent.cancellation import TurnSignal
+from acp_server.models.base import (
+    AssistantTurn,
+    Finish,
+    FinishReason,
+    ModelError,
+    ModelEvent,
+    ModelRequest,
+    TextDelta,
+    TextPart,
+    ThoughtDelta,
+    ToolCallEvent,
+    ToolCallRequest,
+    ToolResultTurn,
+    Usage,
+)
+from acp_server.models.http import (
+    Endpoint,
+    HttpOptions,
+    SseSession,
+    incomplete_stream,
+    malformed_chunk,
+)
+
+__all__ = [
+    "ANTHROPIC_VERSION",
+    "DEFAULT_BASE_URL",
+    "DEFAULT_MAX_TOKENS",
+    "AnthropicProvider",
+    "request_body",
+]
+
+DEFAULT_BASE_URL = "https://api.anthropic.com"
+ANTHROPIC_VERSION = "2023-06-01"
+DEFAULT_MAX_TOKENS = 8192
+
+_T = TypeVar("_T")
+
+_STOP: dict[str, FinishReason] = {
+    "end_turn": "stop",
+    "stop_sequence": "stop",
+    "tool_use": "tool_calls",
+    "max_tokens": "max_tokens",
+    "refusal": "refusal",
+}
+
+# --- the request ----------------------------------------------------------------------------
+
+
+def request_body(
+    model: str, request: ModelRequest, default_max_tokens: int = DEFAULT_MAX_TOKENS
+) -> dict[str, Any]:
+    """The Messages API request for `request` (streaming).
+
+    Consecutive items of one role share a message (the API wants the tool results answering
+    one assistant message together in the next user message); empty text is left out, since
+    the API rejects empty text blocks.
+    """
+    messages: list[dict[str, Any]] = []
+
+    def add(role: str, blocks: list[dict[str, Any]]) -> None:
+        if not blocks:
+            return
+        if messages and messages[-1]["role"] == role:
+            messages[-1]["content"].extend(blocks)
+        else:
+            messages.append({"role": role, "content": blocks})
+
+    for item in request.messages:
+        if isinstance(item, AssistantTurn):
+            blocks: list[dict[str, Any]] = []
+            if item.text:
+                blocks.append({"type": "text", "text": item.text})
+            blocks.extend(
+                {"type": "tool_use", "id": call.call_id, "name": call.name, "input": call.arguments}
+                for call in item.tool_calls
+            )
+            add("assistant", blocks)
+        elif isinstance(item, ToolResultTurn):
+            block: dict[str, Any] = {
+                "type": "tool_result",
+                "tool_use_id": item.call_id,
+                "content": item.output,
+            }
+            if item.is_error:
+                block["is_error"] = True
+            add("user", [block])
+        else:
+            blocks = []
+            for part in item.parts:
+                if isinstance(part, TextPart):
+                    if part.text:
+                        blocks.append({"type": "text", "text": part.text})
+                else:
+                    source = {"type": "base64", "media_type": part.mime_type, "data": part.data}
+                    blocks.append({"type": "image", "source": source})
+            add("user", blocks)
+    body: dict[str, Any] = {
+        "model": model,
+        "max_tokens": request.max_output_tokens or default_max_tokens,
+        "messages": messages,
+        "stream": True,
+    }
+    if request.system_prompt:
+        body["system"] = request.system_prompt
+    if request.tools:
+        body["tools"] = [
+            {"name": tool.name, "description": tool.description, "input_schema": tool.parameters}
+            for tool in request.tools
+        ]
+    return body
+
+
+# --- the stream -----------------------------------------------------------------------------
+
+
+class _Usage(Struct):
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cache_creation_input_tokens: int | None = None
+    cache_read_input_tokens: int | None = None
+
+    def input_total(self) -> int | None:
+        """Every input token, cached or not: what the context holds."""
+        parts = (self.input_tokens, self.cache_creation_input_tokens, self.cache_read_input_tokens)
+        if all(part is None for part in parts):
+            return None
+        return sum(part or 0 for part in parts)
+
+
+class _Message(Struct):
+    usage: _Usage | None = None
+
+
+class _MessageStart(Struct):
+    message: _Message
+
+
+class _ContentBlock(Struct):
+    type: str
+    id: str | None = None
+    name: str | None = None
+    text: str | None = None
+    thinking: str | None = None
+    input: Any = None
+
+
+class _BlockStart(Struct):
+    index: int
+    content_block: _ContentBlock
+
+
+class _BlockDeltaBody(Struct):
+    type: str
+    text: str | None = None
+    thinking: str | None = None
+    partial_json: str | None = None
+
+
+class _BlockDelta(Struct):
+    index: int
+    delta: _BlockDeltaBody
+
+
+class _BlockStop(Struct):
+    index: int
+
+
+class _MessageDeltaBody(Struct):
+    stop_reason: str | None = None
+
+
+class _MessageDelta(Struct):
+    delta: _MessageDeltaBody
+    usage: _Usage | None = None
+
+
+class _ErrorBody(Struct):
+    type: str = "error"
+    message: str = ""
+
+
+class _ErrorEvent(Struct):
+    error: _ErrorBody
+
+
+class _Typed(Struct):
+    type: str = ""
+
+
+_decode_start = msgspec.json.Decoder(_MessageStart).decode
+_decode_block_start = msgspec.json.Decoder(_BlockStart).decode
+_decode_block_delta = msgspec.json.Decoder(_BlockDelta).decode
+_decode_block_stop = msgspec.json.Decoder(_BlockStop).decode
+_decode_message_delta = msgspec.json.Decoder(_MessageDelta).decode
+_decode_error = msgspec.json.Decoder(_ErrorEvent).decode
+_decode_typed = msgspec.json.Decoder(_Typed).decode
+
+
+class _ToolBlock:
+    __slots__ = ("call_id", "initial", "name", "parts")
+
+    def __init__(self, call_id: str, name: str, initial: Any) -> None:
+        self.call_id = call_id
+        self.name = name
+        self.initial = initial
+        self.parts: list[str] = []
+
+
+class AnthropicProvider:
+    """`anthropic:MODEL` over the Messages API."""
+
+    __slots__ = ("_api_key", "_http", "default_max_tokens", "endpoint", "name")
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str = DEFAULT_BASE_URL,
+        api_key: str | None = None,
+        key_env: str = "ANTHROPIC_API_KEY",
+        base_url_env: str = "ANTHROPIC_BASE_URL",
+        default_max_tokens: int = DEFAULT_MAX_TOKENS,
+        options: HttpOptions | None = None,
+    ) -> None:
+        self.name = f"anthropic:{model}"
+        self.endpoint = Endpoint(
+            "anthropic", model, base_url.rstrip("/"), key_env, base_url_env, key_set=bool(api_key)
+        )
+        self.default_max_tokens = default_max_tokens
+        self._api_key = api_key or None
+        self._http = SseSession(self.endpoint, options or HttpOptions())
+
+    async def aclose(self) -> None:
+        """Close the HTTP client; the provider stays usable (a new one opens on demand)."""
+        await self._http.aclose()
+
+    async def stream(
+        self, request: ModelRequest, signal: TurnSignal
+    ) -> AsyncGenerator[ModelEvent, None]:
+        """One streamed message; see the module docstring."""
+        signal.raise_if_aborted()
+        endpoint = self.endpoint
+        if self._api_key is None:
+            raise ModelError(
+                f"{endpoint.label}: no API key. Set {endpoint.key_env} to an Anthropic API key.",
+                code="no_api_key",
+            )
+        headers = {"x-api-key": self._api_key, "anthropic-version": ANTHROPIC_VERSION}
+        body = msgspec.json.encode(request_body(endpoint.model, request, self.default_max_tokens))
+        tools: dict[int, _ToolBlock] = {}
+        input_tokens: int | None = None
+        output_tokens: int | None = None
+        stop_reason: str | None = None
+        stopped = False
+        events = self._http.events("/v1/messages", headers, body, signal)
+        async with aclosing(events):
+            async for sse in events:
+                kind = sse.event
+                data = sse.data
+                if kind == "message" and data:  # no `event:` line: use the data's type
+                    kind = _decode(endpoint, _decode_typed, data).type
+                if kind == "content_block_delta":
+                    delta = _decode(endpoint, _decode_block_delta, data)
+                    part = delta.delta
+                    if part.type == "text_delta":
+                        if part.text:
+                            yield TextDelta(text=part.text)
+                    elif part.type == "thinking_delta":
+                        if part.thinking:
+                            yield ThoughtDelta(text=part.thinking)
+                    elif part.type == "input_json_delta":
+                        tool = tools.get(delta.index)
+                        if tool is not None and part.partial_json:
+                            tool.parts.append(part.partial_json)
+                elif kind == "content_block_start":
+                    start = _decode(endpoint, _decode_block_start, data)
+                    block = start.content_block
+                    if block.type == "text":
+                        if block.text:
+                            yield TextDelta(text=block.text)
+                    elif block.type == "thinking":
+                        if block.thinking:
+                            yield ThoughtDelta(text=block.thinking)
+                    elif block.type == "tool_use":
+                        if not block.id or not block.name:
+                            raise malformed_chunk(endpoint, data, "tool_use without id or name")
+                        tools[start.index] = _ToolBlock(block.id, block.name, block.input)
+                elif kind == "content_block_stop":
+                    index = _decode(endpoint, _decode_block_stop, data).index
+                    tool = tools.pop(index, None)
+                    if tool is not None:
+                        yield ToolCallEvent(call=_tool_call(endpoint, tool))
+                elif kind == "message_start":
+                    usage = _decode(endpoint, _decode_start, data).message.usage
+                    if usage is not None:
+                        input_tokens = usage.input_total()
+                        output_tokens = usage.output_tokens
+                elif kind == "message_delta":
+                    message_delta = _decode(endpoint, _decode_message_delta, data)
+                    if message_delta.delta.stop_reason is not None:
+                        stop_reason = message_delta.delta.stop_reason
+                    usage = message_delta.usage
+                    if usage is not None:
+                        input_tokens = usage.input_total() or input_tokens
+                        if usage.output_tokens is not None:
+                            output_tokens = usage.output_tokens
+                elif kind == "message_stop":
+                    stopped = True
+                    break
+                elif kind == "error":
+                    error = _decode(endpoint, _decode_error, data).error
+                    raise ModelError(
+                        f"{endpoint.label}: the server reported an error mid-stream "
+                        f"({error.type}): {error.message}",
+                        code=error.type,
+                    )
+                # ping and event types added later are ignored
+        if not stopped and stop_reason is None:
+            raise incomplete_stream(endpoint)
+        for tool in tools.values():  # a tool_use block the server never stopped
+            yield ToolCallEvent(call=_tool_call(endpoint, tool))
+        signal.raise_if_aborted()
+        if input_tokens is not None or output_tokens is not None:
+            yield Usage(
+                input_tokens=input_tokens or 0,
+                output_tokens=output_tokens or 0,
+                context_window=None,
+            )
+        yield Finish(reason=_STOP.get(stop_reason or "", "stop"))
+
+
+def _decode(endpoint: Endpoint, decode: Callable[[str], _T], data: str) -> _T:
+    """Decode one event's data; malformed JSON or shapes become a ModelError."""
+    try:
+        return decode(data)
+    except msgspec.DecodeError as exc:
+        raise malformed_chunk(endpoint, data, str(exc)) from None
+
+
+def _tool_call(endpoint: Endpoint, tool: _ToolBlock) -> ToolCallRequest:
+    """Parse the joined `partial_json` of a finished tool_use block."""
+    text = "".join(tool.parts).strip()
+    if not text:
+        arguments = tool.initial if isinstance(tool.initial, dict) else {}
+    else:
+        try:
+            arguments = msgspec.json.decode(text)
+        except msgspec.DecodeError as exc:
+            raise ModelError(
+                f"{endpoint.label}: the arguments of tool call {tool.name!r} are not valid JSON "
+                f"({exc}): {text[:200]!r}",
+                code="bad_tool_call",
+            ) from None
+        if not isinstance(arguments, dict):
+            raise ModelError(
+                f"{endpoint.label}: the arguments of tool call {tool.name!r} are not a JSON "
+                f"object: {text[:200]!r}",
+                code="bad_tool_call",
+            )
+    return ToolCallRequest(call_id=tool.call_id, name=tool.name, arguments=arguments)

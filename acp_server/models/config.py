@@ -1,0 +1,263 @@
+"""The model configuration file: default model, offered models, provider endpoints.
+
+Where: `$XDG_CONFIG_HOME/acp-server/config.toml`, else `~/.config/acp-server/config.toml`.
+A missing file at the default place is the same as an empty one. Example:
+
+    default_model = "openai:gpt-4o-mini"
+    models = ["openai:gpt-4o-mini", "anthropic:claude-sonnet-4-5"]
+
+    [providers.openai]
+    base_url = "http://127.0.0.1:8080/v1"   # a local llama.cpp / vLLM / Ollama server
+    api_key_env = "OPENAI_API_KEY"          # the variable the key is read from
+    read_timeout = 120                      # seconds between chunks (default 60)
+
+    [providers.anthropic]
+    api_key_env = "ANTHROPIC_API_KEY"
+
+Which model a server uses (`choose_model_spec`): `--model` > `ACP_SERVER_MODEL` >
+`default_model` here. Which endpoint a provider talks to (`acp_server.models.spec.load_model`):
+the `OPENAI_BASE_URL` / `ANTHROPIC_BASE_URL` variable > `base_url` here > the public
+endpoint. The API key is read from the variable named by `api_key_env` (default
+`OPENAI_API_KEY` / `ANTHROPIC_API_KEY`); keys themselves never go in this file.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from acp_server.models.base import ModelConfigError
+
+__all__ = [
+    "MODEL_ENV",
+    "PROVIDERS",
+    "ModelSettings",
+    "ProviderSettings",
+    "check_spec",
+    "choose_model_spec",
+    "config_path",
+    "load_settings",
+]
+
+MODEL_ENV = "ACP_SERVER_MODEL"
+"""The environment variable naming the model when `--model` is not given."""
+
+PROVIDERS = ("openai", "anthropic")
+"""The providers a `[providers.NAME]` table may configure."""
+
+_SPEC_PREFIXES = ("script", *PROVIDERS)
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderSettings:
+    """One `[providers.NAME]` table; None means "not set here"."""
+
+    base_url: str | None = None
+    api_key_env: str | None = None
+    connect_timeout: float | None = None
+    read_timeout: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ModelSettings:
+    """What the config file says (all empty when there is no file)."""
+
+    default: str | None = None
+    """`default_model`: used when neither `--model` nor ACP_SERVER_MODEL is given."""
+    offered: list[str] = field(default_factory=list)
+    """`models`: the specs offered to clients as choices, in the file's order."""
+    providers: dict[str, ProviderSettings] = field(default_factory=dict)
+    """`[providers.NAME]` tables by provider name (`openai`, `anthropic`)."""
+    path: Path | None = None
+    """The file these came from, for messages; None when no file was read."""
+
+    def provider(self, name: str) -> ProviderSettings:
+        """The settings of provider `name` (empty when the file has no table for it)."""
+        return self.providers.get(name) or ProviderSettings()
+
+
+def config_path(environ: Mapping[str, str] = os.environ) -> Path:
+    """`$XDG_CONFIG_HOME/acp-server/config.toml`, else `~/.config/acp-server/config.toml`.
+
+    A relative XDG_CONFIG_HOME is ignored, as the XDG spec says.
+    """
+    xdg = environ.get("XDG_CONFIG_HOME")
+    if xdg and Path(xdg).is_absolute():
+        base = Path(xdg)
+    else:
+        home = environ.get("HOME")
+        base = (Path(home) if home else Path.home()) / ".config"
+    return base / "acp-server" / "config.toml"
+
+
+def check_spec(spec: str) -> str | None:
+    """Why `spec` is not a model spec, or None when it has a valid form.
+
+    Only the form is checked (`echo`, `script:PATH`, `openai:MODEL`, `anthropic:MODEL`);
+    nothing is read or contacted.
+    """
+    if spec == "echo":
+        return None
+    prefix, colon, rest = spec.partition(":")
+    if not colon or prefix not in _SPEC_PREFIXES:
+        return (
+            f"unknown model spec {spec!r}; expected script:PATH, echo, openai:MODEL or "
+            "anthropic:MODEL"
+        )
+    if not rest:
+        if prefix == "script":
+            return f"model spec {spec!r} needs a path: script:PATH"
+        return f"model spec {spec!r} needs a model name: {prefix}:MODEL"
+    return None
+
+
+def choose_model_spec(
+    cli: str | None,
+    settings: ModelSettings | None = None,
+    environ: Mapping[str, str] = os.environ,
+) -> str | None:
+    """The model spec to use: `--model` > ACP_SERVER_MODEL > the file's `default_model`.
+
+    Empty values count as unset. None when nothing names a model.
+    """
+    if cli:
+        return cli
+    from_env = environ.get(MODEL_ENV)
+    if from_env:
+        return from_env
+    if settings is not None and settings.default:
+        return settings.default
+    return None
+
+
+def load_settings(
+    path: str | Path | None = None, environ: Mapping[str, str] = os.environ
+) -> ModelSettings:
+    """Read the config file: `path`, else `config_path(environ)`.
+
+    A missing file at the default place gives empty settings; a missing file that was named
+    explicitly, unreadable files, invalid TOML and unexpected keys or values raise
+    ModelConfigError naming the file (and the line, where it can be found).
+    """
+    explicit = path is not None
+    file = Path(path).expanduser() if path is not None else config_path(environ)
+    try:
+        data = file.read_bytes()
+    except FileNotFoundError:
+        if explicit:
+            raise ModelConfigError(f"config file {file}: not found") from None
+        return ModelSettings()
+    except OSError as exc:
+        raise ModelConfigError(f"config file {file}: cannot read: {exc.strerror}") from None
+    try:
+        text = data.decode("utf-8")
+        table = tomllib.loads(text)
+    except UnicodeDecodeError as exc:
+        raise ModelConfigError(f"config file {file}: not UTF-8 ({exc.reason})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ModelConfigError(f"config file {file}: invalid TOML: {exc}") from None
+    return _Reader(file, text).settings(table)
+
+
+_PROVIDER_KEYS = {
+    "base_url": str,
+    "api_key_env": str,
+    "connect_timeout": float,
+    "read_timeout": float,
+}
+
+
+class _Reader:
+    """Validates a decoded file; messages say `config file PATH, line N: ...`."""
+
+    def __init__(self, file: Path, text: str) -> None:
+        self.file = file
+        self.lines = text.splitlines()
+
+    def error(self, problem: str, key: str | None = None, table: str | None = None) -> Exception:
+        line = self._line_of(key, table) if key is not None else None
+        where = f", line {line}" if line is not None else ""
+        return ModelConfigError(f"config file {self.file}{where}: {problem}")
+
+    def _line_of(self, key: str, table: str | None) -> int | None:
+        """Where `key = ...` is written (inside `[table]` when given); a best effort."""
+        current: str | None = None
+        key_re = re.compile(rf"\s*(?:\"{re.escape(key)}\"|{re.escape(key)})\s*=")
+        header_re = re.compile(r"\s*\[\s*([^\]]+?)\s*\]")
+        for number, line in enumerate(self.lines, start=1):
+            header = header_re.match(line)
+            if header is not None and not line.lstrip().startswith("[["):
+                current = header[1].replace('"', "").replace(" ", "")
+                if table is not None and current == table and key == "":
+                    return number
+                continue
+            if current == table and key and key_re.match(line):
+                return number
+        return None
+
+    def settings(self, table: dict[str, Any]) -> ModelSettings:
+        default: str | None = None
+        offered: list[str] = []
+        providers: dict[str, ProviderSettings] = {}
+        for key, value in table.items():
+            if key == "default_model":
+                if not isinstance(value, str):
+                    raise self.error("`default_model` must be a string", key)
+                problem = check_spec(value)
+                if problem is not None:
+                    raise self.error(f"`default_model`: {problem}", key)
+                default = value
+            elif key == "models":
+                if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                    raise self.error("`models` must be a list of model specs (strings)", key)
+                for spec in value:
+                    problem = check_spec(spec)
+                    if problem is not None:
+                        raise self.error(f"`models`: {problem}", key)
+                    if spec not in offered:
+                        offered.append(spec)
+            elif key == "providers":
+                if not isinstance(value, dict):
+                    raise self.error("`providers` must be a table of [providers.NAME]", key)
+                for name, entry in value.items():
+                    providers[name] = self.provider(name, entry)
+            else:
+                raise self.error(
+                    f"unknown key `{key}`; expected default_model, models or [providers.NAME]",
+                    key,
+                )
+        return ModelSettings(default, offered, providers, self.file)
+
+    def provider(self, name: str, entry: Any) -> ProviderSettings:
+        table = f"providers.{name}"
+        if name not in PROVIDERS:
+            raise self.error(
+                f"unknown provider [{table}]; expected {' or '.join(PROVIDERS)}", "", table
+            )
+        if not isinstance(entry, dict):
+            raise self.error(f"[{table}] must be a table", name, "providers")
+        values: dict[str, Any] = {}
+        for key, value in entry.items():
+            kind = _PROVIDER_KEYS.get(key)
+            if kind is None:
+                raise self.error(
+                    f"unknown key `{key}` in [{table}]; expected {', '.join(_PROVIDER_KEYS)}",
+                    key,
+                    table,
+                )
+            if kind is str:
+                if not isinstance(value, str) or not value:
+                    raise self.error(f"[{table}] `{key}` must be a non-empty string", key, table)
+            elif isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+                raise self.error(
+                    f"[{table}] `{key}` must be a positive number of seconds", key, table
+                )
+            else:
+                value = float(value)
+            values[key] = value
+        return ProviderSettings(**values)

@@ -1,0 +1,349 @@
+"""`openai:MODEL`: an OpenAI-compatible Chat Completions endpoint, streamed over SSE.
+
+Works with the hosted API and with compatible servers (vLLM, llama.cpp's server, Ollama):
+
+- the base URL defaults to `https://api.openai.com/v1` (`OPENAI_BASE_URL` overrides it);
+- the API key is optional: without one no `Authorization` header is sent (local servers);
+- text arrives in `delta.content`, reasoning in `delta.reasoning_content` or `delta.reasoning`;
+- tool calls are assembled by `index` from `delta.tool_calls[]`: `id`, `type` and
+  `function.name` are *set* whenever present (llama.cpp repeats them in every delta), only
+  `function.arguments` is appended; the calls are emitted when the choice finishes;
+- `finish_reason` maps `stop`, `tool_calls`, `length` (-> max_tokens) and `content_filter`
+  (-> refusal); anything else counts as `stop`;
+- with `stream_options.include_usage` the last chunk carries `usage`, emitted as `Usage` just
+  before the single `Finish`, which follows `data: [DONE]` (or the end of the body, if the
+  choice had finished).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncGenerator, Mapping
+from contextlib import aclosing
+from typing import Any
+
+import msgspec
+from msgspec import Struct
+
+from acp_server.agent.cancellation import TurnSignal
+from acp_server.models.base import (
+    AssistantTurn,
+    Finish,
+    FinishReason,
+    ImagePart,
+    ModelError,
+    ModelEvent,
+    ModelRequest,
+    TextDelta,
+    TextPart,
+    ThoughtDelta,
+    ToolCallEvent,
+    ToolCallRequest,
+    ToolResultTurn,
+    Usage,
+)
+from acp_server.models.http import (
+    Endpoint,
+    HttpOptions,
+    SseSession,
+    incomplete_stream,
+    malformed_chunk,
+)
+
+__all__ = ["DEFAULT_BASE_URL", "OpenAIProvider", "request_body"]
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+
+_FINISH: dict[str, FinishReason] = {
+    "stop": "stop",
+    "tool_calls": "tool_calls",
+    "function_call": "tool_calls",
+    "length": "max_tokens",
+    "content_filter": "refusal",
+}
+
+# --- the request ----------------------------------------------------------------------------
+
+
+def _user_content(parts: list[TextPart | ImagePart]) -> str | list[dict[str, Any]]:
+    """A plain string when the message is all text (every server accepts that), else parts."""
+    if all(isinstance(part, TextPart) for part in parts):
+        return "\n".join(part.text for part in parts if isinstance(part, TextPart))
+    content: list[dict[str, Any]] = []
+    for part in parts:
+        if isinstance(part, TextPart):
+            content.append({"type": "text", "text": part.text})
+        else:
+            url = f"data:{part.mime_type};base64,{part.data}"
+            content.append({"type": "image_url", "image_url": {"url": url}})
+    return content
+
+
+def _tool_output(turn: ToolResultTurn) -> str:
+    if turn.is_error and not turn.output.lower().startswith("error"):
+        return f"Error: {turn.output}"
+    return turn.output
+
+
+def request_body(model: str, request: ModelRequest) -> dict[str, Any]:
+    """The Chat Completions request for `request` (streaming, with usage)."""
+    messages: list[dict[str, Any]] = []
+    if request.system_prompt:
+        messages.append({"role": "system", "content": request.system_prompt})
+    for item in request.messages:
+        if isinstance(item, AssistantTurn):
+            message: dict[str, Any] = {"role": "assistant"}
+            if item.tool_calls:
+                message["content"] = item.text or None
+                message["tool_calls"] = [
+                    {
+                        "id": call.call_id,
+                        "type": "function",
+                        "function": {
+                            "name": call.name,
+                            "arguments": msgspec.json.encode(call.arguments).decode(),
+                        },
+                    }
+                    for call in item.tool_calls
+                ]
+            else:
+                message["content"] = item.text
+            messages.append(message)
+        elif isinstance(item, ToolResultTurn):
+            messages.append(
+                {"role": "tool", "tool_call_id": item.call_id, "content": _tool_output(item)}
+            )
+        else:
+            messages.append({"role": "user", "content": _user_content(item.parts)})
+    body: dict[str, Any] = {
+        "model": model,
+        "messages": messages,
+        "stream": True,
+        "stream_options": {"include_usage": True},
+    }
+    if request.tools:
+        body["tools"] = [
+            {
+                "type": "function",
+                "function": {
+                    "name": tool.name,
+                    "description": tool.description,
+                    "parameters": tool.parameters,
+                },
+            }
+            for tool in request.tools
+        ]
+    if request.max_output_tokens is not None:
+        body["max_tokens"] = request.max_output_tokens
+    return body
+
+
+# --- the stream -----------------------------------------------------------------------------
+
+
+class _FunctionDelta(Struct):
+    name: str | None = None
+    arguments: str | None = None
+
+
+class _ToolCallDelta(Struct):
+    index: int | None = None
+    id: str | None = None
+    type: str | None = None
+    function: _FunctionDelta | None = None
+
+
+class _Delta(Struct):
+    content: str | None = None
+    reasoning_content: Any = None
+    reasoning: Any = None
+    tool_calls: list[_ToolCallDelta] | None = None
+
+
+class _Choice(Struct):
+    index: int = 0
+    delta: _Delta | None = None
+    finish_reason: str | None = None
+
+
+class _Usage(Struct):
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+
+
+class _Chunk(Struct):
+    choices: list[_Choice] | None = None
+    usage: _Usage | None = None
+    error: Any = None
+
+
+_decode_chunk = msgspec.json.Decoder(_Chunk).decode
+
+
+class _PendingCall:
+    __slots__ = ("arguments", "call_id", "name")
+
+    def __init__(self) -> None:
+        self.call_id: str | None = None
+        self.name: str | None = None
+        self.arguments: list[str] = []
+
+
+def _stream_error(endpoint: Endpoint, error: Any) -> ModelError:
+    """An `{"error": ...}` chunk inside the stream (OpenAI, vLLM and others send these)."""
+    message: Any = error
+    code: str | None = None
+    if isinstance(error, dict):
+        message = error.get("message", error)
+        kind = error.get("type") or error.get("code")
+        code = str(kind) if kind is not None else None
+    kind_text = f" ({code})" if code else ""
+    return ModelError(
+        f"{endpoint.label}: the server reported an error mid-stream{kind_text}: {message}",
+        code=code or "stream_error",
+    )
+
+
+class OpenAIProvider:
+    """`openai:MODEL` over an OpenAI-compatible `/chat/completions` endpoint."""
+
+    __slots__ = ("_api_key", "_http", "endpoint", "name")
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str = DEFAULT_BASE_URL,
+        api_key: str | None = None,
+        key_env: str = "OPENAI_API_KEY",
+        base_url_env: str = "OPENAI_BASE_URL",
+        options: HttpOptions | None = None,
+    ) -> None:
+        self.name = f"openai:{model}"
+        self.endpoint = Endpoint(
+            "openai", model, base_url.rstrip("/"), key_env, base_url_env, key_set=bool(api_key)
+        )
+        self._api_key = api_key or None
+        self._http = SseSession(self.endpoint, options or HttpOptions())
+
+    async def aclose(self) -> None:
+        """Close the HTTP client; the provider stays usable (a new one opens on demand)."""
+        await self._http.aclose()
+
+    def _headers(self) -> Mapping[str, str]:
+        if self._api_key is None:
+            return {}
+        return {"authorization": f"Bearer {self._api_key}"}
+
+    async def stream(
+        self, request: ModelRequest, signal: TurnSignal
+    ) -> AsyncGenerator[ModelEvent, None]:
+        """One streamed chat completion; see the module docstring."""
+        signal.raise_if_aborted()
+        endpoint = self.endpoint
+        body = msgspec.json.encode(request_body(endpoint.model, request))
+        calls: dict[int, _PendingCall] = {}
+        finish: FinishReason | None = None
+        usage: Usage | None = None
+        done = False
+        events = self._http.events("/chat/completions", self._headers(), body, signal)
+        async with aclosing(events):
+            async for sse in events:
+                data = sse.data
+                if data.strip() == "[DONE]":
+                    done = True
+                    break
+                if not data:
+                    continue
+                try:
+                    chunk = _decode_chunk(data)
+                except msgspec.DecodeError as exc:
+                    raise malformed_chunk(endpoint, data, str(exc)) from None
+                if chunk.error is not None:
+                    raise _stream_error(endpoint, chunk.error)
+                if chunk.usage is not None:
+                    usage = Usage(
+                        input_tokens=chunk.usage.prompt_tokens or 0,
+                        output_tokens=chunk.usage.completion_tokens or 0,
+                        context_window=None,
+                    )
+                for choice in chunk.choices or ():
+                    if choice.index != 0:
+                        continue
+                    delta = choice.delta
+                    if delta is not None:
+                        # Some servers send both fields with the same text: use one.
+                        reasoning = delta.reasoning_content or delta.reasoning
+                        if isinstance(reasoning, str) and reasoning:
+                            yield ThoughtDelta(text=reasoning)
+                        if delta.content:
+                            yield TextDelta(text=delta.content)
+                        if delta.tool_calls:
+                            _merge_tool_calls(calls, delta.tool_calls)
+                    if choice.finish_reason and finish is None:
+                        finish = _FINISH.get(choice.finish_reason, "stop")
+                        for event in _finished_calls(endpoint, calls):
+                            yield event
+                        calls.clear()
+        if finish is None:
+            if not done:
+                raise incomplete_stream(endpoint)
+            # [DONE] without a finish_reason: some servers omit it; what arrived is complete.
+            finish = "tool_calls" if calls else "stop"
+        for event in _finished_calls(endpoint, calls):  # deltas that came after the finish
+            yield event
+        signal.raise_if_aborted()
+        if usage is not None:
+            yield usage
+        yield Finish(reason=finish)
+
+
+def _merge_tool_calls(calls: dict[int, _PendingCall], deltas: list[_ToolCallDelta]) -> None:
+    """Fold one chunk's tool-call deltas into the pending calls, by `index`."""
+    for position, delta in enumerate(deltas):
+        index = delta.index if delta.index is not None else position
+        pending = calls.get(index)
+        if pending is None:
+            pending = calls[index] = _PendingCall()
+        if delta.id:
+            pending.call_id = delta.id
+        function = delta.function
+        if function is not None:
+            if function.name:
+                pending.name = function.name
+            if function.arguments:
+                pending.arguments.append(function.arguments)
+
+
+def _finished_calls(endpoint: Endpoint, calls: dict[int, _PendingCall]) -> list[ToolCallEvent]:
+    """The assembled calls in index order; raises ModelError for a nameless call or bad JSON."""
+    events: list[ToolCallEvent] = []
+    for index in sorted(calls):
+        pending = calls[index]
+        if not pending.name:
+            raise ModelError(
+                f"{endpoint.label}: the model sent tool call {index} without a name.",
+                code="bad_tool_call",
+            )
+        text = "".join(pending.arguments).strip()
+        try:
+            arguments: Any = msgspec.json.decode(text) if text else {}
+        except msgspec.DecodeError as exc:
+            raise ModelError(
+                f"{endpoint.label}: the arguments of tool call {pending.name!r} are not valid "
+                f"JSON ({exc}): {text[:200]!r}",
+                code="bad_tool_call",
+            ) from None
+        if not isinstance(arguments, dict):
+            raise ModelError(
+                f"{endpoint.label}: the arguments of tool call {pending.name!r} are not a JSON "
+                f"object: {text[:200]!r}",
+                code="bad_tool_call",
+            )
+        call_id = pending.call_id or f"call_{uuid.uuid4().hex[:24]}"
+        events.append(
+            ToolCallEvent(
+                call=ToolCallRequest(call_id=call_id, name=pending.name, arguments=arguments)
+            )
+        )
+    return events

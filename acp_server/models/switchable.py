@@ -1,0 +1,37 @@
+"""A session's model, switchable between requests (the `model` config option)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, Callable
+
+from acp_server.agent.cancellation import TurnSignal
+
+from .base import ModelConfigError, ModelEvent, ModelProvider, ModelRequest
+
+
+class SwitchableModel:
+    """Delegates each request to the provider chosen last; a switch applies from the next
+    request, never to one in flight (a stream keeps the provider it started with)."""
+
+    def __init__(self, spec: str, provider: ModelProvider, load: Callable[[str], ModelProvider]):
+        self.spec = spec
+        self.name = provider.name
+        self._provider = provider
+        self._load = load
+        self._loaded: dict[str, ModelProvider] = {spec: provider}
+
+    def switch(self, spec: str) -> None:
+        """Use `spec` from the next request on; `ModelConfigError` if it cannot be loaded."""
+        provider = self._loaded.get(spec)
+        if provider is None:
+            provider = self._load(spec)
+            self._loaded[spec] = provider
+        self._provider = provider
+        self.spec = spec
+        self.name = provider.name
+
+    def stream(self, request: ModelRequest, signal: TurnSignal) -> AsyncGenerator[ModelEvent, None]:
+        return self._provider.stream(request, signal)
+
+
+__all__ = ["ModelConfigError", "SwitchableModel"]

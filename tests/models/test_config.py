@@ -1,0 +1,201 @@
+"""The config file (`config.toml`), model-spec precedence, and `load_model` with settings."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import anyio
+import pytest
+
+from acp_server.models.anthropic import AnthropicProvider
+from acp_server.models.base import ModelConfigError, ModelError
+from acp_server.models.config import (
+    ModelSettings,
+    ProviderSettings,
+    check_spec,
+    choose_model_spec,
+    config_path,
+    load_settings,
+)
+from acp_server.models.http import HttpOptions, close_provider
+from acp_server.models.openai import OpenAIProvider
+from acp_server.models.spec import load_model
+from tests.models.provider_support import collect
+from tests.models.sse_server import free_port, recorded, serve
+
+EXAMPLE = """\
+default_model = "openai:gpt-4o-mini"
+models = ["openai:gpt-4o-mini", "anthropic:claude-sonnet-4-5", "openai:gpt-4o-mini"]
+
+[providers.openai]
+base_url = "http://127.0.0.1:8080/v1"
+api_key_env = "LOCAL_KEY"
+read_timeout = 120
+
+[providers.anthropic]
+api_key_env = "MY_ANTHROPIC_KEY"
+connect_timeout = 5
+"""
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "config.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_full_example(tmp_path: Path) -> None:
+    path = write(tmp_path, EXAMPLE)
+    settings = load_settings(path)
+    assert settings == ModelSettings(
+        default="openai:gpt-4o-mini",
+        offered=["openai:gpt-4o-mini", "anthropic:claude-sonnet-4-5"],  # duplicates dropped
+        providers={
+            "openai": ProviderSettings(
+                base_url="http://127.0.0.1:8080/v1", api_key_env="LOCAL_KEY", read_timeout=120.0
+            ),
+            "anthropic": ProviderSettings(api_key_env="MY_ANTHROPIC_KEY", connect_timeout=5.0),
+        },
+        path=path,
+    )
+    assert settings.provider("openai").base_url == "http://127.0.0.1:8080/v1"
+
+
+def test_config_path_follows_xdg_then_home(tmp_path: Path) -> None:
+    xdg = tmp_path / "xdg"
+    assert config_path({"XDG_CONFIG_HOME": str(xdg), "HOME": "/h"}) == (
+        xdg / "acp-server" / "config.toml"
+    )
+    assert config_path({"HOME": "/h"}) == Path("/h/.config/acp-server/config.toml")
+    # a relative XDG_CONFIG_HOME is ignored, as the XDG spec says
+    assert config_path({"XDG_CONFIG_HOME": "rel", "HOME": "/h"}) == Path(
+        "/h/.config/acp-server/config.toml"
+    )
+
+
+def test_default_location_is_read_and_missing_is_empty(tmp_path: Path) -> None:
+    environ = {"XDG_CONFIG_HOME": str(tmp_path)}
+    assert load_settings(environ=environ) == ModelSettings()
+    (tmp_path / "acp-server").mkdir()
+    (tmp_path / "acp-server" / "config.toml").write_text('default_model = "echo"\n')
+    assert load_settings(environ=environ).default == "echo"
+
+
+def test_an_explicit_missing_file_is_an_error(tmp_path: Path) -> None:
+    with pytest.raises(ModelConfigError, match=r"config file .*nope.toml: not found"):
+        load_settings(tmp_path / "nope.toml")
+
+
+def test_invalid_toml_names_file_and_line(tmp_path: Path) -> None:
+    path = write(tmp_path, 'default_model = "echo"\nmodels = = ["echo"]\n')
+    with pytest.raises(ModelConfigError) as info:
+        load_settings(path)
+    message = str(info.value)
+    assert message.startswith(f"config file {path}: invalid TOML:")
+    assert "line 2" in message
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("default_modle = 'echo'\n", r", line 1: unknown key `default_modle`"),
+        ("\ndefault_model = 3\n", r", line 2: `default_model` must be a string"),
+        ("models = 'openai:x'\n", r", line 1: `models` must be a list"),
+        ("models = ['gemini:pro']\n", r", line 1: `models`: unknown model spec 'gemini:pro'"),
+        ("default_model = 'openai:'\n", r", line 1: .* needs a model name: openai:MODEL"),
+        (
+            "[providers.gemini]\nbase_url = 'x'\n",
+            r", line 1: unknown provider \[providers.gemini\]",
+        ),
+        (
+            "[providers.openai]\n\nbase_ur = 'x'\n",
+            r", line 3: unknown key `base_ur` in \[providers.openai\]",
+        ),
+        ("[providers.openai]\nbase_url = ''\n", r", line 2: .*`base_url` must be a non-empty"),
+        (
+            "[providers.openai]\nread_timeout = 0\n",
+            r", line 2: .*`read_timeout` must be a positive",
+        ),
+        ("[providers.openai]\nread_timeout = true\n", r", line 2: .*`read_timeout` must be"),
+        ("providers = 1\n", r", line 1: `providers` must be a table"),
+    ],
+)
+def test_bad_values_are_clear_errors(tmp_path: Path, text: str, problem: str) -> None:
+    path = write(tmp_path, text)
+    with pytest.raises(ModelConfigError, match="^config file " + re.escape(str(path)) + problem):
+        load_settings(path)
+
+
+def test_check_spec() -> None:
+    assert check_spec("echo") is None
+    assert check_spec("script:/x.json") is None
+    assert check_spec("openai:gpt-4o") is None
+    assert check_spec("anthropic:claude") is None
+    assert check_spec("anthropic:") == "model spec 'anthropic:' needs a model name: anthropic:MODEL"
+    assert check_spec("x") is not None
+
+
+def test_precedence_cli_then_env_then_file() -> None:
+    settings = ModelSettings(default="openai:from-file")
+    env = {"ACP_SERVER_MODEL": "openai:from-env"}
+    assert choose_model_spec("openai:from-cli", settings, env) == "openai:from-cli"
+    assert choose_model_spec(None, settings, env) == "openai:from-env"
+    assert choose_model_spec(None, settings, {"ACP_SERVER_MODEL": ""}) == "openai:from-file"
+    assert choose_model_spec("", settings, {}) == "openai:from-file"
+    assert choose_model_spec(None, ModelSettings(), {}) is None
+    assert choose_model_spec(None, None, {}) is None
+
+
+def test_load_model_uses_provider_settings(tmp_path: Path) -> None:
+    settings = load_settings(write(tmp_path, EXAMPLE))
+    p = load_model("openai:llama", settings, environ={"LOCAL_KEY": "k"})
+    assert isinstance(p, OpenAIProvider)
+    assert p.endpoint.base_url == "http://127.0.0.1:8080/v1"
+    assert p.endpoint.key_env == "LOCAL_KEY"
+    # the fix names the file's setting, since that is where the URL came from
+    assert p.endpoint.base_url_env == f"base_url in [providers.openai] of {settings.path}"
+    # the environment variable wins over the file
+    p = load_model("openai:llama", settings, environ={"OPENAI_BASE_URL": "http://10.0.0.1:1/v1"})
+    assert isinstance(p, OpenAIProvider)
+    assert p.endpoint.base_url == "http://10.0.0.1:1/v1"
+    assert p.endpoint.base_url_env == "OPENAI_BASE_URL"
+    a = load_model("anthropic:claude", settings, environ={})
+    assert isinstance(a, AnthropicProvider)
+    assert a.endpoint.key_env == "MY_ANTHROPIC_KEY"
+    assert a.endpoint.base_url == "https://api.anthropic.com"
+
+
+def test_load_model_rejects_bad_specs() -> None:
+    with pytest.raises(ModelConfigError, match="needs a model name: openai:MODEL"):
+        load_model("openai:")
+    with pytest.raises(ModelConfigError, match="unknown model spec 'gemini:pro'"):
+        load_model("gemini:pro")
+
+
+def test_configured_key_variable_and_base_url_are_used_on_the_wire(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with serve(recorded("openai_text")) as server:
+            text = f'[providers.openai]\nbase_url = "{server.url}/v1"\napi_key_env = "LOCAL_KEY"\n'
+            settings = load_settings(write(tmp_path, text))
+            p = load_model("openai:llama", settings, environ={"LOCAL_KEY": "sk-local"})
+            await collect(p)
+            await close_provider(p)
+        assert server.requests[0].headers["authorization"] == "Bearer sk-local"
+
+    anyio.run(main)
+
+
+def test_an_unreachable_configured_url_names_the_setting(tmp_path: Path) -> None:
+    async def main() -> None:
+        port = await free_port()
+        text = f'[providers.openai]\nbase_url = "http://127.0.0.1:{port}/v1"\n'
+        settings = load_settings(write(tmp_path, text))
+        p = load_model("openai:m", settings, environ={})
+        assert isinstance(p, OpenAIProvider)
+        p._http.options = HttpOptions(max_attempts=1)  # production backoff would take 3.5 s
+        with pytest.raises(ModelError, match=r"Check base_url in \[providers.openai\] of "):
+            await collect(p)
+        await close_provider(p)
+
+    anyio.run(main)
