@@ -7,6 +7,7 @@ Imports beyond argparse happen after parsing: every editor spawn pays for them b
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import sys
 from pathlib import Path
@@ -25,8 +26,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--model",
         metavar="SPEC",
-        help="the model: script:PATH (a scripted model file) or echo; "
-        "default: the ACP_SERVER_MODEL environment variable",
+        help="the model: openai:MODEL, anthropic:MODEL, script:PATH (a scripted model file) "
+        "or echo; default: $ACP_SERVER_MODEL, else default_model in the config file",
     )
     parser.add_argument(
         "--data-dir",
@@ -34,6 +35,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="where session journals live (default: $XDG_DATA_HOME/acp-server, "
         "else ~/.local/share/acp-server)",
+    )
+    parser.add_argument(
+        "--mode",
+        default="default",
+        choices=("default", "accept_edits", "read_only", "bypass"),
+        help="permission mode of new sessions (default: default, which asks before edits "
+        "and commands)",
     )
     parser.add_argument(
         "--log-level",
@@ -76,17 +84,26 @@ def main(argv: list[str] | None = None) -> int:
         level=args.log_level.upper(),
         format="acp-server %(levelname)s %(name)s: %(message)s",
     )
-    model = None
-    spec = args.model or os.environ.get("ACP_SERVER_MODEL")
-    if spec:
-        from acp_server.models.base import ModelConfigError
-        from acp_server.models.spec import load_model
+    from acp_server.models.base import ModelConfigError
+    from acp_server.models.config import choose_model_spec, load_settings
+    from acp_server.models.spec import load_model
 
-        try:
-            model = load_model(spec)
-        except ModelConfigError as exc:
-            print(f"acp-server: {exc}", file=sys.stderr)
-            return 2
+    try:
+        settings = load_settings()
+        spec = choose_model_spec(args.model, settings)
+        model = load_model(spec, settings) if spec else None
+    except ModelConfigError as exc:
+        print(f"acp-server: {exc}", file=sys.stderr)
+        return 2
+    offered = tuple(dict.fromkeys([*([spec] if spec else []), *settings.offered]))
+
+    from acp_server.tools.permissions import ModeRefused, check_mode
+
+    try:
+        mode = check_mode(args.mode)
+    except ModeRefused as exc:
+        print(f"acp-server: {exc}", file=sys.stderr)
+        return 2
 
     from acp_server.server import ServerOptions, run
 
@@ -95,6 +112,10 @@ def main(argv: list[str] | None = None) -> int:
             data_dir=args.data_dir or default_data_dir(),
             max_line_bytes=args.max_line_bytes,
             model=model,
+            model_spec=spec,
+            offered_models=offered,
+            load_model=functools.partial(load_model, settings=settings),
+            mode=mode,
         )
     )
     return 0

@@ -15,6 +15,7 @@ import logging
 import os
 import signal
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING
 import anyio
 
 from acp_server.acp.connection import AcpConnection, BridgeOptions
+from acp_server.process import kill_all
 from acp_server.rpc.dispatch import JsonRpcDispatcher
 from acp_server.rpc.framing import DEFAULT_MAX_LINE_BYTES
 from acp_server.rpc.peer import Peer
@@ -35,6 +37,7 @@ from acp_server.rpc.stdio import (
 
 if TYPE_CHECKING:
     from acp_server.models.base import ModelProvider
+    from acp_server.tools.permissions import Mode
 
 log = logging.getLogger(__name__)
 
@@ -49,11 +52,20 @@ class ServerOptions:
     data_dir: Path
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
     model: ModelProvider | None = None
+    model_spec: str | None = None
+    offered_models: tuple[str, ...] = ()
+    load_model: Callable[[str], ModelProvider] | None = None
+    mode: Mode = "default"
 
 
 def run(options: ServerOptions) -> None:
     """Serve ACP on stdin/stdout until the client goes away."""
     protocol_fd = protect_stdout()
+    # Orphaned grandchildren of our tools re-parent to us, so the process runner can reap a
+    # whole group even when we are PID 1 in a container.
+    from acp_server.process import become_subreaper
+
+    become_subreaper()
     stdin_is_terminal = os.isatty(0)
     if not stdin_is_terminal:
         # A Python-level no-op rather than SIG_IGN: an ignored signal stays ignored in every
@@ -87,6 +99,7 @@ async def _serve(options: ServerOptions, protocol_fd: int, stdin_is_terminal: bo
         watchdog.start()
         with anyio.move_on_after(DISPOSE_DEADLINE - 0.3):
             await connection.dispose()
+            await kill_all()
         with anyio.move_on_after(0.2):
             await peer.writer.drained()
         peer.close()
@@ -115,7 +128,16 @@ async def _serve(options: ServerOptions, protocol_fd: int, stdin_is_terminal: bo
 
     async with anyio.create_task_group() as tg:
         connection = AcpConnection(
-            peer, tg, BridgeOptions(data_dir=options.data_dir, model=options.model)
+            peer,
+            tg,
+            BridgeOptions(
+                data_dir=options.data_dir,
+                model=options.model,
+                model_spec=options.model_spec,
+                offered_models=options.offered_models,
+                load_model=options.load_model,
+                mode=options.mode,
+            ),
         )
         connection.register(dispatcher)
         tg.start_soon(watch_signals)
@@ -126,4 +148,5 @@ async def _serve(options: ServerOptions, protocol_fd: int, stdin_is_terminal: bo
             # End of input: in-flight requests were answered; release what sessions hold.
             with anyio.CancelScope(shield=True), anyio.move_on_after(DISPOSE_DEADLINE):
                 await connection.dispose()
+                await kill_all()
         tg.cancel_scope.cancel()

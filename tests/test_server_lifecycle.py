@@ -53,7 +53,8 @@ def test_stdin_eof_answers_everything_then_exits_0(tmp_path: Path) -> None:
     )
     assert proc.returncode == 0
     frames = [json.loads(line) for line in proc.stdout.splitlines()]
-    assert sorted(str(f["id"]) for f in frames) == ["0", "1", "None"]
+    responses = [f for f in frames if "method" not in f]
+    assert sorted(str(f["id"]) for f in responses) == ["0", "1", "None"]
 
 
 @pytest.mark.parametrize("kind", ["regular file", "/dev/null"])
@@ -152,3 +153,49 @@ def test_stray_print_and_child_output_never_reach_the_protocol_stream() -> None:
     for noise in (b"stray print", b"raw fd 1 write", b"child output"):
         assert noise not in proc.stdout
         assert noise in proc.stderr
+
+
+def test_sigterm_during_a_running_tool_reaps_its_processes_within_2_s(tmp_path: Path) -> None:
+    pids = tmp_path / "pids"
+    command = f"sleep 300 & echo $! >> {pids}; sleep 300 & echo $! >> {pids}; wait"
+    model = tmp_path / "model.json"
+    model.write_text(
+        json.dumps(
+            {"responses": [[{"tool_call": {"name": "bash", "arguments": {"command": command}}}]]}
+        )
+    )
+    env = {**os.environ, "ACP_SERVER_SANDBOXED": "1"}
+    args = [SERVER, "--model", f"script:{model}", "--mode", "bypass"]
+    with subprocess.Popen(
+        args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
+    ) as proc:
+        assert proc.stdin is not None
+        proc.stdin.write(INITIALIZE)
+        new = {"cwd": str(tmp_path), "mcpServers": []}
+        proc.stdin.write(
+            json.dumps({"jsonrpc": "2.0", "id": 1, "method": "session/new", "params": new}).encode()
+            + b"\n"
+        )
+        proc.stdin.flush()
+        read_frame(proc)
+        sid = read_frame(proc)["result"]["sessionId"]  # type: ignore[index]
+        prompt = {"sessionId": sid, "prompt": [{"type": "text", "text": "go"}]}
+        proc.stdin.write(
+            json.dumps(
+                {"jsonrpc": "2.0", "id": 2, "method": "session/prompt", "params": prompt}
+            ).encode()
+            + b"\n"
+        )
+        proc.stdin.flush()
+        deadline = time.monotonic() + 10
+        while not (pids.exists() and len(pids.read_text().split()) == 2):
+            assert time.monotonic() < deadline, "the tool never started its processes"
+            time.sleep(0.02)
+        children = [int(p) for p in pids.read_text().split()]
+        started = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        assert wait_exit(proc, 5) == 0
+        assert time.monotonic() - started < 2.0
+    for pid in children:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)

@@ -7,6 +7,7 @@ feature adds its own flag when it lands.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -29,6 +30,7 @@ from protocol.initialize import (
     Implementation,
     InitializeRequest,
     InitializeResponse,
+    PromptCapabilities,
     SessionCapabilities,
     SessionCloseCapabilities,
     SessionDeleteCapabilities,
@@ -36,11 +38,14 @@ from protocol.initialize import (
     SessionResumeCapabilities,
 )
 from protocol.session import CancelNotification, PromptRequest, PromptResponse
+from protocol.session_update import AgentMessageChunk
 
+from .modes import slash_command
 from .sessions import AcpSession, SessionRegistry
 
 if TYPE_CHECKING:
     from acp_server.models.base import ModelProvider
+    from acp_server.tools.permissions import Mode
 
     from .lifecycle import SessionLifecycle
 
@@ -61,10 +66,14 @@ SESSION_METHODS = {
     "session/list": "list_sessions",
     "session/close": "close_session",
     "session/delete": "delete_session",
+    "session/set_mode": "set_mode",
+    "session/set_config_option": "set_config_option",
 }
 
 AGENT_CAPABILITIES = AgentCapabilities(
     load_session=True,
+    # Images go to models that take them; embedded resources become context text.
+    prompt_capabilities=PromptCapabilities(image=True, embedded_context=True),
     session_capabilities=SessionCapabilities(
         list=SessionListCapabilities(),
         resume=SessionResumeCapabilities(),
@@ -74,9 +83,13 @@ AGENT_CAPABILITIES = AgentCapabilities(
 )
 """Exactly what works in this build."""
 
+CONFIGURE_MODEL = "configure-model"
+
 NO_MODEL_MESSAGE = (
-    "No model is configured. Start acp-server with --model SPEC or set ACP_SERVER_MODEL; "
-    "SPEC is script:PATH (a scripted model file) or echo."
+    "No model is configured. Start acp-server with --model SPEC, set ACP_SERVER_MODEL=SPEC, or "
+    "set default_model in $XDG_CONFIG_HOME/acp-server/config.toml. SPEC is openai:MODEL "
+    "(OPENAI_API_KEY, OPENAI_BASE_URL for local servers), anthropic:MODEL (ANTHROPIC_API_KEY), "
+    "script:PATH or echo."
 )
 
 
@@ -86,6 +99,12 @@ class BridgeOptions:
 
     data_dir: Path
     model: ModelProvider | None = None
+    model_spec: str | None = None
+    offered_models: tuple[str, ...] = ()
+    """Model specs offered as the `model` config option (the current one included)."""
+    load_model: Callable[[str], ModelProvider] | None = None
+    """Loads another offered model when a session switches to it."""
+    mode: Mode = "default"
 
 
 class AcpConnection:
@@ -95,7 +114,22 @@ class AcpConnection:
         self.peer = peer
         self.options = options
         self.client_capabilities = ClientCapabilities()
-        self.auth_methods: list[AuthMethod] = []
+        # Without a model nothing can answer a prompt; the auth method tells clients how to
+        # configure one (prompts answer -32000 with the same message).
+        self.auth_methods: list[AuthMethod] = (
+            []
+            if options.model is not None
+            else [
+                AuthMethod(
+                    id=CONFIGURE_MODEL, name="Configure a model", description=NO_MODEL_MESSAGE
+                )
+            ]
+        )
+        self._providers: dict[str, ModelProvider] = (
+            {options.model_spec: options.model}
+            if options.model is not None and options.model_spec
+            else {}
+        )
         self.sessions = SessionRegistry()
         self.task_group = task_group
         self._initialized = anyio.Event()
@@ -128,6 +162,16 @@ class AcpConnection:
         if self._dispatcher is not None:
             await self._dispatcher.load()
 
+    def provider_for(self, spec: str) -> ModelProvider:
+        """The provider of an offered model spec, loaded once per connection."""
+        provider = self._providers.get(spec)
+        if provider is None:
+            if self.options.load_model is None:
+                raise ValueError(f"cannot load model {spec!r}")
+            provider = self.options.load_model(spec)
+            self._providers[spec] = provider
+        return provider
+
     def _lifecycle_handler(self, name: str) -> RequestHandler:
         async def handle(request: IncomingRequest, params: msgspec.Raw | None) -> object:
             method: RequestHandler = getattr(self.lifecycle, name)
@@ -147,6 +191,10 @@ class AcpConnection:
         async with anyio.create_task_group() as tg:
             for session in self.sessions:
                 tg.start_soon(release, session)
+        from acp_server.models.http import close_provider
+
+        for provider in self._providers.values():
+            await close_provider(provider)
 
     # -- handlers -------------------------------------------------------------------------
 
@@ -185,15 +233,20 @@ class AcpConnection:
     async def prompt(self, request: IncomingRequest, params: msgspec.Raw | None) -> PromptResponse:
         from acp_server.agent.cancellation import UserCancel
 
-        from .content import parts_from_prompt
+        from .content import parts_from_prompt, read_resource_links
         from .prompting import stop_reason_for
 
         prompt = decode_params(params, PromptRequest)
         session = self._session(prompt.session_id)
+        text = "\n".join(p.text for p in prompt.prompt if isinstance(p, TextContent))
+        command = slash_command(text) if len(prompt.prompt) == 1 else None
+        if command is not None:
+            request.admit()
+            return await self._run_command(session, *command)
         agent = session.agent
         if agent is None:
             raise RpcError(errors.AUTH_REQUIRED, "Authentication required", NO_MODEL_MESSAGE)
-        parts = parts_from_prompt(prompt.prompt)
+        parts = await read_resource_links(parts_from_prompt(prompt.prompt), session.policy.sandbox)
         ticket = agent.followup(parts)
 
         # `$/cancel_request` for this prompt stops it alone: dropped if queued, aborted (queue
@@ -204,10 +257,37 @@ class AcpConnection:
 
         request.on_cancel_request = stop_this_prompt
         request.admit()
-        await self.lifecycle.announce_title(
-            session, "\n".join(p.text for p in prompt.prompt if isinstance(p, TextContent))
+        await self.lifecycle.announce_title(session, text)
+        result = await ticket.wait()
+        usage = agent.last_usage
+        if usage is not None and usage.context_window:
+            from protocol.session_update import UsageUpdate
+
+            from .updates import SessionUpdates
+
+            await SessionUpdates(self.peer, session.id).send(
+                UsageUpdate(
+                    used=usage.input_tokens + usage.output_tokens, size=usage.context_window
+                )
+            )
+        return PromptResponse(stop_reason=stop_reason_for(result))
+
+    async def _run_command(self, session: AcpSession, name: str, argument: str) -> PromptResponse:
+        """A slash command (see `modes.COMMANDS`): handled here, the model is not asked."""
+        from acp_server.session.records import utc_now
+
+        from .updates import SessionUpdates
+
+        assert name == "mode"
+        try:
+            await self.lifecycle.change_mode(session, argument)
+            message = f"Mode set to {argument}."
+        except RpcError as exc:
+            message = f"The mode was not changed: {exc.data}"
+        await SessionUpdates(self.peer, session.id).send(
+            AgentMessageChunk(content=TextContent(text=message), message_id=f"cmd_{utc_now()}")
         )
-        return PromptResponse(stop_reason=stop_reason_for(await ticket.wait()))
+        return PromptResponse(stop_reason="end_turn")
 
     async def cancel(self, params: msgspec.Raw | None) -> None:
         try:

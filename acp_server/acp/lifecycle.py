@@ -16,6 +16,9 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
+from acp_server.agent.cancellation import TurnSignal
+from acp_server.models.base import ModelConfigError
+from acp_server.models.switchable import SwitchableModel
 from acp_server.rpc.dispatch import RpcError, decode_params
 from acp_server.rpc.peer import IncomingRequest
 from acp_server.session import records as rec
@@ -29,6 +32,17 @@ from acp_server.session.journal_format import (
     is_session_id,
 )
 from acp_server.session.log import SessionLog
+from acp_server.tools.base import Tool, ToolKind
+from acp_server.tools.builtin import builtin_tools
+from acp_server.tools.local_commands import LocalCommands
+from acp_server.tools.permissions import (
+    MODE_IDS,
+    Mode,
+    ModeRefused,
+    PermissionPolicy,
+    check_mode,
+)
+from acp_server.tools.workspace import CommandRunner, FileAccess, LocalFiles, Sandbox
 from protocol import errors
 from protocol.session import (
     CloseSessionRequest,
@@ -44,9 +58,16 @@ from protocol.session import (
     ResumeSessionRequest,
     ResumeSessionResponse,
     SessionInfo,
+    SetSessionConfigOptionRequest,
+    SetSessionConfigOptionResponse,
+    SetSessionModeRequest,
+    SetSessionModeResponse,
 )
-from protocol.session_update import SessionInfoUpdate
+from protocol.session_config import SessionConfigOption
+from protocol.session_update import ConfigOptionUpdate, CurrentModeUpdate, SessionInfoUpdate
 
+from .client_requests import AcpPermissionAsker, ClientFiles, ClientTerminals
+from .modes import COMMANDS, MODE_OPTION_ID, MODEL_OPTION_ID, config_options, mode_state
 from .replay import replay_updates
 from .sessions import AcpSession, new_session_id
 from .updates import SessionUpdates
@@ -105,9 +126,19 @@ class SessionLifecycle:
             journal = self.store.create(header)
         except JournalError as exc:
             raise RpcError(errors.INTERNAL_ERROR, f"cannot create the session: {exc}") from None
-        self._start(session_id, new.cwd, extra_roots, list(new.mcp_servers), [], journal)
+        session = self._start(session_id, new.cwd, extra_roots, list(new.mcp_servers), [], journal)
         log.info("session %s created in %s", session_id, new.cwd)
-        return NewSessionResponse(session_id=session_id)
+
+        async def announce_commands() -> None:
+            await SessionUpdates(self._connection.peer, session_id).send(COMMANDS)
+
+        request.after_response.append(announce_commands)
+        mode = session.policy.mode
+        return NewSessionResponse(
+            session_id=session_id,
+            modes=mode_state(mode),
+            config_options=self._config_options(session),
+        )
 
     async def load_session(
         self, request: IncomingRequest, params: msgspec.Raw | None
@@ -121,19 +152,97 @@ class SessionLifecycle:
         updates = SessionUpdates(self._connection.peer, session.id)
         for update in replay_updates(session.log.records):
             await updates.send(update)
-        return LoadSessionResponse()
+        mode = session.policy.mode
+        return LoadSessionResponse(
+            modes=mode_state(mode), config_options=self._config_options(session)
+        )
 
     async def resume_session(
         self, request: IncomingRequest, params: msgspec.Raw | None
     ) -> ResumeSessionResponse:
         resume = decode_params(params, ResumeSessionRequest)
-        self._reopen(
+        session = self._reopen(
             resume.session_id,
             resume.cwd,
             resume.additional_directories or [],
             list(resume.mcp_servers or []),
         )
-        return ResumeSessionResponse()
+        mode = session.policy.mode
+        return ResumeSessionResponse(
+            modes=mode_state(mode), config_options=self._config_options(session)
+        )
+
+    async def set_mode(
+        self, request: IncomingRequest, params: msgspec.Raw | None
+    ) -> SetSessionModeResponse:
+        change = decode_params(params, SetSessionModeRequest)
+        await self.change_mode(self.active(change.session_id), change.mode_id)
+        return SetSessionModeResponse()
+
+    async def set_config_option(
+        self, request: IncomingRequest, params: msgspec.Raw | None
+    ) -> SetSessionConfigOptionResponse:
+        change = decode_params(params, SetSessionConfigOptionRequest)
+        session = self.active(change.session_id)
+        if change.config_id not in (MODE_OPTION_ID, MODEL_OPTION_ID) or (
+            change.config_id == MODEL_OPTION_ID and session.model is None
+        ):
+            raise RpcError(
+                errors.INVALID_PARAMS,
+                "Invalid params",
+                f"unknown config option {change.config_id!r}",
+            )
+        if not isinstance(change.value, str):
+            raise RpcError(
+                errors.INVALID_PARAMS, "Invalid params", f"{change.config_id} takes a string value"
+            )
+        if change.config_id == MODE_OPTION_ID:
+            await self.change_mode(session, change.value)
+        else:
+            self.change_model(session, change.value)
+        return SetSessionConfigOptionResponse(config_options=self._config_options(session))
+
+    def change_model(self, session: AcpSession, spec: str) -> None:
+        """Switch the session's model from its next request on, and remember it."""
+        offered = self._connection.options.offered_models
+        if session.model is None or spec not in offered:
+            raise RpcError(
+                errors.INVALID_PARAMS,
+                "Invalid params",
+                f"model {spec!r} is not offered; offered: {', '.join(offered)}",
+            )
+        try:
+            session.model.switch(spec)
+        except (ModelConfigError, ValueError) as exc:
+            raise RpcError(errors.INVALID_PARAMS, "Invalid params", str(exc)) from None
+        session.log.append(rec.ModelChange(model=spec, at=rec.utc_now()))
+
+    def _config_options(self, session: AcpSession) -> list[SessionConfigOption]:
+        options = self._connection.options
+        return config_options(
+            session.policy.mode,
+            session.model.spec if session.model is not None else None,
+            options.offered_models,
+        )
+
+    async def change_mode(self, session: AcpSession, mode: str) -> None:
+        """Switch the permission mode, remember it, and tell the client both ways."""
+        try:
+            checked = check_mode(mode)
+        except ModeRefused as exc:
+            raise RpcError(errors.INVALID_PARAMS, "Invalid params", str(exc)) from None
+        session.policy.mode = checked
+        session.log.append(rec.ModeChange(mode=checked, at=rec.utc_now()))
+        updates = SessionUpdates(self._connection.peer, session.id)
+        await updates.send(CurrentModeUpdate(current_mode_id=checked))
+        await updates.send(ConfigOptionUpdate(config_options=self._config_options(session)))
+
+    def active(self, session_id: str) -> AcpSession:
+        """The active session with this id, or -32002."""
+        session = self._connection.sessions.get(session_id)
+        if session is None:
+            raise _not_found(session_id)
+        return session
 
     async def list_sessions(
         self, request: IncomingRequest, params: msgspec.Raw | None
@@ -265,22 +374,114 @@ class SessionLifecycle:
         connection = self._connection
         log_ = SessionLog(session_id, records)
         log_.on_append(journal.append)
+        tools, policy = self._tools_for(session_id, cwd, extra_roots, log_, records)
         handle = None
-        model = connection.options.model
+        model = self._session_model(records)
         if model is not None:
             from acp_server.agent.agent import spawn_agent
             from acp_server.agent.loop import AgentConfig
+            from acp_server.agent.seams import Seams
 
             handle = spawn_agent(
                 log_,
-                AgentConfig(model=model),
+                AgentConfig(model=model, tools=tools),
                 connection.task_group,
+                seams=Seams(approval=[policy.approve]),
                 durability_flush=journal.flush,
             )
             handle.agent.subscribe(SessionUpdates(connection.peer, session_id))
-        session = AcpSession(session_id, cwd, handle, log_, journal, extra_roots, list(mcp_servers))
+        session = AcpSession(
+            session_id,
+            cwd,
+            handle,
+            log_,
+            journal,
+            policy,
+            extra_roots,
+            list(mcp_servers),
+            model=model,
+        )
         connection.sessions.add(session)
         return session
+
+    def _session_model(self, records: Sequence[rec.Record]) -> SwitchableModel | None:
+        """The session's model: the server's, or the one it last switched to (if offered)."""
+        options = self._connection.options
+        if options.model is None:
+            return None
+        model = SwitchableModel(
+            options.model_spec or options.model.name, options.model, self._connection.provider_for
+        )
+        chosen = [r.model for r in records if isinstance(r, rec.ModelChange)]
+        if chosen and chosen[-1] in options.offered_models and chosen[-1] != model.spec:
+            try:
+                model.switch(chosen[-1])
+            except (ModelConfigError, ValueError) as exc:
+                log.warning("cannot restore model %s: %s", chosen[-1], exc)
+        return model
+
+    def _tools_for(
+        self,
+        session_id: str,
+        cwd: str,
+        extra_roots: list[str],
+        session_log: SessionLog,
+        records: Sequence[rec.Record],
+    ) -> tuple[list[Tool], PermissionPolicy]:
+        """The session's tools, reaching files and commands through the client when it offers
+        them (unsaved buffers, live terminals), else locally; and its permission policy with the
+        mode and "always" answers restored from its records."""
+        peer = self._connection.peer
+        caps = self._connection.client_capabilities
+        sandbox = Sandbox(cwd, extra_roots)
+        local = LocalFiles()
+        client = ClientFiles(peer, session_id)
+        files = SplitFiles(
+            client if caps.fs.read_text_file else local,
+            client if caps.fs.write_text_file else local,
+        )
+        commands: CommandRunner = (
+            ClientTerminals(peer, session_id) if caps.terminal else LocalCommands()
+        )
+        tools = builtin_tools(sandbox, files, commands)
+        mode: Mode = self._connection.options.mode
+        always: dict[ToolKind, bool] = {}
+        for record in records:
+            if isinstance(record, rec.ModeChange) and record.mode in MODE_IDS:
+                mode = record.mode  # type: ignore[assignment]
+            elif isinstance(record, rec.PermissionRule):
+                always[record.tool_kind] = record.decision == "allow"  # type: ignore[index]
+
+        def remember(kind: ToolKind, allow: bool) -> None:
+            session_log.append(
+                rec.PermissionRule(
+                    tool_kind=kind, decision="allow" if allow else "reject", at=rec.utc_now()
+                )
+            )
+
+        policy = PermissionPolicy(
+            sandbox,
+            {tool.name: tool for tool in tools},
+            AcpPermissionAsker(peer, session_id),
+            mode=mode,
+            always=always,
+            remember=remember,
+        )
+        return tools, policy
+
+
+class SplitFiles:
+    """Reads from one `FileAccess`, writes through another (the client may offer only one)."""
+
+    def __init__(self, reader: FileAccess, writer: FileAccess) -> None:
+        self._reader = reader
+        self._writer = writer
+
+    async def read_text(self, path: str, signal: TurnSignal) -> str:
+        return await self._reader.read_text(path, signal)
+
+    async def write_text(self, path: str, content: str, signal: TurnSignal) -> None:
+        await self._writer.write_text(path, content, signal)
 
 
 def _not_found(session_id: str) -> RpcError:

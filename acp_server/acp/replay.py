@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import get_args
 
+from msgspec import UNSET
+
 from acp_server.session import records as rec
 from protocol.content import (
     ContentBlock,
@@ -22,10 +24,15 @@ from protocol.content import (
 from protocol.session_update import (
     AgentMessageChunk,
     AgentThoughtChunk,
+    CurrentModeUpdate,
+    Plan,
+    PlanEntry,
     SessionUpdate,
     UserMessageChunk,
 )
-from protocol.tool_call import ContentToolCallContent, ToolCall, ToolCallUpdate, ToolKind
+from protocol.tool_call import ToolCall, ToolCallLocation, ToolCallUpdate, ToolKind
+
+from .updates import tool_content
 
 _TOOL_KINDS = frozenset(get_args(ToolKind))
 
@@ -90,7 +97,29 @@ def replay_updates(records: Sequence[rec.Record]) -> list[SessionUpdate]:
                 ToolCallUpdate(
                     tool_call_id=record.call_id,
                     status=record.status,
-                    content=[ContentToolCallContent(content=TextContent(text=record.output))],
+                    content=tool_content(
+                        record.output,
+                        [(d.path, d.old_text, d.new_text) for d in record.diffs],
+                        None,
+                    ),
+                    locations=[
+                        ToolCallLocation(path=loc.path)
+                        if loc.line is None
+                        else ToolCallLocation(path=loc.path, line=loc.line)
+                        for loc in record.locations
+                    ]
+                    or UNSET,
                 )
             )
+        elif isinstance(record, rec.PlanUpdate):
+            updates.append(
+                Plan(
+                    entries=[
+                        PlanEntry(content=e.content, priority=e.priority, status=e.status)
+                        for e in record.entries
+                    ]
+                )
+            )
+        elif isinstance(record, rec.ModeChange):
+            updates.append(CurrentModeUpdate(current_mode_id=record.mode))
     return updates

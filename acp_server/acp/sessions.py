@@ -9,8 +9,10 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from acp_server.agent.agent import Agent, AgentHandle
+    from acp_server.models.switchable import SwitchableModel
     from acp_server.session.journal import Journal
     from acp_server.session.log import SessionLog
+    from acp_server.tools.permissions import PermissionPolicy
 
 
 @dataclass
@@ -22,9 +24,11 @@ class AcpSession:
     handle: AgentHandle | None
     log: SessionLog
     journal: Journal | None
+    policy: PermissionPolicy
     additional_directories: list[str] = field(default_factory=list)
     mcp_servers: list[Any] = field(default_factory=list)
     title: str | None = None
+    model: SwitchableModel | None = None
 
     @property
     def agent(self) -> Agent | None:

@@ -2,22 +2,36 @@
 
 from __future__ import annotations
 
+from msgspec import UNSET
+
 from acp_server.agent.events import (
     AgentEvent,
     MessageChunk,
+    PlanUpdated,
     ThoughtChunk,
     ToolCallAnnounced,
     ToolCallProgress,
 )
 from acp_server.rpc.peer import Peer
+from acp_server.tools.base import Location
 from protocol.content import TextContent
 from protocol.session_update import (
     AgentMessageChunk,
     AgentThoughtChunk,
+    Plan,
+    PlanEntry,
     SessionNotification,
     SessionUpdate,
 )
-from protocol.tool_call import ContentToolCallContent, ToolCall, ToolCallUpdate
+from protocol.tool_call import (
+    ContentToolCallContent,
+    DiffToolCallContent,
+    TerminalToolCallContent,
+    ToolCall,
+    ToolCallContent,
+    ToolCallLocation,
+    ToolCallUpdate,
+)
 
 SESSION_UPDATE = "session/update"
 
@@ -35,6 +49,7 @@ def update_for(event: AgentEvent) -> SessionUpdate | None:
             kind=event.kind,
             status="pending",
             raw_input=dict(event.arguments),
+            locations=[_location(loc) for loc in event.locations] or UNSET,
         )
     if isinstance(event, ToolCallProgress):
         if event.output is None:
@@ -42,9 +57,40 @@ def update_for(event: AgentEvent) -> SessionUpdate | None:
         return ToolCallUpdate(
             tool_call_id=event.call_id,
             status=event.status,
-            content=[ContentToolCallContent(content=TextContent(text=event.output))],
+            content=tool_content(
+                event.output,
+                [(d.path, d.old_text, d.new_text) for d in event.diffs],
+                event.terminal_id,
+            ),
+            locations=[_location(loc) for loc in event.locations] or UNSET,
+        )
+    if isinstance(event, PlanUpdated):
+        return Plan(
+            entries=[
+                PlanEntry(content=e.content, priority=e.priority, status=e.status)
+                for e in event.entries
+            ]
         )
     return None
+
+
+def tool_content(
+    output: str, diffs: list[tuple[str, str | None, str]], terminal_id: str | None
+) -> list[ToolCallContent]:
+    """What a finished tool call shows: its diffs, its live terminal, then its text output."""
+    content: list[ToolCallContent] = [
+        DiffToolCallContent(path=path, old_text=old, new_text=new) for path, old, new in diffs
+    ]
+    if terminal_id is not None:
+        content.append(TerminalToolCallContent(terminal_id=terminal_id))
+    content.append(ContentToolCallContent(content=TextContent(text=output)))
+    return content
+
+
+def _location(location: Location) -> ToolCallLocation:
+    if location.line is None:
+        return ToolCallLocation(path=location.path)
+    return ToolCallLocation(path=location.path, line=location.line)
 
 
 class SessionUpdates:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from acp_server.session.records import Outcome
-from acp_server.tools.base import ToolKind
+from acp_server.tools.base import Diff, Location, PlanItem, ToolKind
 
 Status = Literal["idle", "running", "disposed"]
 
@@ -40,6 +40,7 @@ class ToolCallAnnounced:
     title: str
     kind: ToolKind
     arguments: Mapping[str, Any]
+    locations: tuple[Location, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,17 @@ class ToolCallProgress:
     call_id: str
     status: Literal["in_progress", "completed", "failed"]
     output: str | None = None
+    diffs: tuple[Diff, ...] = ()
+    locations: tuple[Location, ...] = ()
+    terminal_id: str | None = None
+
+
+@dataclass(frozen=True)
+class PlanUpdated:
+    """The agent replaced its plan (the complete list)."""
+
+    turn_id: str
+    entries: tuple[PlanItem, ...]
 
 
 @dataclass(frozen=True)
@@ -60,4 +72,6 @@ class TurnEnded:
     outcome: Outcome
 
 
-AgentEvent = MessageChunk | ThoughtChunk | ToolCallAnnounced | ToolCallProgress | TurnEnded
+AgentEvent = (
+    MessageChunk | ThoughtChunk | ToolCallAnnounced | ToolCallProgress | PlanUpdated | TurnEnded
+)

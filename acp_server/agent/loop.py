@@ -34,7 +34,7 @@ from acp_server.models.base import (
 )
 from acp_server.session import records as rec
 from acp_server.session.log import SessionLog
-from acp_server.tools.base import Tool, ToolOutput
+from acp_server.tools.base import PlanItem, Tool, ToolOutput
 
 from .cancellation import (
     CancelCause,
@@ -47,6 +47,7 @@ from .conversation import conversation_from
 from .events import (
     AgentEvent,
     MessageChunk,
+    PlanUpdated,
     Status,
     ThoughtChunk,
     ToolCallAnnounced,
@@ -448,6 +449,7 @@ class AgentLoop:
                 tool.title(call.arguments) if tool is not None else call.name,
                 tool.kind if tool is not None else "other",
                 call.arguments,
+                tuple(tool.locations(call.arguments)) if tool is not None else (),
             )
             await self._emit(shown)
             started = False
@@ -479,11 +481,27 @@ class AgentLoop:
                 await self._emit(ToolCallProgress(turn_id, call.call_id, "failed", "cancelled"))
                 raise
             self._tool_result(shown, output, synthetic=None)
+            if output.plan is not None:
+                await self._replace_plan(turn_id, output.plan)
             await self._emit(
                 ToolCallProgress(
-                    turn_id, call.call_id, "failed" if output.failed else "completed", output.text
+                    turn_id,
+                    call.call_id,
+                    "failed" if output.failed else "completed",
+                    output.text,
+                    diffs=tuple(output.diffs),
+                    locations=tuple(output.locations),
+                    terminal_id=output.terminal_id,
                 )
             )
+
+    async def _replace_plan(self, turn_id: str, plan: Sequence[PlanItem]) -> None:
+        entries = [
+            rec.PlanEntryRecord(content=i.content, priority=i.priority, status=i.status)
+            for i in plan
+        ]
+        self.session.append(rec.PlanUpdate(turn_id=turn_id, entries=entries, at=rec.utc_now()))
+        await self._emit(PlanUpdated(turn_id, tuple(plan)))
 
     def _tool_result(
         self,
@@ -498,6 +516,14 @@ class AgentLoop:
                 call_id=shown.call_id,
                 title=shown.title,
                 kind=shown.kind,
+                diffs=[
+                    rec.DiffRecord(path=d.path, old_text=d.old_text, new_text=d.new_text)
+                    for d in output.diffs
+                ],
+                locations=[
+                    rec.LocationRecord(path=loc.path, line=loc.line)
+                    for loc in (output.locations or shown.locations)
+                ],
                 status="failed" if output.failed else "completed",
                 output=output.text,
                 synthetic=synthetic,

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import itertools
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any, Protocol, TypeVar
 
 import anyio
@@ -60,6 +60,9 @@ class IncomingRequest:
         # A handler with its own notion of cancellation (session/prompt answers `cancelled`
         # instead of -32800) installs this; by default the handler's scope is cancelled.
         self.on_cancel_request: Callable[[], None] | None = None
+        # Work that must follow the response on the wire (e.g. session-level updates for a
+        # session the client only knows once it has read the session/new response).
+        self.after_response: list[Callable[[], Awaitable[None]]] = []
 
     def admit(self) -> None:
         """Let the reader dispatch the next line; idempotent."""
@@ -322,6 +325,11 @@ class Peer:
         if request.scope.cancelled_caught:
             response = error_frame(request.id, errors.REQUEST_CANCELLED, "Request cancelled")
         await self.writer.send(response)
+        for follow_up in request.after_response:
+            try:
+                await follow_up()
+            except Exception:
+                log.exception("work after the %s response failed", request.method)
 
 
 def _why(frame: Frame) -> str:

@@ -19,7 +19,6 @@ from .records import (
     ToolCallRecord,
     ToolResult,
     TurnEnd,
-    UserMessage,
 )
 
 __all__ = ["SessionLog"]
@@ -124,8 +123,7 @@ class SessionLog:
         return [
             record
             for record in self._records
-            if record.turn_id in ended
-            or (isinstance(record, UserMessage) and record.turn_id is None)
+            if _turn_of(record) in ended or _turn_of(record) is None
         ]
 
     def open_tool_calls(self, turn_id: str) -> list[ToolCallRecord]:
@@ -136,7 +134,7 @@ class SessionLog:
         """
         pending: list[ToolCallRecord] = []
         for record in self._records:
-            if record.turn_id != turn_id:
+            if _turn_of(record) != turn_id:
                 continue
             if isinstance(record, AssistantMessage):
                 pending.extend(record.tool_calls)
@@ -160,3 +158,9 @@ class SessionLog:
             if isinstance(record, AssistantMessage):
                 return "".join(part.text for part in record.parts if isinstance(part, TextPart))
         return ""
+
+
+def _turn_of(record: Record) -> str | None:
+    """The turn a record belongs to; None for session-level records and idle injects."""
+    turn_id: str | None = getattr(record, "turn_id", None)
+    return turn_id

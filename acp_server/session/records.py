@@ -138,6 +138,29 @@ AssistantPart: TypeAlias = TextPart | ThoughtPart
 """Content of an assistant message."""
 
 
+class DiffRecord(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """A file change made by a tool call; `old_text` None means a new file."""
+
+    path: str
+    old_text: str | None = None
+    new_text: str
+
+
+class LocationRecord(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """A file (and 1-based line) a tool call touched."""
+
+    path: str
+    line: int | None = None
+
+
+class PlanEntryRecord(msgspec.Struct, frozen=True, kw_only=True):
+    """One entry of the agent's plan."""
+
+    content: str
+    priority: Literal["high", "medium", "low"]
+    status: Literal["pending", "in_progress", "completed"]
+
+
 class ToolCallRecord(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     """One tool call the model asked for (part of an `AssistantMessage`, not a record itself)."""
 
@@ -360,6 +383,10 @@ class ToolResult(
     """The tool call's human-readable title as shown to the client, so replay can show it."""
     kind: str | None = None
     """The tool call's kind as shown to the client (e.g. ``read``, ``edit``, ``execute``)."""
+    diffs: list[DiffRecord] = []
+    """File changes the call made, shown as diffs (replayed as such)."""
+    locations: list[LocationRecord] = []
+    """Files the call touched."""
     at: str
 
 
@@ -384,8 +411,71 @@ class TurnEnd(
     at: str
 
 
+class PlanUpdate(
+    msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, tag_field="type", tag="plan"
+):
+    """The agent replaced its plan (the complete list, as ACP sends it)."""
+
+    turn_id: str
+    entries: list[PlanEntryRecord]
+    at: str
+
+
+class ModeChange(
+    msgspec.Struct,
+    frozen=True,
+    kw_only=True,
+    omit_defaults=True,
+    tag_field="type",
+    tag="session/mode",
+):
+    """The session's permission mode changed; the last one is restored on load."""
+
+    mode: str
+    at: str
+
+
+class ModelChange(
+    msgspec.Struct,
+    frozen=True,
+    kw_only=True,
+    omit_defaults=True,
+    tag_field="type",
+    tag="session/model",
+):
+    """The session switched model (a model spec such as `openai:gpt-4o`); restored on load."""
+
+    model: str
+    at: str
+
+
+class PermissionRule(
+    msgspec.Struct,
+    frozen=True,
+    kw_only=True,
+    omit_defaults=True,
+    tag_field="type",
+    tag="session/permission",
+):
+    """The user chose "always" for a kind of tool call; restored on load."""
+
+    tool_kind: str
+    decision: Literal["allow", "reject"]
+    at: str
+
+
 Record: TypeAlias = (
-    TurnStart | UserMessage | StepStart | AssistantMessage | ToolResult | StepEnd | TurnEnd
+    TurnStart
+    | UserMessage
+    | StepStart
+    | AssistantMessage
+    | ToolResult
+    | StepEnd
+    | TurnEnd
+    | PlanUpdate
+    | ModeChange
+    | ModelChange
+    | PermissionRule
 )
 """One entry of a session log."""
 

@@ -29,9 +29,11 @@ async def test_initialize_answers_version_1_and_describes_the_agent() -> None:
     raw = frames.received[0]["result"]["agentCapabilities"]
     assert raw["loadSession"] is True
     assert raw["sessionCapabilities"] == {"list": {}, "resume": {}, "close": {}, "delete": {}}
-    assert not any(raw["promptCapabilities"].values())
+    assert raw["promptCapabilities"] == {"image": True, "embeddedContext": True}
     assert not any(raw["mcpCapabilities"].values())
-    assert response.auth_methods == []
+    # No model configured: the one auth method says how to configure one.
+    assert [m.id for m in response.auth_methods] == ["configure-model"]
+    assert "--model" in (response.auth_methods[0].description or "")
     assert len(frames.received) == 1
 
 
@@ -90,4 +92,15 @@ async def test_every_frame_of_a_session_is_schema_valid(tmp_path: Path) -> None:
         await conn.initialize(protocol_version=1)
         await conn.new_session(cwd=str(tmp_path), mcp_servers=[])
         await conn.cancel(session_id="no-such-session")
-    assert [("result" in f) for f in frames.received] == [True, True]
+    # The slash commands are announced only after the session/new answer: a client drops
+    # updates for a session it does not know yet.
+    assert [("result" in f) for f in frames.received] == [True, True, False]
+    update = frames.received[2]["params"]["update"]
+    assert update["sessionUpdate"] == "available_commands_update"
+    assert [c["name"] for c in update["availableCommands"]] == ["mode"]
+
+
+async def test_with_a_model_no_authentication_is_advertised() -> None:
+    async with running_agent("--model", "echo") as (conn, _, _, _):
+        response = await conn.initialize(protocol_version=1)
+    assert response.auth_methods == []

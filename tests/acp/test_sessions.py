@@ -74,7 +74,9 @@ async def test_load_in_a_new_process_replays_everything_before_answering(tmp_pat
         answer_at = next(
             i for i, f in enumerate(frames.received) if f.get("id") == load_id and "result" in f
         )
-        assert frames.received[answer_at]["result"] == {}
+        answer = frames.received[answer_at]["result"]
+        assert answer["modes"]["currentModeId"] == "default"
+        assert [o["id"] for o in answer["configOptions"]] == ["mode", "model"]
         between = frames.received[1:answer_at]  # after the initialize answer
         assert between and all(f.get("method") == "session/update" for f in between)
         history = kinds(replayed.updates)

@@ -209,6 +209,9 @@ class FakeTool:
         self.finished: list[dict[str, Any]] = []
         self.initiators: list[Agent | None] = []
 
+    def locations(self, arguments: Mapping[str, Any]) -> list[Any]:
+        return []
+
     def title(self, arguments: Mapping[str, Any]) -> str:
         return f"{self.name} call"
 

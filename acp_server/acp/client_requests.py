@@ -1,0 +1,198 @@
+"""Typed wrappers for the requests the agent sends the client: permission, fs/*, terminal/*.
+
+Each waits inside the turn signal's linked scope: when the turn is cancelled the wait stops at
+once, the peer sends `$/cancel_request` for the abandoned request, and the caller raises
+`TurnAborted`. Terminals are always killed (on cancel or timeout) and released.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TypeVar
+
+import anyio
+from msgspec import UNSET
+
+from acp_server.agent.cancellation import TurnAborted, TurnSignal
+from acp_server.rpc.errors import PeerClosed, RemoteError
+from acp_server.rpc.peer import Peer
+from acp_server.tools.permissions import Answer
+from acp_server.tools.workspace import CommandResult
+from protocol import errors
+from protocol.client import (
+    CreateTerminalRequest,
+    CreateTerminalResponse,
+    KillTerminalRequest,
+    KillTerminalResponse,
+    PermissionOption,
+    ReadTextFileRequest,
+    ReadTextFileResponse,
+    ReleaseTerminalRequest,
+    ReleaseTerminalResponse,
+    RequestPermissionRequest,
+    RequestPermissionResponse,
+    SelectedPermissionOutcome,
+    TerminalOutputRequest,
+    TerminalOutputResponse,
+    WaitForTerminalExitRequest,
+    WaitForTerminalExitResponse,
+    WriteTextFileRequest,
+    WriteTextFileResponse,
+)
+from protocol.tool_call import ToolCallUpdateFields
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+PERMISSION_OPTIONS = [
+    # The safe choice first: some clients pick the first option automatically.
+    PermissionOption(option_id="reject_once", name="Reject", kind="reject_once"),
+    PermissionOption(option_id="allow_once", name="Allow once", kind="allow_once"),
+    PermissionOption(option_id="allow_always", name="Always allow", kind="allow_always"),
+    PermissionOption(option_id="reject_always", name="Always reject", kind="reject_always"),
+]
+_ANSWERS: dict[str, Answer] = {o.option_id: o.kind for o in PERMISSION_OPTIONS}
+
+TERMINAL_OUTPUT_LIMIT = 1 << 20
+
+
+async def _ask(peer: Peer, method: str, params: object, result: type[T], signal: TurnSignal) -> T:
+    with signal.linked_scope():
+        return await peer.request(method, params, result)
+    signal.raise_if_aborted()
+    raise TurnAborted(method)  # unreachable: the scope only ends early on an abort
+
+
+class AcpPermissionAsker:
+    """Asks through `session/request_permission` about an already announced tool call."""
+
+    def __init__(self, peer: Peer, session_id: str) -> None:
+        self._peer = peer
+        self._session_id = session_id
+
+    async def ask(self, call_id: str, title: str, reason: str, signal: TurnSignal) -> Answer:
+        fields = ToolCallUpdateFields(tool_call_id=call_id, title=title)
+        request = RequestPermissionRequest(
+            session_id=self._session_id, tool_call=fields, options=PERMISSION_OPTIONS
+        )
+        try:
+            response = await _ask(
+                self._peer, "session/request_permission", request, RequestPermissionResponse, signal
+            )
+        except (PeerClosed, RemoteError) as exc:
+            log.info("permission request for %s got no answer: %s", call_id, exc)
+            return "cancelled"
+        outcome = response.outcome
+        if isinstance(outcome, SelectedPermissionOutcome):
+            return _ANSWERS.get(outcome.option_id, "reject_once")
+        return "cancelled"
+
+
+class ClientFiles:
+    """`FileAccess` through the client's `fs/*` methods (sees unsaved editor buffers)."""
+
+    def __init__(self, peer: Peer, session_id: str) -> None:
+        self._peer = peer
+        self._session_id = session_id
+
+    async def read_text(self, path: str, signal: TurnSignal) -> str:
+        request = ReadTextFileRequest(session_id=self._session_id, path=path)
+        try:
+            response = await _ask(
+                self._peer, "fs/read_text_file", request, ReadTextFileResponse, signal
+            )
+        except RemoteError as exc:
+            if exc.code == errors.RESOURCE_NOT_FOUND:
+                raise FileNotFoundError(path) from None
+            raise OSError(f"the client could not read {path}: {exc.message}") from None
+        return response.content
+
+    async def write_text(self, path: str, content: str, signal: TurnSignal) -> None:
+        request = WriteTextFileRequest(session_id=self._session_id, path=path, content=content)
+        try:
+            await _ask(
+                self._peer,
+                "fs/write_text_file",
+                request,
+                WriteTextFileResponse | None,  # type: ignore[arg-type]
+                signal,
+            )
+        except RemoteError as exc:
+            raise OSError(f"the client could not write {path}: {exc.message}") from None
+
+
+class ClientTerminals:
+    """`CommandRunner` through the client's terminals: create, wait, output, release."""
+
+    def __init__(self, peer: Peer, session_id: str) -> None:
+        self._peer = peer
+        self._session_id = session_id
+
+    async def run(
+        self,
+        command: str,
+        cwd: str,
+        timeout: float | None,  # noqa: ASYNC109 - expiry kills the terminal and is reported
+        signal: TurnSignal,
+    ) -> CommandResult:
+        created = await _ask(
+            self._peer,
+            "terminal/create",
+            CreateTerminalRequest(
+                session_id=self._session_id,
+                command="sh",
+                args=["-c", command],
+                cwd=cwd,
+                output_byte_limit=TERMINAL_OUTPUT_LIMIT,
+            ),
+            CreateTerminalResponse,
+            signal,
+        )
+        terminal = created.terminal_id
+        exited: WaitForTerminalExitResponse | None = None
+        timed_out = False
+        try:
+            with signal.linked_scope(), anyio.move_on_after(timeout) as deadline:
+                exited = await self._call(
+                    "terminal/wait_for_exit",
+                    WaitForTerminalExitRequest,
+                    terminal,
+                    WaitForTerminalExitResponse,
+                )
+            timed_out = deadline.cancelled_caught and not signal.aborted
+            with anyio.CancelScope(shield=True):
+                if exited is None:
+                    await self._call(
+                        "terminal/kill", KillTerminalRequest, terminal, KillTerminalResponse
+                    )
+                output = await self._call(
+                    "terminal/output", TerminalOutputRequest, terminal, TerminalOutputResponse
+                )
+        finally:
+            with anyio.CancelScope(shield=True):
+                try:
+                    await self._call(
+                        "terminal/release",
+                        ReleaseTerminalRequest,
+                        terminal,
+                        ReleaseTerminalResponse,
+                    )
+                except (RemoteError, PeerClosed) as exc:
+                    log.info("releasing terminal %s failed: %s", terminal, exc)
+        signal.raise_if_aborted()
+        status = exited if exited is not None else output.exit_status
+        exit_code = getattr(status, "exit_code", None)
+        killed_by = getattr(status, "signal", None)
+        return CommandResult(
+            output=output.output,
+            exit_code=None if exit_code is UNSET else exit_code,
+            signal=None if killed_by is UNSET else killed_by,
+            truncated=output.truncated,
+            timed_out=timed_out,
+            terminal_id=terminal,
+        )
+
+    async def _call(self, method: str, request_type: type, terminal: str, result: type[T]) -> T:
+        request = request_type(session_id=self._session_id, terminal_id=terminal)
+        return await self._peer.request(method, request, result, timeout=10.0)
