@@ -12,11 +12,15 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from acp_server.models.base import ModelConfigError, ModelProvider
 from acp_server.models.config import ModelSettings, ProviderSettings, check_spec
 from acp_server.models.http import HttpOptions
 from acp_server.models.script import echo_provider, load_script
+
+if TYPE_CHECKING:
+    from acp_server.models.anthropic import AnthropicProvider
 
 
 def load_model(
@@ -45,27 +49,17 @@ def load_model(
     provider = settings.provider(prefix) if settings is not None else ProviderSettings()
     where = _table(settings, prefix)
     if prefix == "openai":
-        from acp_server.models import openai
+        from acp_server.models.openai import DEFAULT_BASE_URL, OpenAIProvider
 
-        key_env = provider.api_key_env or "OPENAI_API_KEY"
-        base_url, base_url_env = _base_url(
-            env, "OPENAI_BASE_URL", provider, where, openai.DEFAULT_BASE_URL
-        )
-        return openai.OpenAIProvider(
-            rest,
-            base_url=base_url,
-            api_key=env.get(key_env),
-            key_env=key_env,
-            base_url_env=base_url_env,
-            options=_options(provider),
-        )
-    from acp_server.models import anthropic
+        provider_class: type[OpenAIProvider] | type[AnthropicProvider] = OpenAIProvider
+    else:
+        from acp_server.models.anthropic import DEFAULT_BASE_URL, AnthropicProvider
 
-    key_env = provider.api_key_env or "ANTHROPIC_API_KEY"
-    base_url, base_url_env = _base_url(
-        env, "ANTHROPIC_BASE_URL", provider, where, anthropic.DEFAULT_BASE_URL
-    )
-    return anthropic.AnthropicProvider(
+        provider_class = AnthropicProvider
+    upper = prefix.upper()
+    key_env = provider.api_key_env or f"{upper}_API_KEY"
+    base_url, base_url_env = _base_url(env, f"{upper}_BASE_URL", provider, where, DEFAULT_BASE_URL)
+    return provider_class(
         rest,
         base_url=base_url,
         api_key=env.get(key_env),
