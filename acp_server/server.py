@@ -36,6 +36,7 @@ from acp_server.rpc.stdio import (
 )
 
 if TYPE_CHECKING:
+    from acp_server.determinism import SequentialIds
     from acp_server.models.base import ModelProvider
     from acp_server.tools.permissions import Mode
 
@@ -56,6 +57,8 @@ class ServerOptions:
     offered_models: tuple[str, ...] = ()
     load_model: Callable[[str], ModelProvider] | None = None
     mode: Mode = "default"
+    ids: SequentialIds | None = None
+    """Deterministic mode's id factory (acp_server/determinism.py); None: random ids."""
 
 
 def run(options: ServerOptions) -> None:
@@ -66,12 +69,27 @@ def run(options: ServerOptions) -> None:
     from acp_server.process import become_subreaper
 
     become_subreaper()
+    _raise_open_file_limit()
     stdin_is_terminal = os.isatty(0)
     if not stdin_is_terminal:
         # A Python-level no-op rather than SIG_IGN: an ignored signal stays ignored in every
         # child we exec, a handler does not.
         signal.signal(signal.SIGINT, _ignore_signal)
     anyio.run(_serve, options, protocol_fd, stdin_is_terminal)
+
+
+def _raise_open_file_limit() -> None:
+    """Each active session holds its journal open (the file lock lives on that descriptor), so
+    a long-lived agent with many sessions would hit a default soft limit of 1024 (256 on
+    macOS) long before memory matters. The hard limit is ours to use."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY or soft < hard:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+        except (ValueError, OSError) as exc:
+            log.info("could not raise the open file limit from %d: %s", soft, exc)
 
 
 def _ignore_signal(signum: int, frame: object) -> None:
@@ -137,6 +155,7 @@ async def _serve(options: ServerOptions, protocol_fd: int, stdin_is_terminal: bo
                 offered_models=options.offered_models,
                 load_model=options.load_model,
                 mode=options.mode,
+                ids=options.ids,
             ),
         )
         connection.register(dispatcher)
