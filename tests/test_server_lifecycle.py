@@ -199,3 +199,36 @@ def test_sigterm_during_a_running_tool_reaps_its_processes_within_2_s(tmp_path: 
     for pid in children:
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)
+
+
+def test_more_sessions_than_the_soft_open_file_limit_all_open(tmp_path: Path) -> None:
+    import resource
+
+    def low_limit() -> None:
+        _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (128, hard))
+
+    lines = [INITIALIZE] + [
+        json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": i,
+                "method": "session/new",
+                "params": {"cwd": str(tmp_path), "mcpServers": []},
+            }
+        ).encode()
+        + b"\n"
+        for i in range(1, 201)
+    ]
+    proc = subprocess.run(
+        [SERVER, "--model", "echo", "--data-dir", str(tmp_path / "data")],
+        input=b"".join(lines),
+        capture_output=True,
+        timeout=60,
+        check=False,
+        preexec_fn=low_limit,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    answers = [json.loads(line) for line in proc.stdout.splitlines()]
+    created = [a for a in answers if "result" in a and "sessionId" in a["result"]]
+    assert len(created) == 200
