@@ -56,6 +56,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="longest accepted input line; longer ones get -32600 (default: 64 MiB)",
     )
+    parser.add_argument(
+        "--deterministic",
+        action="store_true",
+        help="reproducible session, turn and message ids and a fixed clock starting at "
+        "2026-01-01T00:00:00.000Z, for golden transcripts (also: ACP_SERVER_DETERMINISTIC=1)",
+    )
     parser.add_argument("--version", action="version", version=f"acp-server {__version__}")
     return parser
 
@@ -105,6 +111,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"acp-server: {exc}", file=sys.stderr)
         return 2
 
+    from acp_server import determinism
+
+    # Installed before anything runs: the clock is configuration, like a seed (determinism.py).
+    ids = determinism.install().ids if determinism.requested(args.deterministic) else None
+
     from acp_server.server import ServerOptions, run
 
     run(
@@ -116,6 +127,7 @@ def main(argv: list[str] | None = None) -> int:
             offered_models=offered,
             load_model=functools.partial(load_model, settings=settings),
             mode=mode,
+            ids=ids,
         )
     )
     return 0

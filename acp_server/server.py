@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 import os
 import signal
+import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -23,7 +24,6 @@ from typing import TYPE_CHECKING
 import anyio
 
 from acp_server.acp.connection import AcpConnection, BridgeOptions
-from acp_server.process import kill_all
 from acp_server.rpc.dispatch import JsonRpcDispatcher
 from acp_server.rpc.framing import DEFAULT_MAX_LINE_BYTES
 from acp_server.rpc.peer import Peer
@@ -64,11 +64,6 @@ class ServerOptions:
 def run(options: ServerOptions) -> None:
     """Serve ACP on stdin/stdout until the client goes away."""
     protocol_fd = protect_stdout()
-    # Orphaned grandchildren of our tools re-parent to us, so the process runner can reap a
-    # whole group even when we are PID 1 in a container.
-    from acp_server.process import become_subreaper
-
-    become_subreaper()
     _raise_open_file_limit()
     stdin_is_terminal = os.isatty(0)
     if not stdin_is_terminal:
@@ -76,6 +71,14 @@ def run(options: ServerOptions) -> None:
         # child we exec, a handler does not.
         signal.signal(signal.SIGINT, _ignore_signal)
     anyio.run(_serve, options, protocol_fd, stdin_is_terminal)
+
+
+async def _kill_leftover_processes() -> None:
+    """Kill every process group still alive. The runner is imported with the first session's
+    tools; if it never was, this process started no child."""
+    runner = sys.modules.get("acp_server.process")
+    if runner is not None:
+        await runner.kill_all()
 
 
 def _raise_open_file_limit() -> None:
@@ -117,7 +120,7 @@ async def _serve(options: ServerOptions, protocol_fd: int, stdin_is_terminal: bo
         watchdog.start()
         with anyio.move_on_after(DISPOSE_DEADLINE - 0.3):
             await connection.dispose()
-            await kill_all()
+            await _kill_leftover_processes()
         with anyio.move_on_after(0.2):
             await peer.writer.drained()
         peer.close()
@@ -167,5 +170,5 @@ async def _serve(options: ServerOptions, protocol_fd: int, stdin_is_terminal: bo
             # End of input: in-flight requests were answered; release what sessions hold.
             with anyio.CancelScope(shield=True), anyio.move_on_after(DISPOSE_DEADLINE):
                 await connection.dispose()
-                await kill_all()
+                await _kill_leftover_processes()
         tg.cancel_scope.cancel()

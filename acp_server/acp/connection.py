@@ -44,6 +44,7 @@ from .modes import slash_command
 from .sessions import AcpSession, SessionRegistry
 
 if TYPE_CHECKING:
+    from acp_server.determinism import SequentialIds
     from acp_server.models.base import ModelProvider
     from acp_server.tools.permissions import Mode
 
@@ -105,6 +106,8 @@ class BridgeOptions:
     load_model: Callable[[str], ModelProvider] | None = None
     """Loads another offered model when a session switches to it."""
     mode: Mode = "default"
+    ids: SequentialIds | None = None
+    """Deterministic mode's id factory for sessions, turns and messages; None: random ids."""
 
 
 class AcpConnection:
@@ -284,8 +287,10 @@ class AcpConnection:
             message = f"Mode set to {argument}."
         except RpcError as exc:
             message = f"The mode was not changed: {exc.data}"
+        ids = self.options.ids
+        message_id = ids("cmd") if ids is not None else f"cmd_{utc_now()}"
         await SessionUpdates(self.peer, session.id).send(
-            AgentMessageChunk(content=TextContent(text=message), message_id=f"cmd_{utc_now()}")
+            AgentMessageChunk(content=TextContent(text=message), message_id=message_id)
         )
         return PromptResponse(stop_reason="end_turn")
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import base64
 import logging
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -19,6 +19,7 @@ import msgspec
 from acp_server.agent.cancellation import TurnSignal
 from acp_server.models.base import ModelConfigError
 from acp_server.models.switchable import SwitchableModel
+from acp_server.process import become_subreaper
 from acp_server.rpc.dispatch import RpcError, decode_params
 from acp_server.rpc.peer import IncomingRequest
 from acp_server.session import records as rec
@@ -115,7 +116,12 @@ class SessionLifecycle:
         extra_roots = list(new.additional_directories or [])
         for path in extra_roots:
             _require_absolute("additionalDirectories", path)
-        session_id = new_session_id()
+        ids = self._connection.options.ids
+        session_id = new_session_id(ids)
+        while ids is not None and self.store.exists(session_id):
+            # Deterministic ids restart at sess_0001 in every process; skip the journals an
+            # earlier process left in this data directory.
+            session_id = new_session_id(ids)
         header = JournalHeader(
             session_id=session_id,
             cwd=new.cwd,
@@ -356,6 +362,11 @@ class SessionLifecycle:
             ) from None
         if loaded.repaired:
             log.warning("session %s had a turn left open by a crash; closed it", session_id)
+        ids = self._connection.options.ids
+        if ids is not None:
+            # Deterministic turn and message ids restart in every process: skip those the
+            # journal already holds, so the session's next turn gets fresh ones.
+            ids.reserve(_record_ids(loaded.records))
         session = self._start(
             session_id, cwd, list(extra_roots), mcp_servers, loaded.records, loaded.journal
         )
@@ -372,6 +383,9 @@ class SessionLifecycle:
         journal: Journal,
     ) -> AcpSession:
         connection = self._connection
+        # Orphaned grandchildren of this session's tools re-parent to us, so the process runner
+        # can reap a whole group at once, even when we are PID 1 in a container.
+        become_subreaper()
         log_ = SessionLog(session_id, records)
         log_.on_append(journal.append)
         tools, policy = self._tools_for(session_id, cwd, extra_roots, log_, records)
@@ -379,14 +393,16 @@ class SessionLifecycle:
         model = self._session_model(records)
         if model is not None:
             from acp_server.agent.agent import spawn_agent
-            from acp_server.agent.loop import AgentConfig
+            from acp_server.agent.loop import AgentConfig, random_ids
             from acp_server.agent.seams import Seams
 
+            ids = connection.options.ids
             handle = spawn_agent(
                 log_,
                 AgentConfig(model=model, tools=tools),
                 connection.task_group,
                 seams=Seams(approval=[policy.approve]),
+                ids=ids if ids is not None else random_ids,
                 durability_flush=journal.flush,
             )
             handle.agent.subscribe(SessionUpdates(connection.peer, session_id))
@@ -482,6 +498,15 @@ class SplitFiles:
 
     async def write_text(self, path: str, content: str, signal: TurnSignal) -> None:
         await self._writer.write_text(path, content, signal)
+
+
+def _record_ids(records: Sequence[rec.Record]) -> Iterator[str]:
+    """The turn and message ids that records hold."""
+    for record in records:
+        for name in ("turn_id", "message_id"):
+            value = getattr(record, name, None)
+            if isinstance(value, str):
+                yield value
 
 
 def _not_found(session_id: str) -> RpcError:

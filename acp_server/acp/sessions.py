@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from acp_server.agent.agent import Agent, AgentHandle
+    from acp_server.agent.loop import IdFactory
     from acp_server.models.switchable import SwitchableModel
     from acp_server.session.journal import Journal
     from acp_server.session.log import SessionLog
@@ -36,8 +37,10 @@ class AcpSession:
         return self.handle.agent if self.handle is not None else None
 
 
-def new_session_id() -> str:
-    """A fresh, unguessable session id."""
+def new_session_id(ids: IdFactory | None = None) -> str:
+    """A fresh session id: unguessable, or the next `sess_NNNN` of deterministic mode's `ids`."""
+    if ids is not None:
+        return ids("sess")
     return "sess_" + os.urandom(12).hex()
 
 

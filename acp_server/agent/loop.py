@@ -246,6 +246,7 @@ class AgentLoop:
     async def _run_turn(self, ticket: PromptTicket, holder: TurnCancellation) -> None:
         signal = holder.signal
         turn_id = self._ids("turn")
+        self.last_usage = None  # usage describes this turn only, never a previous one
         opened = False
         outcome: rec.Outcome | None = None
         hard_cancel = False

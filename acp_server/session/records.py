@@ -31,6 +31,7 @@ ISO 8601 UTC strings with millisecond precision, as produced by `utc_now()`.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any, Literal, TypeAlias
 
 import msgspec
@@ -67,6 +68,7 @@ __all__ = [
     "UserMessage",
     "decode_record",
     "encode_record",
+    "set_clock",
     "utc_now",
 ]
 
@@ -497,9 +499,25 @@ def decode_record(data: bytes | bytearray | memoryview | str) -> Record:
     return RECORD_DECODER.decode(data)
 
 
+Clock: TypeAlias = Callable[[], int]
+"""Milliseconds since the Unix epoch."""
+
+_clock: Clock | None = None
+
+
+def set_clock(clock: Clock | None) -> None:
+    """Make `utc_now` read `clock` instead of real time (None restores real time).
+
+    Process-wide on purpose: deterministic mode (acp_server/determinism.py) installs its clock
+    once at start-up, as configuration, before any record is written.
+    """
+    global _clock
+    _clock = clock
+
+
 def utc_now() -> str:
     """The current time as an ISO 8601 UTC timestamp with milliseconds, e.g.
     ``2026-11-30T04:05:06.123Z`` (no datetime import: this runs on the prompt path)."""
-    millis = time.time_ns() // 1_000_000
+    millis = time.time_ns() // 1_000_000 if _clock is None else _clock()
     seconds, ms = divmod(millis, 1000)
     return f"{time.strftime('%Y-%m-%dT%H:%M:%S', time.gmtime(seconds))}.{ms:03d}Z"
