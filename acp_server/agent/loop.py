@@ -34,7 +34,7 @@ from acp_server.models.base import (
 )
 from acp_server.session import records as rec
 from acp_server.session.log import SessionLog
-from acp_server.tools.base import PlanItem, Tool, ToolOutput
+from acp_server.tools.base import CallAwareTool, PlanItem, Tool, ToolOutput
 
 from .cancellation import (
     CancelCause,
@@ -472,7 +472,7 @@ class AgentLoop:
                         await self._emit(ToolCallProgress(turn_id, call.call_id, "in_progress"))
                         signal.raise_if_aborted()
                         started = True
-                        output = await _run_tool(tool, call, signal)
+                        output = await self._run_tool(turn_id, tool, call, signal)
             except TurnAborted:
                 self._tool_result(
                     shown,
@@ -495,6 +495,25 @@ class AgentLoop:
                     terminal_id=output.terminal_id,
                 )
             )
+
+    async def _run_tool(
+        self, turn_id: str, tool: Tool, call: ToolCallRequest, signal: TurnSignal
+    ) -> ToolOutput:
+        try:
+            if isinstance(tool, CallAwareTool):
+                context = _CallContext(self, turn_id, call.call_id)
+                output = await tool.run_call(call.arguments, context, signal)
+            else:
+                output = await tool.run(call.arguments, signal)
+        except TurnAborted:
+            raise
+        except Exception as exc:
+            log.info("tool %s failed: %s", call.name, exc)
+            output = ToolOutput(f"{type(exc).__name__}: {exc}", failed=True)
+        for observe in self.seams.post_tool:
+            await observe(call, output, signal)
+            signal.raise_if_aborted()
+        return output
 
     async def _replace_plan(self, turn_id: str, plan: Sequence[PlanItem]) -> None:
         entries = [
@@ -563,14 +582,16 @@ class AgentLoop:
                 log.exception("an event sink failed on %s", type(event).__name__)
 
 
-async def _run_tool(tool: Tool, call: ToolCallRequest, signal: TurnSignal) -> ToolOutput:
-    try:
-        return await tool.run(call.arguments, signal)
-    except TurnAborted:
-        raise
-    except Exception as exc:
-        log.info("tool %s failed: %s", call.name, exc)
-        return ToolOutput(f"{type(exc).__name__}: {exc}", failed=True)
+class _CallContext:
+    """A call-aware tool's view of its call: the id, and progress shown on the tool call."""
+
+    def __init__(self, loop: AgentLoop, turn_id: str, call_id: str) -> None:
+        self._loop = loop
+        self._turn_id = turn_id
+        self.call_id = call_id
+
+    async def progress(self, text: str) -> None:
+        await self._loop._emit(ToolCallProgress(self._turn_id, self.call_id, "in_progress", text))
 
 
 class _Pieces:

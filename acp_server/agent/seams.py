@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from acp_server.models.base import ConversationItem, ModelRequest, ToolCallRequest
 from acp_server.session.records import Part
+from acp_server.tools.base import ToolOutput
 
 from .cancellation import TurnSignal
 
@@ -76,6 +77,7 @@ PreStepListener = Callable[[StepInfo, TurnSignal], Awaitable[None]]
 RequestConfigListener = Callable[[ModelRequest, TurnSignal], Awaitable[ModelRequest]]
 StepResultListener = Callable[[StepResult, TurnSignal], Awaitable[None]]
 ApprovalListener = Callable[[ToolCallRequest, TurnSignal], Awaitable[Deny | None]]
+PostToolListener = Callable[[ToolCallRequest, ToolOutput, TurnSignal], Awaitable[None]]
 ContinuationListener = Callable[[TurnProgress, TurnSignal], Awaitable[None]]
 TurnStopListener = Callable[[TurnProgress, TurnSignal], Awaitable[None]]
 
@@ -95,5 +97,6 @@ class Seams:
     request_config: list[RequestConfigListener] = field(default_factory=list)
     step_result: list[StepResultListener] = field(default_factory=list)
     approval: list[ApprovalListener] = field(default_factory=list)
+    post_tool: list[PostToolListener] = field(default_factory=list)
     continuation: list[ContinuationListener] = field(default_factory=list)
     turn_stop: list[TurnStopListener] = field(default_factory=list)

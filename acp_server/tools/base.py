@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from acp_server.agent.cancellation import TurnSignal
 
@@ -86,3 +86,24 @@ class Tool(Protocol):
 
     async def run(self, arguments: Mapping[str, Any], signal: TurnSignal) -> ToolOutput:
         """Do the work. Stop promptly when `signal` aborts (raise `TurnAborted`)."""
+
+
+class ToolCallContext(Protocol):
+    """What a call-aware tool knows about the call it serves."""
+
+    @property
+    def call_id(self) -> str:
+        """The tool call's id (unique in the session)."""
+
+    async def progress(self, text: str) -> None:
+        """Show `text` on the tool call while it runs (replaces the previous progress)."""
+
+
+@runtime_checkable
+class CallAwareTool(Protocol):
+    """A tool that needs its call id and can report progress (e.g. `task`)."""
+
+    async def run_call(
+        self, arguments: Mapping[str, Any], call: ToolCallContext, signal: TurnSignal
+    ) -> ToolOutput:
+        """Like `Tool.run`, with the call's context."""
