@@ -350,7 +350,7 @@ class AnthropicProvider:
             yield Usage(
                 input_tokens=input_tokens or 0,
                 output_tokens=output_tokens or 0,
-                context_window=None,
+                context_window=self._http.options.context_window,
             )
         yield Finish(reason=_STOP.get(stop_reason or "", "stop"))
 

@@ -61,6 +61,8 @@ class ProviderSettings:
     api_key_env: str | None = None
     connect_timeout: float | None = None
     read_timeout: float | None = None
+    context_window: int | None = None
+    """Tokens the provider's models hold; reported to clients as `usage_update` size."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,6 +171,7 @@ _PROVIDER_KEYS = {
     "api_key_env": str,
     "connect_timeout": float,
     "read_timeout": float,
+    "context_window": int,
 }
 
 
@@ -253,6 +256,9 @@ class _Reader:
             if kind is str:
                 if not isinstance(value, str) or not value:
                     raise self.error(f"[{table}] `{key}` must be a non-empty string", key, table)
+            elif kind is int:
+                if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+                    raise self.error(f"[{table}] `{key}` must be a positive integer", key, table)
             elif isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
                 raise self.error(
                     f"[{table}] `{key}` must be a positive number of seconds", key, table

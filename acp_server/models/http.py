@@ -70,6 +70,8 @@ class HttpOptions:
     max_attempts: int = 4
     backoff: tuple[float, ...] = (0.5, 1.0, 2.0, 4.0)
     max_retry_after: float = 60.0
+    context_window: int | None = None
+    """From the config file (`context_window`): the size reported with each `Usage`."""
 
     def delay(self, retry: int) -> float:
         """The backoff before retry number `retry` (1-based)."""

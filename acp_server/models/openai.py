@@ -265,7 +265,7 @@ class OpenAIProvider:
                     usage = Usage(
                         input_tokens=chunk.usage.prompt_tokens or 0,
                         output_tokens=chunk.usage.completion_tokens or 0,
-                        context_window=None,
+                        context_window=self._http.options.context_window,
                     )
                 for choice in chunk.choices or ():
                     if choice.index != 0:

@@ -92,4 +92,6 @@ def _options(provider: ProviderSettings) -> HttpOptions:
         options = replace(options, connect_timeout=provider.connect_timeout)
     if provider.read_timeout is not None:
         options = replace(options, read_timeout=provider.read_timeout)
+    if provider.context_window is not None:
+        options = replace(options, context_window=provider.context_window)
     return options

@@ -199,3 +199,20 @@ def test_an_unreachable_configured_url_names_the_setting(tmp_path: Path) -> None
         await close_provider(p)
 
     anyio.run(main)
+
+
+def test_context_window_reaches_the_provider_for_usage_updates(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text("[providers.openai]\ncontext_window = 32768\n")
+    settings = load_settings(config)
+    assert settings.provider("openai").context_window == 32768
+    provider = load_model("openai:local", settings, environ={})
+    assert isinstance(provider, OpenAIProvider)
+    assert provider._http.options.context_window == 32768
+
+
+def test_context_window_must_be_a_positive_integer(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text("[providers.anthropic]\ncontext_window = 1.5\n")
+    with pytest.raises(ModelConfigError, match="context_window"):
+        load_settings(config)
