@@ -130,8 +130,12 @@ class SessionLifecycle:
         )
         try:
             journal = self.store.create(header)
-        except JournalError as exc:
-            raise RpcError(errors.INTERNAL_ERROR, f"cannot create the session: {exc}") from None
+        except (JournalError, OSError) as exc:
+            raise RpcError(
+                errors.INTERNAL_ERROR,
+                f"cannot create the session journal under {self.store.sessions_dir}: {exc}"
+                " (check that --data-dir is writable)",
+            ) from None
         session = self._start(session_id, new.cwd, extra_roots, list(new.mcp_servers), [], journal)
         log.info("session %s created in %s", session_id, new.cwd)
 
