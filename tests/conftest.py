@@ -11,12 +11,18 @@ def anyio_backend() -> str:
 
 
 @pytest.fixture(autouse=True, scope="session")
-def private_data_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    """Session journals of every server the tests start go to a throwaway directory."""
-    previous = os.environ.get("XDG_DATA_HOME")
-    os.environ["XDG_DATA_HOME"] = str(tmp_path_factory.mktemp("xdg-data"))
+def private_xdg_homes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Every server the tests start journals into a throwaway directory and reads no config
+    file or hooks file of the person running the tests."""
+    homes = {
+        "XDG_DATA_HOME": str(tmp_path_factory.mktemp("xdg-data")),
+        "XDG_CONFIG_HOME": str(tmp_path_factory.mktemp("xdg-config")),
+    }
+    previous = {name: os.environ.get(name) for name in homes}
+    os.environ.update(homes)
     yield
-    if previous is None:
-        del os.environ["XDG_DATA_HOME"]
-    else:
-        os.environ["XDG_DATA_HOME"] = previous
+    for name, value in previous.items():
+        if value is None:
+            del os.environ[name]
+        else:
+            os.environ[name] = value

@@ -74,6 +74,8 @@ from .sessions import AcpSession, new_session_id
 from .updates import SessionUpdates
 
 if TYPE_CHECKING:
+    from acp_server.agent.agent import Agent
+
     from .connection import AcpConnection
 
 log = logging.getLogger(__name__)
@@ -401,6 +403,11 @@ class SessionLifecycle:
             from acp_server.agent.seams import Seams
 
             ids = connection.options.ids
+            from acp_server.agent.subagents import session_task_tool
+
+            tools.append(
+                session_task_tool(self.store, cwd, extra_roots, log_, model, tools, policy, ids)
+            )
             handle = spawn_agent(
                 log_,
                 AgentConfig(model=model, tools=tools),
@@ -410,6 +417,7 @@ class SessionLifecycle:
                 durability_flush=journal.flush,
             )
             handle.agent.subscribe(SessionUpdates(connection.peer, session_id))
+            self._install_hooks(handle.agent, session_id, cwd)
         session = AcpSession(
             session_id,
             cwd,
@@ -488,6 +496,64 @@ class SessionLifecycle:
             remember=remember,
         )
         return tools, policy
+
+    def _install_hooks(self, agent: Agent, session_id: str, cwd: str) -> None:
+        """Add the user's and the workspace's hooks to the session's seams. Workspace hooks ask
+        first (a permission request about a synthetic `execute` tool call); the message that
+        says which hook blocked a prompt is an agent message chunk."""
+        import anyio
+
+        from acp_server.agent.loop import random_ids
+        from acp_server.hooks import SessionHooks, load_hooks
+        from protocol.content import TextContent
+        from protocol.session_update import AgentMessageChunk
+        from protocol.tool_call import ContentToolCallContent, ToolCall, ToolCallUpdate
+
+        hooks = load_hooks(cwd)
+        if not hooks:
+            return
+        peer = self._connection.peer
+        ids = self._connection.options.ids or random_ids
+        updates = SessionUpdates(peer, session_id)
+        asker = AcpPermissionAsker(peer, session_id)
+
+        async def consent(path: str, signal: TurnSignal) -> bool:
+            call_id = ids("hooks")
+            title = f"Run hooks from {path}"
+            commands = "\n".join(
+                f"{h.event}: {h.command}" for h in hooks if h.source == "workspace"
+            )
+            await updates.send(
+                ToolCall(
+                    tool_call_id=call_id,
+                    title=title,
+                    kind="execute",
+                    status="pending",
+                    content=[ContentToolCallContent(content=TextContent(text=commands))],
+                    raw_input={"path": path},
+                )
+            )
+            allowed = False
+            try:
+                answer = await asker.ask(call_id, title, "the workspace carries hooks", signal)
+                allowed = answer in ("allow_once", "allow_always")
+            finally:
+                with anyio.CancelScope(shield=True):
+                    await updates.send(
+                        ToolCallUpdate(
+                            tool_call_id=call_id, status="completed" if allowed else "failed"
+                        )
+                    )
+            return allowed
+
+        async def notify(text: str) -> None:
+            await updates.send(
+                AgentMessageChunk(content=TextContent(text=text), message_id=ids("msg"))
+            )
+
+        SessionHooks(hooks, session_id=session_id, cwd=cwd, consent=consent, notify=notify).install(
+            agent
+        )
 
 
 class SplitFiles:

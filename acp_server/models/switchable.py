@@ -6,7 +6,7 @@ from collections.abc import AsyncGenerator, Callable
 
 from acp_server.agent.cancellation import TurnSignal
 
-from .base import ModelConfigError, ModelEvent, ModelProvider, ModelRequest
+from .base import ModelConfigError, ModelEvent, ModelProvider, ModelRequest, subagent_provider
 
 
 class SwitchableModel:
@@ -29,6 +29,10 @@ class SwitchableModel:
         self._provider = provider
         self.spec = spec
         self.name = provider.name
+
+    def for_subagent(self) -> ModelProvider:
+        """The subagent variant of the provider chosen now (a child keeps it for its life)."""
+        return subagent_provider(self._provider)
 
     def stream(self, request: ModelRequest, signal: TurnSignal) -> AsyncGenerator[ModelEvent, None]:
         return self._provider.stream(request, signal)

@@ -1,0 +1,449 @@
+"""The `task` tool: an in-process child agent with its own journaled session.
+
+One `task` call starts one child agent (a subagent) and waits for its single turn:
+
+- An already-aborted signal creates no child (`TurnAborted` at once).
+- The child gets its own session `<parent>.task<N>`, journaled and linked to the parent session
+  and the parent's tool call; it starts empty (spawn) or seeded with the parent's completed
+  turns (`fork: true`).
+- Its model is the parent's subagent variant (`subagent_provider`); its tools are the session's
+  tools, plus a `task` tool of its own while it is shallower than the depth limit.
+- Its driver runs in a task group owned by this call, so nothing of the child outlives the call:
+  the child is disposed and its journal closed in a `finally`, shielded from cancellation.
+- The parent signal reaches the child through an abort listener: `child.cancel(ParentCancel())`
+  (or disposal, when the parent itself is being disposed, so the child's turn ends `disposed`).
+- The child's tool calls are never announced to the client as the parent's; only progress text
+  on the parent's own `task` call says what the child is doing.
+
+Permissions: the child's calls go through the parent's policy (same mode, sandbox and "always"
+answers, read live at each call), but a child cannot ask: nothing in the client knows its tool
+call ids. A call the policy would ask about is denied with a reason that says so. Run the parent
+in `accept_edits` or `bypass` mode (or answer "always" once in the parent) to let children act.
+
+Concurrency: at most `max_concurrent` task calls of one parent run at once (a counter on the
+parent's tool; extra calls fail with a clear message). The loop runs a turn's tool calls one
+after another today, so the limit only matters once calls run concurrently.
+
+See docs/shared notes "Subagents" (runtime semantics).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+from anyio.abc import TaskGroup
+
+from acp_server.models.base import ModelProvider, ToolCallRequest, subagent_provider
+from acp_server.session import records as rec
+from acp_server.session.journal import JournalStore
+from acp_server.session.journal_format import JournalExists, JournalHeader
+from acp_server.session.log import SessionLog
+from acp_server.tools.base import Location, Tool, ToolCallContext, ToolKind, ToolOutput
+from acp_server.tools.permissions import Answer, PermissionPolicy
+
+from .agent import Agent, AgentHandle, spawn_agent
+from .cancellation import Disposed, ParentCancel, TurnAborted, TurnSignal
+from .events import AgentEvent, MessageChunk, ToolCallAnnounced
+from .inbox import Blocked, Dropped
+from .loop import DEFAULT_SYSTEM_PROMPT, AgentConfig, IdFactory, random_ids
+from .seams import Deny, Seams
+
+__all__ = [
+    "ChildJournal",
+    "ChildJournalFactory",
+    "SubagentLimits",
+    "TaskTool",
+    "journal_children",
+    "session_task_tool",
+]
+
+log = logging.getLogger(__name__)
+
+TASK_TOOL_NAME = "task"
+PROGRESS_INTERVAL_S = 0.25
+"""At most one progress update per this many seconds for streamed text (tool calls always)."""
+PROGRESS_TAIL = 400
+"""How much of the child's latest text a progress update shows."""
+
+NO_ASKING = (
+    "subagents cannot ask for permission (the client never sees their tool calls); "
+    "run the parent session in accept_edits or bypass mode, or allow this kind of action "
+    "always in the parent session first"
+)
+
+
+@dataclass(frozen=True)
+class ChildJournal:
+    """A child session's log, already journaled (each append is written), with its flush and
+    its close."""
+
+    log: SessionLog
+    flush: Callable[[], Awaitable[None]]
+    close: Callable[[], None]
+
+
+ChildJournalFactory = Callable[[str, str, str], ChildJournal]
+"""`(child_session_id, parent_session_id, parent_tool_call_id) -> ChildJournal`. Raises
+`JournalExists` when that id is taken (the tool then tries the next number)."""
+
+
+def journal_children(
+    store: JournalStore, cwd: str, extra_roots: Sequence[str]
+) -> ChildJournalFactory:
+    """A `ChildJournalFactory` that creates child journals in `store`, linked to their parent."""
+
+    def create(session_id: str, parent_session_id: str, parent_tool_call_id: str) -> ChildJournal:
+        journal = store.create(
+            JournalHeader(
+                session_id=session_id,
+                cwd=cwd,
+                created_at=rec.utc_now(),
+                additional_directories=list(extra_roots),
+                parent_session_id=parent_session_id,
+                parent_tool_call_id=parent_tool_call_id,
+            )
+        )
+        child_log = SessionLog(session_id)
+        child_log.on_append(journal.append)
+        return ChildJournal(child_log, journal.flush, journal.close)
+
+    return create
+
+
+@dataclass(frozen=True)
+class SubagentLimits:
+    """How deep children may nest (a child at depth `max_depth` gets no `task` tool) and how
+    many task calls of one parent may run at once."""
+
+    max_depth: int = 3
+    max_concurrent: int = 4
+
+
+class _RefusingAsker:
+    """The child's permission asker: never asks, remembers that it was asked."""
+
+    def __init__(self) -> None:
+        self.asked = False
+
+    async def ask(self, call_id: str, title: str, reason: str, signal: TurnSignal) -> Answer:
+        self.asked = True
+        return "reject_once"
+
+
+class _ChildApproval:
+    """The parent's policy applied to a child's calls, with asking turned into a denial."""
+
+    def __init__(self, parent: PermissionPolicy, tools: Sequence[Tool]) -> None:
+        self._parent = parent
+        self._asker = _RefusingAsker()
+        self._policy = PermissionPolicy(
+            parent.sandbox, {tool.name: tool for tool in tools}, self._asker
+        )
+
+    async def approve(self, call: ToolCallRequest, signal: TurnSignal) -> Deny | None:
+        # Read the parent's state live: a mode switch in the parent applies to its children.
+        self._policy.mode = self._parent.mode
+        self._policy.always = dict(self._parent.always)
+        self._asker.asked = False
+        verdict = await self._policy.approve(call, signal)
+        if verdict is not None and self._asker.asked:
+            return Deny(NO_ASKING)
+        return verdict
+
+
+class _Progress:
+    """The child's events, as progress text on the parent's `task` call (text throttled)."""
+
+    def __init__(self, call: ToolCallContext) -> None:
+        self._call = call
+        self._text = ""
+        self._last = 0.0
+        self.closed = False
+
+    async def __call__(self, event: AgentEvent) -> None:
+        if self.closed:
+            return
+        if isinstance(event, ToolCallAnnounced):
+            self._text = ""
+            self._last = time.monotonic()
+            await self._call.progress(f"running {event.name}: {event.title}")
+        elif isinstance(event, MessageChunk):
+            self._text += event.text
+            now = time.monotonic()
+            if now - self._last >= PROGRESS_INTERVAL_S:
+                self._last = now
+                await self._call.progress(self._text[-PROGRESS_TAIL:])
+
+
+class TaskTool:
+    """`task {prompt, description?, fork?}`: delegate a self-contained job to a subagent.
+
+    Kind `think`: the call itself touches nothing (no files, no commands); each of the child's
+    own tool calls is checked by the parent's policy. So the permission policy lets it run
+    without a prompt in every mode, like other reasoning-only actions, while read-only mode
+    still stops every edit and command the child attempts.
+    """
+
+    name = TASK_TOOL_NAME
+    description = (
+        "Start a subagent for a self-contained job and wait for its final answer. The subagent "
+        "has the same tools (it cannot ask for permission) and starts with an empty "
+        "conversation, or with this conversation's finished turns when `fork` is true. Give it "
+        "a complete prompt: it sees nothing else. Returns the subagent's final message."
+    )
+    parameters: Mapping[str, Any] = {
+        "type": "object",
+        "properties": {
+            "prompt": {"type": "string", "description": "The complete job for the subagent."},
+            "description": {
+                "type": "string",
+                "description": "A short (3-5 word) description shown to the user.",
+            },
+            "fork": {
+                "type": "boolean",
+                "description": "Seed the subagent with this conversation's finished turns.",
+                "default": False,
+            },
+        },
+        "required": ["prompt"],
+        "additionalProperties": False,
+    }
+    kind: ToolKind = "think"
+
+    def __init__(
+        self,
+        *,
+        parent_log: SessionLog,
+        model: ModelProvider,
+        tools: Sequence[Tool],
+        journals: ChildJournalFactory,
+        policy: PermissionPolicy | None = None,
+        ids: IdFactory = random_ids,
+        depth: int = 0,
+        limits: SubagentLimits = SubagentLimits(),
+        system_prompt: str = DEFAULT_SYSTEM_PROMPT,
+        on_child: Callable[[Agent], None] | None = None,
+    ) -> None:
+        """`tools` are the session's tools without `task` (the child's task tool is made
+        here); `depth` is the parent's (0 for a client's session); `on_child` hears each
+        child agent right after it is created (observers, tests)."""
+        self._parent_log = parent_log
+        self._model = model
+        self._tools = [tool for tool in tools if tool.name != TASK_TOOL_NAME]
+        self._journals = journals
+        self._policy = policy
+        self._ids = ids
+        self.depth = depth
+        self._limits = limits
+        self._system_prompt = system_prompt
+        self._on_child = on_child
+        self._numbers = 0
+        self.running = 0
+
+    def title(self, arguments: Mapping[str, Any]) -> str:
+        description = arguments.get("description")
+        if isinstance(description, str) and description.strip():
+            return f"task: {description.strip()}"
+        prompt = arguments.get("prompt")
+        if isinstance(prompt, str) and prompt.strip():
+            first = prompt.strip().splitlines()[0]
+            return f"task: {first[:57] + '...' if len(first) > 60 else first}"
+        return "task"
+
+    def locations(self, arguments: Mapping[str, Any]) -> Sequence[Location]:
+        return ()
+
+    async def run(self, arguments: Mapping[str, Any], signal: TurnSignal) -> ToolOutput:
+        return ToolOutput("the task tool needs its tool call (run_call)", failed=True)
+
+    # -- one call ----------------------------------------------------------------------------
+
+    async def run_call(
+        self, arguments: Mapping[str, Any], call: ToolCallContext, signal: TurnSignal
+    ) -> ToolOutput:
+        signal.raise_if_aborted()  # already aborted: no child at all
+        prompt = arguments.get("prompt")
+        if not isinstance(prompt, str) or not prompt.strip():
+            return ToolOutput("`prompt` must be a non-empty string", failed=True)
+        fork = arguments.get("fork", False)
+        if not isinstance(fork, bool):
+            return ToolOutput("`fork` must be true or false", failed=True)
+        if self.running >= self._limits.max_concurrent:
+            return ToolOutput(
+                f"too many subagents at once: at most {self._limits.max_concurrent} task calls "
+                "may run concurrently; wait for one to finish",
+                failed=True,
+            )
+        self.running += 1
+        try:
+            return await self._run_child(prompt, fork, call, signal)
+        finally:
+            self.running -= 1
+
+    def _create_journal(self, call_id: str) -> ChildJournal:
+        parent_id = self._parent_log.session_id
+        while True:
+            self._numbers += 1
+            child_id = f"{parent_id}.task{self._numbers}"
+            try:
+                return self._journals(child_id, parent_id, call_id)
+            except JournalExists:
+                continue  # left by an earlier process that ran this session
+
+    def _child_tools(self, child_log: SessionLog) -> list[Tool]:
+        tools: list[Tool] = list(self._tools)
+        depth = self.depth + 1
+        if depth < self._limits.max_depth:
+            tools.append(
+                TaskTool(
+                    parent_log=child_log,
+                    model=self._model,
+                    tools=self._tools,
+                    journals=self._journals,
+                    policy=self._policy,
+                    ids=self._ids,
+                    depth=depth,
+                    limits=self._limits,
+                    system_prompt=self._system_prompt,
+                    on_child=self._on_child,
+                )
+            )
+        return tools
+
+    async def _run_child(
+        self, prompt: str, fork: bool, call: ToolCallContext, signal: TurnSignal
+    ) -> ToolOutput:
+        try:
+            journal = self._create_journal(call.call_id)
+        except Exception as exc:
+            log.exception("cannot create a subagent session")
+            return ToolOutput(f"cannot start the subagent: {exc}", failed=True)
+        progress = _Progress(call)
+        try:
+            if fork:
+                for record in self._parent_log.completed_turns():
+                    journal.log.append(record)
+            tools = self._child_tools(journal.log)
+            seams = Seams()
+            if self._policy is not None:
+                seams.approval.append(_ChildApproval(self._policy, tools).approve)
+            async with anyio.create_task_group() as tg:
+                handle = spawn_agent(
+                    journal.log,
+                    AgentConfig(
+                        model=subagent_provider(self._model),
+                        tools=tools,
+                        system_prompt=self._system_prompt,
+                    ),
+                    tg,
+                    seams=seams,
+                    ids=self._ids,
+                    durability_flush=journal.flush,
+                )
+                try:
+                    output = await self._drive(handle, prompt, progress, signal, tg)
+                finally:
+                    progress.closed = True
+                    with anyio.CancelScope(shield=True):
+                        await handle.dispose()
+            if output is None:
+                signal.raise_if_aborted()
+                raise TurnAborted("the subagent was aborted")
+            return output
+        finally:
+            try:
+                journal.close()
+            except Exception:
+                log.exception("closing subagent session %s failed", journal.log.session_id)
+
+    async def _drive(
+        self,
+        handle: AgentHandle,
+        prompt: str,
+        progress: _Progress,
+        signal: TurnSignal,
+        tg: TaskGroup,
+    ) -> ToolOutput | None:
+        """Run the child's one turn; None when the parent's signal aborted it."""
+        child = handle.agent
+        if self._on_child is not None:
+            self._on_child(child)
+        if signal.aborted:
+            return None  # aborted while the child was being made: it never runs
+
+        def on_parent_abort() -> None:
+            if isinstance(signal.reason, Disposed):
+                # The parent is being disposed: so is the child (its turn ends `disposed`).
+                tg.start_soon(handle.dispose)
+            else:
+                child.cancel(ParentCancel())
+
+        remove = signal.on_abort(on_parent_abort)
+        try:
+            child.subscribe(progress)
+            ticket = child.followup([rec.TextPart(text=prompt)])
+            result = await ticket.wait()
+            await child.when_idle()
+        finally:
+            remove()
+        answer = child.session.last_assistant_text()
+        if isinstance(result, rec.Completed):
+            return ToolOutput(answer or "(the subagent finished without a message)")
+        if signal.aborted:
+            # A requested cancel makes any unfinished outcome `aborted` for the parent (raised
+            # by the caller, outside the child's task group, so it is not wrapped in a group).
+            return None
+        return ToolOutput(_failure(result, answer), failed=True)
+
+
+def _failure(result: object, answer: str) -> str:
+    """A clear message for a child turn that did not complete."""
+    if isinstance(result, Blocked):
+        why = f"its prompt was blocked: {result.reason}"
+    elif isinstance(result, Dropped):
+        why = "its prompt was dropped before it ran"
+    elif isinstance(result, rec.MaxTokens):
+        why = "it hit the model's output limit (max_tokens)"
+    elif isinstance(result, rec.MaxTurnRequests):
+        why = "it reached its step limit"
+    elif isinstance(result, rec.Refusal):
+        why = "the model refused"
+    elif isinstance(result, rec.ErrorOutcome):
+        why = f"it failed: {result.message}"
+    elif isinstance(result, rec.Aborted):
+        why = "it was aborted"
+    elif isinstance(result, rec.DisposedOutcome):
+        why = "it was disposed"
+    else:
+        why = f"it ended with {type(result).__name__}"
+    text = f"the subagent did not finish: {why}"
+    if answer:
+        text += f"\nits last message:\n{answer}"
+    return text
+
+
+def session_task_tool(
+    store: JournalStore,
+    cwd: str,
+    extra_roots: Sequence[str],
+    session_log: SessionLog,
+    model: ModelProvider,
+    tools: Sequence[Tool],
+    policy: PermissionPolicy,
+    ids: IdFactory | None,
+) -> TaskTool:
+    """The `task` tool of a client's session (depth 0): children journaled in `store` next to
+    the session, with the session's tools, model and permission policy."""
+    return TaskTool(
+        parent_log=session_log,
+        model=model,
+        tools=tools,
+        journals=journal_children(store, cwd, extra_roots),
+        policy=policy,
+        ids=ids if ids is not None else random_ids,
+    )

@@ -1,0 +1,401 @@
+"""User hooks: shell commands run at four seams of a turn, configured in `hooks.json` files.
+
+Where hooks come from (read once, when the session starts):
+
+- `$XDG_CONFIG_HOME/acp-server/hooks.json` (default `~/.config/acp-server/hooks.json`): the
+  user's own hooks; they always run.
+- `<cwd>/.acp-server/hooks.json`: the workspace's hooks. A repository can carry a hostile hooks
+  file, so these run only after the user allowed them once for the session: before the first
+  workspace hook runs, `WorkspaceHookConsent` asks (the ACP bridge sends a permission request).
+  Any answer but allow (once or always) skips the workspace hooks for the rest of the session.
+
+The format::
+
+    {"hooks": {
+        "prompt_submit": [{"command": "...", "timeout_ms": 10000}],
+        "pre_tool": [{"command": "...", "tools": ["bash"]}],
+        "post_tool": [...],
+        "stop": [...]}}
+
+`timeout_ms` defaults to 30 s; `tools` (tool events only) restricts a hook to those tools. A file
+that is not valid JSON or does not have this shape is reported on stderr and ignored as a whole.
+
+How a hook runs: `sh -c COMMAND` through the process runner, in the session's cwd, with a JSON
+payload on stdin (`event`, `session_id`, `cwd` and the event's fields) and the turn signal.
+Cancelling the turn kills and reaps the hook's process group; the listener then raises
+`TurnAborted`. What a hook may answer on stdout (JSON; empty output means "no opinion"):
+
+- `prompt_submit`: `{"decision": "block", "reason": "..."}` blocks the prompt (no turn opens;
+  the client is told which hook blocked it and the prompt answers `refusal`);
+  `{"context": "..."}` adds a context message to the turn.
+- `pre_tool`: `{"decision": "deny", "reason": "..."}` denies the tool call (the tool fails with
+  the reason and the turn goes on).
+- `post_tool`: observes the tool's output (in the payload); `{"context": "..."}` injects that
+  text as context for the model's next request (`Agent.inject`: it never starts a step).
+- `stop`: `{"decision": "continue", "reason": "..."}` asks for one more step with the reason as
+  steering. At most once per turn: a stop hook that always answers `continue` would otherwise
+  keep the turn going forever. The payload's `continued` says whether this turn already had
+  its extra step; a later `continue` in the same turn is reported and ignored.
+
+A hook that exits non-zero, times out, cannot be started, or prints something that is not a
+JSON object is reported on stderr (which hook, which event, why) and treated as having no
+opinion: a failing hook never blocks anything and never crashes the turn.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from acp_server.agent.agent import Agent
+from acp_server.agent.cancellation import TurnAborted, TurnSignal
+from acp_server.agent.seams import Block, Deny, PromptSubmission, TurnProgress
+from acp_server.models.base import ToolCallRequest
+from acp_server.process import run_process
+from acp_server.session import records as rec
+from acp_server.tools.base import ToolOutput
+
+log = logging.getLogger(__name__)
+
+HookEvent = Literal["prompt_submit", "pre_tool", "post_tool", "stop"]
+HOOK_EVENTS: tuple[HookEvent, ...] = ("prompt_submit", "pre_tool", "post_tool", "stop")
+Source = Literal["user", "workspace"]
+
+DEFAULT_TIMEOUT_MS = 30_000
+WORKSPACE_FILE = Path(".acp-server") / "hooks.json"
+
+Notify = Callable[[str], Awaitable[None]]
+"""Shows the user a message (the ACP bridge sends an agent message chunk)."""
+
+WorkspaceHookConsent = Callable[[str, TurnSignal], Awaitable[bool]]
+"""Asks the user whether the hooks of the workspace file at this path may run."""
+
+
+@dataclass(frozen=True)
+class Hook:
+    """One configured hook."""
+
+    event: HookEvent
+    command: str
+    timeout_ms: int
+    source: Source
+    path: str
+    tools: frozenset[str] | None = None
+
+    def describe(self) -> str:
+        """How reports name this hook: its source, event and command."""
+        command = self.command if len(self.command) <= 80 else self.command[:79] + "\u2026"
+        return f"{self.source} {self.event} hook {command!r} ({self.path})"
+
+    def applies_to(self, tool_name: str) -> bool:
+        return self.tools is None or tool_name in self.tools
+
+
+class HooksFileError(ValueError):
+    """A hooks file that cannot be used (the message says why)."""
+
+
+def user_hooks_path(environ: Mapping[str, str] = os.environ) -> Path:
+    """`$XDG_CONFIG_HOME/acp-server/hooks.json`, or `~/.config/acp-server/hooks.json`."""
+    base = environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "acp-server" / "hooks.json"
+
+
+def workspace_hooks_path(cwd: str) -> Path:
+    """`<cwd>/.acp-server/hooks.json`."""
+    return Path(cwd) / WORKSPACE_FILE
+
+
+def parse_hooks(data: object, source: Source, path: str) -> list[Hook]:
+    """The hooks a decoded hooks file declares; `HooksFileError` if its shape is wrong."""
+    if not isinstance(data, dict) or not isinstance(data.get("hooks"), dict):
+        raise HooksFileError('expected an object with a "hooks" object')
+    unknown_keys = set(data) - {"hooks"}
+    if unknown_keys:
+        raise HooksFileError(f"unknown top-level keys: {', '.join(sorted(unknown_keys))}")
+    hooks: list[Hook] = []
+    for event, entries in data["hooks"].items():
+        if event not in HOOK_EVENTS:
+            raise HooksFileError(f"unknown event {event!r}; events: {', '.join(HOOK_EVENTS)}")
+        if not isinstance(entries, list):
+            raise HooksFileError(f"hooks.{event} must be a list")
+        for number, entry in enumerate(entries):
+            hooks.append(_parse_entry(event, number, entry, source, path))
+    return hooks
+
+
+def _parse_entry(event: HookEvent, number: int, entry: object, source: Source, path: str) -> Hook:
+    where = f"hooks.{event}[{number}]"
+    if not isinstance(entry, dict):
+        raise HooksFileError(f"{where} must be an object")
+    unknown = set(entry) - {"command", "timeout_ms", "tools"}
+    if unknown:
+        raise HooksFileError(f"{where} has unknown keys: {', '.join(sorted(unknown))}")
+    command = entry.get("command")
+    if not isinstance(command, str) or not command.strip():
+        raise HooksFileError(f"{where}.command must be a non-empty string")
+    timeout_ms = entry.get("timeout_ms", DEFAULT_TIMEOUT_MS)
+    if isinstance(timeout_ms, bool) or not isinstance(timeout_ms, int) or timeout_ms <= 0:
+        raise HooksFileError(f"{where}.timeout_ms must be a positive integer")
+    tools: frozenset[str] | None = None
+    if "tools" in entry:
+        names = entry["tools"]
+        if event not in ("pre_tool", "post_tool"):
+            raise HooksFileError(f"{where}.tools is only allowed for pre_tool and post_tool")
+        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            raise HooksFileError(f"{where}.tools must be a list of tool names")
+        tools = frozenset(names)
+    return Hook(event, command, timeout_ms, source, path, tools)
+
+
+def load_hooks_file(path: Path, source: Source) -> list[Hook]:
+    """The hooks of one file: none if it does not exist; none (reported) if it is invalid."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return []
+    except (OSError, UnicodeDecodeError) as exc:
+        log.error("ignoring the %s hooks file %s: cannot read it: %s", source, path, exc)
+        return []
+    try:
+        return parse_hooks(json.loads(text), source, str(path))
+    except json.JSONDecodeError as exc:
+        log.error("ignoring the %s hooks file %s: invalid JSON: %s", source, path, exc)
+    except HooksFileError as exc:
+        log.error("ignoring the %s hooks file %s: %s", source, path, exc)
+    return []
+
+
+def load_hooks(cwd: str, environ: Mapping[str, str] = os.environ) -> list[Hook]:
+    """The user's hooks, then the workspace's (the same file counts once, as the user's)."""
+    user = user_hooks_path(environ)
+    workspace = workspace_hooks_path(cwd)
+    hooks = load_hooks_file(user, "user")
+    if not _same_file(user, workspace):
+        hooks += load_hooks_file(workspace, "workspace")
+    return hooks
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve()
+    except OSError:
+        return False
+
+
+class SessionHooks:
+    """One session's hooks and the seam listeners that run them.
+
+    `install(agent)` adds the listeners to the agent's seams; `pre_tool` goes first in the
+    approval list, so a hook's denial comes before any permission question.
+    """
+
+    def __init__(
+        self,
+        hooks: Sequence[Hook],
+        *,
+        session_id: str,
+        cwd: str,
+        consent: WorkspaceHookConsent | None = None,
+        notify: Notify | None = None,
+        env: Mapping[str, str] | None = None,
+        grace: float = 2.0,
+    ) -> None:
+        self.hooks = list(hooks)
+        self.session_id = session_id
+        self.cwd = cwd
+        self._consent = consent
+        self._notify = notify
+        self._env = env
+        self._grace = grace
+        self._steer: Callable[[list[rec.Part]], None] | None = None
+        self._inject: Callable[[list[rec.Part]], None] | None = None
+        self.workspace_allowed: bool | None = None
+        """None until asked; then the user's answer for the rest of the session."""
+        self._continued_turn: str | None = None
+
+    def install(self, agent: Agent) -> None:
+        """Add this session's listeners to `agent`'s seams (only for events that have hooks)."""
+        self._steer = agent.steer
+        self._inject = agent.inject
+        events = {hook.event for hook in self.hooks}
+        seams = agent.seams
+        if "prompt_submit" in events:
+            seams.prompt_submit.append(self.prompt_submit)
+        if "pre_tool" in events:
+            seams.approval.insert(0, self.pre_tool)
+        if "post_tool" in events:
+            seams.post_tool.append(self.post_tool)
+        if "stop" in events:
+            seams.turn_stop.append(self.turn_stop)
+
+    # -- the seam listeners ----------------------------------------------------------------
+
+    async def prompt_submit(self, submission: PromptSubmission, signal: TurnSignal) -> Block | None:
+        prompt = "\n".join(p.text for p in submission.content if isinstance(p, rec.TextPart))
+        for hook, answer in await self._run_event("prompt_submit", {"prompt": prompt}, signal):
+            if answer.get("decision") == "block":
+                reason = _text(answer.get("reason")) or "no reason given"
+                message = f"Prompt blocked by the {hook.describe()}: {reason}"
+                await self._tell(message)
+                return Block(message)
+            context = _text(answer.get("context"))
+            if context:
+                submission.context.append([rec.TextPart(text=context)])
+        return None
+
+    async def pre_tool(self, call: ToolCallRequest, signal: TurnSignal) -> Deny | None:
+        payload = _tool_payload(call)
+        for hook, answer in await self._run_event("pre_tool", payload, signal, call.name):
+            if answer.get("decision") == "deny":
+                reason = _text(answer.get("reason")) or "no reason given"
+                return Deny(f"{reason} (denied by the {hook.describe()})")
+        return None
+
+    async def post_tool(
+        self, call: ToolCallRequest, output: ToolOutput, signal: TurnSignal
+    ) -> None:
+        payload = {**_tool_payload(call), "output": output.text, "failed": output.failed}
+        for _, answer in await self._run_event("post_tool", payload, signal, call.name):
+            context = _text(answer.get("context"))
+            if context and self._inject is not None:
+                self._inject([rec.TextPart(text=context)])
+
+    async def turn_stop(self, progress: TurnProgress, signal: TurnSignal) -> None:
+        continued = self._continued_turn == progress.turn_id
+        payload = {
+            "turn_id": progress.turn_id,
+            "steps": progress.steps,
+            "last_text": progress.last_text,
+            "continued": continued,
+        }
+        for hook, answer in await self._run_event("stop", payload, signal):
+            if answer.get("decision") != "continue":
+                continue
+            reason = _text(answer.get("reason")) or "Continue."
+            if continued or self._steer is None:
+                log.warning(
+                    "ignoring continue from the %s: turn %s already had its extra step",
+                    hook.describe(),
+                    progress.turn_id,
+                )
+                continue
+            self._continued_turn = progress.turn_id
+            continued = True
+            self._steer([rec.TextPart(text=reason)])
+
+    # -- running hooks ---------------------------------------------------------------------
+
+    async def _run_event(
+        self,
+        event: HookEvent,
+        fields: Mapping[str, Any],
+        signal: TurnSignal,
+        tool: str | None = None,
+    ) -> list[tuple[Hook, dict[str, Any]]]:
+        """Run the event's hooks in order; the answers of those that gave one. A decision
+        (block, deny) stops the run: the hooks after it do not run."""
+        payload = {"event": event, "session_id": self.session_id, "cwd": self.cwd, **fields}
+        answers: list[tuple[Hook, dict[str, Any]]] = []
+        for hook in self.hooks:
+            if hook.event != event or (tool is not None and not hook.applies_to(tool)):
+                continue
+            if hook.source == "workspace" and not await self._workspace_allowed(hook, signal):
+                continue
+            answer = await self._run(hook, payload, signal)
+            if answer is None:
+                continue
+            answers.append((hook, answer))
+            if answer.get("decision") in ("block", "deny"):
+                break
+        return answers
+
+    async def _workspace_allowed(self, hook: Hook, signal: TurnSignal) -> bool:
+        if self.workspace_allowed is None:
+            if self._consent is None:
+                log.warning("skipping workspace hooks from %s: nobody can allow them", hook.path)
+                self.workspace_allowed = False
+            else:
+                allowed = await self._consent(hook.path, signal)
+                signal.raise_if_aborted()  # a cancelled question decides nothing
+                self.workspace_allowed = allowed
+                if not allowed:
+                    log.warning("workspace hooks from %s were not allowed: skipped", hook.path)
+        return self.workspace_allowed
+
+    async def _run(
+        self, hook: Hook, payload: Mapping[str, Any], signal: TurnSignal
+    ) -> dict[str, Any] | None:
+        """The hook's JSON answer ({} for empty output), or None if it failed (reported)."""
+        env = dict(os.environ if self._env is None else self._env)
+        env["ACP_SERVER_HOOK_EVENT"] = hook.event
+        env["ACP_SERVER_SESSION_ID"] = self.session_id
+        try:
+            result = await run_process(
+                ["sh", "-c", hook.command],
+                signal=signal,
+                cwd=self.cwd,
+                env=env,
+                stdin_data=json.dumps(payload).encode(),
+                timeout=hook.timeout_ms / 1000,
+                grace=self._grace,
+            )
+        except TurnAborted:
+            raise
+        except Exception as exc:
+            log.warning("the %s could not run: %s", hook.describe(), exc)
+            return None
+        if result.aborted:
+            raise TurnAborted(f"{hook.event} hook")  # its process group is already reaped
+        signal.raise_if_aborted()
+        if result.timed_out:
+            log.warning("the %s timed out after %d ms", hook.describe(), hook.timeout_ms)
+            return None
+        if result.exit_code != 0:
+            how = (
+                f"exit code {result.exit_code}"
+                if result.exit_code is not None
+                else f"signal {result.signal}"
+            )
+            log.warning("the %s failed (%s): %s", hook.describe(), how, _tail(result.stderr))
+            return None
+        out = result.stdout.strip()
+        if not out:
+            return {}
+        try:
+            answer = json.loads(out)
+        except json.JSONDecodeError as exc:
+            log.warning("the %s printed invalid JSON (%s): %s", hook.describe(), exc, _tail(out))
+            return None
+        if not isinstance(answer, dict):
+            log.warning(
+                "the %s printed JSON that is not an object: %s", hook.describe(), _tail(out)
+            )
+            return None
+        return answer
+
+    async def _tell(self, text: str) -> None:
+        if self._notify is None:
+            return
+        try:
+            await self._notify(text)
+        except Exception:
+            log.exception("telling the user about a hook failed")
+
+
+def _tool_payload(call: ToolCallRequest) -> dict[str, Any]:
+    return {"tool": call.name, "call_id": call.call_id, "arguments": dict(call.arguments)}
+
+
+def _text(value: object) -> str:
+    return value.strip() if isinstance(value, str) else ""
+
+
+def _tail(text: str, limit: int = 500) -> str:
+    text = text.strip()
+    return text if len(text) <= limit else "\u2026" + text[-limit:]
