@@ -30,6 +30,7 @@ from protocol.initialize import (
     Implementation,
     InitializeRequest,
     InitializeResponse,
+    McpCapabilities,
     PromptCapabilities,
     SessionCapabilities,
     SessionCloseCapabilities,
@@ -75,6 +76,8 @@ AGENT_CAPABILITIES = AgentCapabilities(
     load_session=True,
     # Images go to models that take them; embedded resources become context text.
     prompt_capabilities=PromptCapabilities(image=True, embedded_context=True),
+    # stdio and streamable HTTP MCP servers are tested; SSE is not advertised.
+    mcp_capabilities=McpCapabilities(http=True),
     session_capabilities=SessionCapabilities(
         list=SessionListCapabilities(),
         resume=SessionResumeCapabilities(),
@@ -249,6 +252,7 @@ class AcpConnection:
         agent = session.agent
         if agent is None:
             raise RpcError(errors.AUTH_REQUIRED, "Authentication required", NO_MODEL_MESSAGE)
+        await self.lifecycle.before_prompt(session)  # MCP servers still connecting
         parts = await read_resource_links(parts_from_prompt(prompt.prompt), session.policy.sandbox)
         ticket = agent.followup(parts)
 

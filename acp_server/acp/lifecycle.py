@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import base64
 import logging
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -45,6 +45,7 @@ from acp_server.tools.permissions import (
 )
 from acp_server.tools.workspace import CommandRunner, FileAccess, LocalFiles, Sandbox
 from protocol import errors
+from protocol.mcp import McpServer
 from protocol.session import (
     CloseSessionRequest,
     CloseSessionResponse,
@@ -75,6 +76,7 @@ from .updates import SessionUpdates
 
 if TYPE_CHECKING:
     from acp_server.agent.agent import Agent
+    from acp_server.mcp import McpServers
 
     from .connection import AcpConnection
 
@@ -109,6 +111,7 @@ class SessionLifecycle:
     def __init__(self, connection: AcpConnection, data_dir: Path) -> None:
         self._connection = connection
         self.store = JournalStore(data_dir)
+        self._mcp: dict[str, McpServers] = {}
 
     async def new_session(
         self, request: IncomingRequest, params: msgspec.Raw | None
@@ -322,12 +325,34 @@ class SessionLifecycle:
             agent.cancel(UserCancel())
         if session.handle is not None:
             await session.handle.dispose()
+        mcp = self._mcp.pop(session.id, None)
+        if mcp is not None:
+            await mcp.aclose()
         if session.journal is not None:
             try:
                 session.journal.close()
             except JournalError as exc:
                 log.error("closing the journal of %s failed: %s", session.id, exc)
         self._connection.sessions.remove(session.id)
+
+    async def before_prompt(self, session: AcpSession) -> None:
+        """Wait (bounded) for the session's MCP servers; report each failed one once."""
+        mcp = self._mcp.get(session.id)
+        if mcp is None:
+            return
+        await mcp.ready()
+        failures = mcp.take_failures()
+        if failures:
+            from acp_server.agent.loop import random_ids
+            from protocol.content import TextContent
+            from protocol.session_update import AgentMessageChunk
+
+            ids = self._connection.options.ids or random_ids
+            await SessionUpdates(self._connection.peer, session.id).send(
+                AgentMessageChunk(
+                    content=TextContent(text="\n".join(failures) + "\n"), message_id=ids("msg")
+                )
+            )
 
     async def announce_title(self, session: AcpSession, text: str | None) -> None:
         """Send the session's title once, derived from its first prompt."""
@@ -418,6 +443,20 @@ class SessionLifecycle:
             )
             handle.agent.subscribe(SessionUpdates(connection.peer, session_id))
             self._install_hooks(handle.agent, session_id, cwd)
+        servers = [s for s in mcp_servers if isinstance(s, McpServer)]
+        if servers:
+            from acp_server.mcp import McpServers
+
+            agent = handle.agent if handle is not None else None
+
+            def add_tools(new: list[Tool]) -> None:
+                tools.extend(new)
+                if agent is not None:
+                    agent.add_tools(new)
+
+            mcp = McpServers(servers, cwd, add_tools)
+            self._mcp[session_id] = mcp
+            mcp.start(connection.task_group)
         session = AcpSession(
             session_id,
             cwd,
@@ -489,7 +528,7 @@ class SessionLifecycle:
 
         policy = PermissionPolicy(
             sandbox,
-            {tool.name: tool for tool in tools},
+            _ToolsByName(tools),  # live: MCP tools join the list once their servers connect
             AcpPermissionAsker(peer, session_id),
             mode=mode,
             always=always,
@@ -554,6 +593,25 @@ class SessionLifecycle:
         SessionHooks(hooks, session_id=session_id, cwd=cwd, consent=consent, notify=notify).install(
             agent
         )
+
+
+class _ToolsByName(Mapping[str, Tool]):
+    """A live by-name view of a tools list (which grows when MCP servers connect)."""
+
+    def __init__(self, tools: list[Tool]) -> None:
+        self._tools = tools
+
+    def __getitem__(self, name: str) -> Tool:
+        for tool in self._tools:
+            if tool.name == name:
+                return tool
+        raise KeyError(name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter([tool.name for tool in self._tools])
+
+    def __len__(self) -> int:
+        return len(self._tools)
 
 
 class SplitFiles:

@@ -8,13 +8,14 @@ docs/rfc/implemented/simplification/2026-11-30-one-public-stop-primitive.md.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 
 from anyio.abc import TaskGroup
 
 from acp_server.models.base import Usage
 from acp_server.session.log import SessionLog
 from acp_server.session.records import Part
+from acp_server.tools.base import Tool
 
 from .cancellation import CancelCause, UserCancel
 from .events import Status
@@ -86,6 +87,11 @@ class Agent:
     async def when_idle(self) -> None:
         """Return once nothing runs and nothing claimable is queued."""
         await self._loop.when_idle()
+
+    def add_tools(self, tools: Sequence[Tool]) -> None:
+        """Offer more tools from the next model request on (e.g. an MCP server that finished
+        connecting after the session started); a request in flight keeps what it had."""
+        self._loop.add_tools(tools)
 
     def subscribe(self, sink: EventSink) -> None:
         """Receive stream events (chunks, tool calls, turn ends); awaited in order."""

@@ -124,6 +124,18 @@ class AgentLoop:
         self._quiescent = anyio.Event()
         self._quiescent.set()
 
+    def add_tools(self, tools: Sequence[Tool]) -> None:
+        """Offer more tools from the next model request on; names already offered are kept."""
+        for tool in tools:
+            if tool.name in self._tools:
+                continue
+            self._tools[tool.name] = tool
+            self._tool_specs.append(
+                ToolSpec(
+                    name=tool.name, description=tool.description, parameters=dict(tool.parameters)
+                )
+            )
+
     # -- delivery -----------------------------------------------------------------------
 
     def followup(self, content: list[rec.Part]) -> PromptTicket:
@@ -356,7 +368,7 @@ class AgentLoop:
                 session_id=self.session.session_id,
                 system_prompt="\n\n".join(part for part in system_parts if part),
                 messages=prefix + conversation_from(self.session.records),
-                tools=self._tool_specs,
+                tools=list(self._tool_specs),
             )
             for configure in self.seams.request_config:
                 request = await configure(request, signal)

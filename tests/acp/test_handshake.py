@@ -30,7 +30,7 @@ async def test_initialize_answers_version_1_and_describes_the_agent() -> None:
     assert raw["loadSession"] is True
     assert raw["sessionCapabilities"] == {"list": {}, "resume": {}, "close": {}, "delete": {}}
     assert raw["promptCapabilities"] == {"image": True, "embeddedContext": True}
-    assert not any(raw["mcpCapabilities"].values())
+    assert raw["mcpCapabilities"] == {"http": True}  # stdio always; streamable HTTP tested
     # No model configured: the one auth method says how to configure one.
     assert [m.id for m in response.auth_methods] == ["configure-model"]
     assert "--model" in (response.auth_methods[0].description or "")
