@@ -190,3 +190,47 @@ async def test_a_finished_child_answers_the_parent_tool_call(tmp_path: Path) -> 
         assert child[-1]["outcome"] == {"kind": "completed"}
         results = [r for r in child if r.get("type") == "tool/result"]
         assert results and results[0]["status"] == "completed"
+
+
+async def test_shutting_the_server_down_disposes_the_child(tmp_path: Path) -> None:
+    # SIGTERM disposes every session: the parent's turn and its child's end `disposed`
+    # (disposal wins), the child's process is reaped, and the server exits 0 within 2 s.
+    pidfile = tmp_path / "pids"
+    spec = write_script(
+        tmp_path,
+        [[{"tool_call": {"name": "task", "arguments": {"prompt": "go"}}}]],
+        [
+            [
+                {
+                    "tool_call": {
+                        "name": "bash",
+                        "arguments": {"command": f"sleep 300 & echo $! >> {pidfile}; wait"},
+                    }
+                }
+            ]
+        ],
+    )
+    ws = workspace(tmp_path)
+    data = tmp_path / "data"
+    argv = ["--model", spec, "--mode", "bypass", "--data-dir", str(data)]
+    async with running_agent(*argv, client=Client(), env=SANDBOXED) as (conn, process, _, _):
+        await conn.initialize(protocol_version=1)
+        sid = (await conn.new_session(cwd=ws, mcp_servers=[])).session_id
+        async with anyio.create_task_group() as tg:
+
+            async def ask() -> None:
+                await conn.prompt(session_id=sid, prompt=[text_block("go")])
+
+            tg.start_soon(ask)
+            child_pid = await wait_for_pid(pidfile)
+            started = anyio.current_time()
+            process.terminate()
+            with anyio.fail_after(5):
+                assert await process.wait() == 0
+            assert anyio.current_time() - started < 2.0
+            tg.cancel_scope.cancel()
+    assert not alive(child_pid)
+    parent_end = [r for r in journal(data, sid) if r.get("type") == "turn/end"]
+    child_end = [r for r in journal(data, f"{sid}.task1") if r.get("type") == "turn/end"]
+    assert parent_end[-1]["outcome"] == {"kind": "disposed"}
+    assert child_end[-1]["outcome"] == {"kind": "disposed"}
