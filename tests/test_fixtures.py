@@ -19,9 +19,9 @@ from typing import Any
 
 import pytest
 
+from acp_fixture import FixtureError, RunOptions, parse_fixture, run_fixture
+from acp_fixture.cli import golden_path
 from acp_server import determinism
-from acp_server.fixture import FixtureError, RunOptions, parse_fixture, run_fixture
-from acp_server.fixture.cli import golden_path
 from acp_server.session import records
 from tests.support.agent_process import SERVER
 
