@@ -20,7 +20,7 @@ connection may carry several requests). It is driven over its own stdin/stdout b
 Between chunks the server waits in `select` on the socket, so a close is seen when it happens,
 not at the next write. Stdin closed: the server exits.
 
-Run: `python scripts/bench_support/openai_sse_server.py` (stdlib only).
+Run: `python scripts/bench/programs/openai_sse_server.py` (stdlib only).
 """
 
 from __future__ import annotations

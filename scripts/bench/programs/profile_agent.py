@@ -1,6 +1,6 @@
 """Run a Python agent module under cProfile, profiling only from SIGUSR1 until it exits.
 
-Usage: `python scripts/bench_support/profile_agent.py OUT.prof MODULE [ARGS...]`, e.g.
+Usage: `python scripts/bench/programs/profile_agent.py OUT.prof MODULE [ARGS...]`, e.g.
 `... /tmp/a.prof acp_server.cli --model script:/tmp/s.json`. MODULE runs as `__main__`
 with ARGS as its argv; the profiler starts disabled, so startup, imports and warm-up work
 are left out, and a client enables it with `kill -USR1 PID` once the agent is warm. The stats

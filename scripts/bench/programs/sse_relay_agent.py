@@ -9,7 +9,7 @@ writes one `session/update` `agent_message_chunk` line to stdout (one `os.write`
 journal: what is left is the TCP hop, one Python process parsing and re-encoding, the stdout
 pipe and the bench's reader, i.e. what the bench's figure includes besides the agent itself.
 
-Run: `OPENAI_BASE_URL=http://127.0.0.1:PORT/v1 python scripts/bench_support/sse_relay_agent.py`.
+Run: `OPENAI_BASE_URL=http://127.0.0.1:PORT/v1 python scripts/bench/programs/sse_relay_agent.py`.
 """
 
 from __future__ import annotations
