@@ -1,7 +1,7 @@
 """Fixtures: deterministic mode, a file piped into acp-server, the fixture runner, the examples.
 
 Every example under examples/*/ (each NAME.jsonl next to its NAME.golden.jsonl) is run against
-the real server and compared with its golden transcript; `uv run scripts/fixture run FILE
+the real server and compared with its golden transcript; `uv run acp-fixture run FILE
 --update` rewrites one after an intended change.
 """
 
@@ -26,7 +26,7 @@ from acp_server.session import records
 from tests.support.agent_process import SERVER
 
 REPO = Path(__file__).resolve().parents[1]
-FIXTURE_COMMAND = [sys.executable, str(REPO / "scripts" / "fixture")]
+FIXTURE_COMMAND = [str(Path(sys.executable).parent / "acp-fixture")]  # the console script
 EXAMPLES = sorted(
     path for path in REPO.glob("examples/*/*.jsonl") if not path.name.endswith(".golden.jsonl")
 )
@@ -56,8 +56,7 @@ def test_example_matches_its_golden_transcript(fixture: Path) -> None:
         )
         rel = fixture.relative_to(REPO)
         pytest.fail(
-            "".join(diff)
-            + f"\nIf the change is intended: uv run scripts/fixture run {rel} --update"
+            "".join(diff) + f"\nIf the change is intended: uv run acp-fixture run {rel} --update"
         )
 
 

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Build the container image and pipe ACP through it; exit non-zero on any failure.
 
-Usage: `scripts/docker-smoke [--engine auto|docker|podman] [--base IMAGE] [--image NAME]
+Usage: `scripts/docker_smoke.py [--engine auto|docker|podman] [--base IMAGE] [--image NAME]
 [--no-build] [--skip-pid1]`. Needs only a python3 (3.10+, standard library) on the host, not the
 project's venv. What it checks, and how it was run on the project's machines: docs/docker.md.
+Over 400 lines: stdlib only, so it cannot share the bench's or the tests' helpers.
 
 Engines:
 - docker, when `docker info` works: `docker build`, then `docker run -i --rm IMAGE ...`.
@@ -19,9 +20,10 @@ Checks:
    JSONL stream that ends in EOF. Every output line must be a JSON-RPC 2.0 object, every
    request answered once without error, the answers as expected, and the exit status 0.
 2. tour: examples/tour/tour.jsonl (streaming, a tool call with permission, a cancel, a
-   restart and session/load), played by scripts/fixture on the host with `--server` set to
-   the container command, must match its golden transcript. The fixture's directory and the
-   runner's temporary directory are mounted at their own paths; the server runs as our uid.
+   restart and session/load), played by the fixture runner (`python -m acp_fixture`) on the
+   host with `--server` set to the container command, must match its golden transcript. The
+   fixture's directory and the runner's temporary directory are mounted at their own paths;
+   the server runs as our uid.
 3. workspace: the editor command of docs/docker.md: a host directory mounted at the same
    absolute path and used as working directory and session cwd, the host user's uid and gid
    (`--user`; as root, 1000:1000). A scripted model reads a host file and writes a file,
@@ -50,8 +52,10 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
+JsonObject = dict[str, Any]  # a decoded JSON-RPC frame, or a JSON config object
 DEFAULT_PODMAN_BASE = "localhost/acp-server-base:bookworm"
 PROMPT_TEXT = "hello from the container"
 
@@ -144,7 +148,7 @@ class Engine:
 
     def server_command(self, mounts: list[str], workdir: str, user: str) -> list[str]:
         """A command line that starts the entrypoint (arguments to be appended) with each of
-        `mounts` (`DIR` or `DIR:ro`) mounted at its own path, for scripts/fixture --server."""
+        `mounts` (`DIR` or `DIR:ro`) mounted at its own path, for the fixture runner's --server."""
         raise NotImplementedError
 
     def close(self) -> None:
@@ -235,9 +239,12 @@ class Podman(Engine):
         )
         return int(out.stdout) if out.returncode == 0 else None
 
-    def _config(self) -> dict:
+    def _config(self) -> JsonObject:
         argv = ["podman", "image", "inspect", "--format", "{{json .Config}}", self.image]
-        return json.loads(subprocess.run(argv, text=True, capture_output=True, check=True).stdout)
+        config = json.loads(subprocess.run(argv, text=True, capture_output=True, check=True).stdout)
+        if not isinstance(config, dict):
+            raise Failure(f"podman image inspect: no config object for {self.image}")
+        return config
 
     def _fresh_container(self) -> str:
         argv = ["buildah", "from", "--pull-never", self.image]
@@ -358,7 +365,7 @@ def ensure_podman_tools() -> None:
 # ---- checks --------------------------------------------------------------------------------
 
 
-def parse_frames(stdout: str) -> list[dict]:
+def parse_frames(stdout: str) -> list[JsonObject]:
     frames = []
     for number, line in enumerate(stdout.splitlines(), 1):
         try:
@@ -372,7 +379,7 @@ def parse_frames(stdout: str) -> list[dict]:
 
 
 def check_fixture(engine: Engine, deterministic: bool) -> None:
-    lines = [
+    lines: list[JsonObject] = [
         {
             "jsonrpc": "2.0",
             "id": 1,
@@ -417,7 +424,7 @@ def check_fixture(engine: Engine, deterministic: bool) -> None:
     if result.returncode != 0:
         raise Failure(f"fixture: acp-server exited with status {result.returncode}")
     frames = parse_frames(result.stdout)
-    answers: dict[int, dict] = {}
+    answers: dict[int, JsonObject] = {}
     for frame in frames:
         if "id" in frame and "method" not in frame:
             if frame["id"] in answers:
@@ -469,14 +476,16 @@ class AgentProcess:
             self.lines.put(line)
         self.lines.put(None)
 
-    def request(self, method: str, params: dict, timeout: float = 60) -> tuple[dict, list[dict]]:
+    def request(
+        self, method: str, params: JsonObject, timeout: float = 60
+    ) -> tuple[JsonObject, list[JsonObject]]:
         """Send a request; return its result and the frames that came before the answer."""
         request_id, self.next_id = self.next_id, self.next_id + 1
         message = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
         assert self.proc.stdin is not None
         self.proc.stdin.write(json.dumps(message) + "\n")
         self.proc.stdin.flush()
-        seen: list[dict] = []
+        seen: list[JsonObject] = []
         deadline = time.monotonic() + timeout
         while True:
             try:
@@ -498,7 +507,7 @@ class AgentProcess:
         self.request("initialize", {"protocolVersion": 1, "clientCapabilities": {}})
         return str(self.request("session/new", {"cwd": cwd, "mcpServers": []})[0]["sessionId"])
 
-    def prompt(self, session_id: str, text: str) -> list[dict]:
+    def prompt(self, session_id: str, text: str) -> list[JsonObject]:
         params = {"sessionId": session_id, "prompt": [{"type": "text", "text": text}]}
         result, frames = self.request("session/prompt", params)
         if result.get("stopReason") != "end_turn":
@@ -520,7 +529,7 @@ class AgentProcess:
             self.proc.wait()
 
 
-def tool_outputs(frames: list[dict]) -> list[str]:
+def tool_outputs(frames: list[JsonObject]) -> list[str]:
     """The text output of every completed or failed tool call, in order."""
     outputs = []
     for frame in frames:
@@ -586,12 +595,12 @@ def check_workspace(engine: Engine) -> str:
 
 
 def check_tour(engine: Engine) -> str | None:
-    """The tour fixture, played by scripts/fixture on the host against acp-server in the
+    """The tour fixture, played by the fixture runner on the host against acp-server in the
     container (`--server`), must match its golden transcript."""
     fixture = ROOT / "examples" / "tour" / "tour.jsonl"
-    runner = ROOT / "scripts" / "fixture"
-    if not fixture.exists() or not runner.exists():
-        log("tour: skipped (no examples/tour/tour.jsonl or scripts/fixture in this checkout)")
+    runner = ROOT / "acp_fixture"
+    if not fixture.exists() or not runner.is_dir():
+        log("tour: skipped (no examples/tour/tour.jsonl or acp_fixture/ in this checkout)")
         return None
     tmp = os.path.realpath(tempfile.mkdtemp(prefix="acp-smoke-tour-"))
     try:
@@ -601,7 +610,7 @@ def check_tour(engine: Engine) -> str | None:
         fixture_dir = str(fixture.parent)
         user = f"{os.getuid()}:{os.getgid()}"
         server = engine.server_command([tmp, f"{fixture_dir}:ro"], fixture_dir, user)
-        argv = [sys.executable, str(runner), "run", str(fixture.relative_to(ROOT))]
+        argv = [sys.executable, "-m", "acp_fixture", "run", str(fixture.relative_to(ROOT))]
         argv += ["--tmp-dir", tmp, "--server", shlex.join(server)]
         result = sh(argv, cwd=ROOT, capture_output=True)
         print(result.stdout, end="", file=sys.stderr)
@@ -611,7 +620,7 @@ def check_tour(engine: Engine) -> str | None:
     except subprocess.CalledProcessError as exc:
         output = (exc.stdout or "") + (exc.stderr or "")
         tail = "\n".join(output.strip().splitlines()[-40:])
-        raise Failure(f"tour: scripts/fixture exited with {exc.returncode}:\n{tail}") from None
+        raise Failure(f"tour: the fixture runner exited with {exc.returncode}:\n{tail}") from None
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """End to end against a real local model: acp-server -> llama.cpp's OpenAI-compatible server.
 
-Usage: `uv run scripts/e2e-local-model [--venv DIR] [--keep-server]`. Not part of the test run.
+Usage: `uv run scripts/e2e_local_model.py [--venv DIR] [--keep-server]`. Not part of the test run.
+Over 400 lines: one end-to-end run whose steps read top to bottom in the order they happen.
 
 1. A separate virtual environment outside the repository (default ~/.cache/acp-server-e2e/venv,
    made with the system python3) gets llama-cpp-python with its server extras, compiled from
@@ -42,7 +43,7 @@ try:
     from acp import spawn_agent_process, text_block
     from acp.schema import DeniedOutcome, RequestPermissionResponse
 except ImportError as exc:  # not the project's environment
-    sys.exit(f"FAILED: {exc}; run this with `uv run scripts/e2e-local-model`")
+    sys.exit(f"FAILED: {exc}; run this with `uv run scripts/e2e_local_model.py`")
 
 CACHE = Path.home() / ".cache" / "acp-server-e2e"
 LOGS = CACHE / "logs"
@@ -341,8 +342,10 @@ async def drive_agent(port: int, server_log: Path, data_dir: Path, config_home: 
     args = ["--model", f"openai:{MODEL_ALIAS}", "--data-dir", str(data_dir)]
     step(f"acp-server: {SERVER} {' '.join(args)}")
     info(f"OPENAI_BASE_URL={env['OPENAI_BASE_URL']}")
+    # A partial client: only the callbacks acp-server makes in this run (as in tests/support).
+    sdk_client: Any = client
     async with spawn_agent_process(
-        client, str(SERVER), *args, env=env, transport_kwargs={"stderr": None}
+        sdk_client, str(SERVER), *args, env=env, transport_kwargs={"stderr": None}
     ) as (conn, _process):
         started = time.monotonic()
         init = await conn.initialize(protocol_version=1)
