@@ -36,7 +36,7 @@ from acp_server.hooks import (
 from acp_server.process import become_subreaper
 from acp_server.session import records as rec
 from acp_server.tools.base import ToolOutput
-from tests.agent.harness import (
+from tests.support.agent_harness import (
     FakeModel,
     FakeTool,
     call,

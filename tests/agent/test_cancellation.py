@@ -31,7 +31,7 @@ from acp_server.agent.cancellation import (
 )
 from acp_server.agent.inbox import Dropped
 from acp_server.session import records as rec
-from tests.agent.harness import (
+from tests.support.agent_harness import (
     FakeModel,
     FakeTool,
     call,

@@ -21,7 +21,7 @@ from acp_server.agent.seams import PromptSubmission, Seams, StepInfo, TurnProgre
 from acp_server.models.base import ModelError, ModelRequest
 from acp_server.session import records as rec
 from acp_server.tools.base import ToolOutput
-from tests.agent.harness import (
+from tests.support.agent_harness import (
     FakeModel,
     FakeTool,
     Response,

@@ -28,7 +28,7 @@ from acp_server.agent.seams import (
 from acp_server.models.base import ConversationItem, ModelRequest, ToolCallRequest
 from acp_server.session import records as rec
 from acp_server.tools.base import ToolOutput
-from tests.agent.harness import (
+from tests.support.agent_harness import (
     END_STREAM,
     FakeModel,
     FakeTool,

@@ -9,7 +9,7 @@ from anyio import wait_all_tasks_blocked
 from acp_server.agent.events import Status
 from acp_server.agent.inbox import Dropped, PromptTicket
 from acp_server.session import records as rec
-from tests.agent.harness import (
+from tests.support.agent_harness import (
     DEADLINE,
     FakeModel,
     FakeTool,

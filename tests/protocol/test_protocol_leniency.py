@@ -21,7 +21,7 @@ from protocol import session_update as su
 from protocol import tool_call as tc
 from protocol.base import UNSET, Wire
 from protocol.methods import METHODS
-from tests.protocol.protocol_examples import EXAMPLES
+from tests.support.protocol_examples import EXAMPLES
 
 
 def encode(value: Any) -> Any:

@@ -12,7 +12,7 @@ from protocol import session as s
 from protocol import session_update as su
 from protocol import tool_call as tc
 from protocol.base import CancelRequestNotification, Wire
-from tests.protocol.protocol_examples_basic import (
+from tests.support.protocol_examples_basic import (
     CONFIG_OPTIONS,
     CONTENT_EXAMPLES,
     ENV,

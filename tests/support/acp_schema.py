@@ -9,7 +9,7 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-DATA = Path(__file__).resolve().parent.parent / "data" / "acp"
+DATA = Path(__file__).resolve().parents[1] / "data" / "acp"
 GOLDEN = DATA / "golden"
 SCHEMA: dict[str, Any] = json.loads((DATA / "schema.json").read_text())
 DEFS: dict[str, Any] = SCHEMA["$defs"]

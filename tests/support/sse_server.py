@@ -21,7 +21,7 @@ from typing import Any, Literal
 import anyio
 from anyio.abc import SocketAttribute, SocketStream
 
-STREAMS = Path(__file__).parent / "streams"
+STREAMS = Path(__file__).resolve().parents[1] / "data" / "streams"
 
 
 @dataclass
@@ -70,7 +70,7 @@ def sse_reply(text: str, **kwargs: Any) -> Reply:
 
 
 def recorded(name: str, **kwargs: Any) -> Reply:
-    """A reply replaying the recorded stream `streams/NAME.sse`."""
+    """A reply replaying the recorded stream tests/data/streams/NAME.sse."""
     return sse_reply((STREAMS / f"{name}.sse").read_text(encoding="utf-8"), **kwargs)
 
 
