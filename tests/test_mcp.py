@@ -18,13 +18,13 @@ from acp_server.agent.cancellation import TurnAborted, TurnCancellation, UserCan
 from acp_server.mcp import McpServers, tool_name
 from acp_server.tools.base import Tool
 from protocol.mcp import HttpHeader, McpServer
+from tests.support.processes import alive
+from tests.support.programs import MCP_SERVER
 
 pytestmark = [
     pytest.mark.anyio,
     pytest.mark.skipif(sys.platform != "linux", reason="Linux only"),
 ]
-
-SERVER_SCRIPT = str(Path(__file__).parent / "support" / "mcp_server.py")
 
 
 def stdio_config(name: str = "demo", pidfile: Path | None = None) -> McpServer:
@@ -34,17 +34,9 @@ def stdio_config(name: str = "demo", pidfile: Path | None = None) -> McpServer:
     return McpServer(
         name=name,
         command=sys.executable,
-        args=[SERVER_SCRIPT],
+        args=[MCP_SERVER],
         env=[EnvVariable(**e) for e in env],
     )
-
-
-def alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().split(") ")[-1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
 
 
 def free_port() -> int:
@@ -57,7 +49,7 @@ def free_port() -> int:
 def http_server() -> Iterator[str]:
     port = free_port()
     process = subprocess.Popen(
-        [sys.executable, SERVER_SCRIPT, "http", str(port)], start_new_session=True
+        [sys.executable, MCP_SERVER, "http", str(port)], start_new_session=True
     )
     try:
         deadline = time.monotonic() + 20
