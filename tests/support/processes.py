@@ -5,15 +5,20 @@ from __future__ import annotations
 
 import ctypes
 import os
+import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import anyio
+import pytest
 
-from acp_server.process import become_subreaper
+from acp_server.process import ProcessResult, become_subreaper, run_process
 
 WAIT_S = 10.0
+DEADLINE = 20.0
+"""Generous bound on a process test's waits: a hang fails instead of blocking the suite."""
+BASH = shutil.which("bash") or "/bin/bash"
 _PR_SET_CHILD_SUBREAPER = 36
 
 
@@ -28,6 +33,29 @@ async def wait_for_pids(path: Path, count: int = 1, within: float = WAIT_S) -> l
         while len(pids := read_pids(path)) < count:  # noqa: ASYNC110 - another process's file
             await anyio.sleep(0.01)
     return pids
+
+
+def bash(script: str) -> list[str]:
+    return [BASH, "-c", script]
+
+
+def write_pids(path: Path, *words: str) -> str:
+    """Shell that writes the given words (`$$`, `$!`, ...) to `path` in one atomic step."""
+    return f'echo {" ".join(words)} > "{path}.tmp" && mv "{path}.tmp" "{path}"'
+
+
+async def run_bounded(argv: list[str], cwd: Path, **kwargs: object) -> ProcessResult:
+    """`run_process` in `cwd`, failing the test after DEADLINE instead of hanging."""
+    with anyio.fail_after(DEADLINE):
+        return await run_process(argv, cwd=str(cwd), **kwargs)  # type: ignore[arg-type]
+
+
+def assert_gone(pids: list[int]) -> None:
+    """Every pid is gone, not even a zombie."""
+    assert pids
+    for pid in pids:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
 
 
 def alive(pid: int) -> bool:

@@ -1,15 +1,12 @@
-"""The process runner with real processes: output, exit statuses, stdin, the output cap,
-and stops (timeout, turn signal, caller cancellation, shutdown) that leave no process of
-the group behind, checked pid by pid."""
+"""The process runner (acp_server/process/runner.py) with real processes: output, exit
+statuses, stdin, the output cap, and stops (timeout, turn signal, caller cancellation) that leave
+no process of the group behind, checked pid by pid."""
 
 from __future__ import annotations
 
-import ctypes
 import os
-import shutil
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from signal import SIGKILL, SIGTERM
 
@@ -18,94 +15,36 @@ import pytest
 
 from acp_server.agent.cancellation import TurnAborted, TurnCancellation, UserCancel
 from acp_server.process import (
-    ProcessRegistry,
     ProcessResult,
-    become_subreaper,
     default_registry,
     group_members,
-    kill_all,
-    reap_orphans,
     run_process,
+)
+from tests.support.processes import (
+    DEADLINE,
+    assert_gone,
+    bash,
+    run_bounded,
+    wait_for_pids,
+    write_pids,
 )
 
 pytestmark = [
     pytest.mark.anyio,
     pytest.mark.skipif(sys.platform == "win32", reason="POSIX process groups"),
+    pytest.mark.usefixtures("module_subreaper"),
 ]
-
-BASH = shutil.which("bash") or "/bin/bash"
-DEADLINE = 20.0
-"""Generous bound on every test's waits: a hang fails instead of blocking the suite."""
-
-_PR_SET_CHILD_SUBREAPER = 36
-_PR_GET_CHILD_SUBREAPER = 37
-
-
-def _prctl(option: int, arg: int) -> int:
-    prctl = ctypes.CDLL(None, use_errno=True).prctl
-    prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
-    prctl.restype = ctypes.c_int
-    result: int = prctl(option, arg, 0, 0, 0)
-    return result
-
-
-@pytest.fixture(autouse=True, scope="module")
-def subreaper() -> Iterator[None]:
-    """As the server does at start-up; undone afterwards so that other test modules'
-    orphans keep going to init."""
-    enabled = become_subreaper()
-    yield
-    if enabled:
-        _prctl(_PR_SET_CHILD_SUBREAPER, 0)
-
-
-def bash(script: str) -> list[str]:
-    return [BASH, "-c", script]
 
 
 def python(code: str) -> list[str]:
     return [sys.executable, "-c", code]
 
 
-def write_pids(path: Path, *words: str) -> str:
-    """Shell that writes the given words (`$$`, `$!`, ...) to `path` in one atomic step."""
-    return f'echo {" ".join(words)} > "{path}.tmp" && mv "{path}.tmp" "{path}"'
-
-
-async def read_pids(path: Path) -> list[int]:
-    """Wait for `path` (written by `write_pids`) to appear; return the pids in it."""
-    with anyio.fail_after(DEADLINE):
-        while True:
-            pids = _written_pids(path)
-            if pids is not None:
-                return pids
-            await anyio.sleep(0.01)
-
-
-def _written_pids(path: Path) -> list[int] | None:
-    try:
-        return [int(word) for word in path.read_text().split()]
-    except FileNotFoundError:
-        return None
-
-
-def assert_gone(pids: list[int]) -> None:
-    assert pids
-    for pid in pids:
-        with pytest.raises(ProcessLookupError):
-            os.kill(pid, 0)
-
-
-async def run(argv: list[str], tmp_path: Path, **kwargs: object) -> ProcessResult:
-    with anyio.fail_after(DEADLINE):
-        return await run_process(argv, cwd=str(tmp_path), **kwargs)  # type: ignore[arg-type]
-
-
 # -- output, exit statuses, stdin, environment ---------------------------------------------
 
 
 async def test_stdout_and_stderr_are_captured_separately(tmp_path: Path) -> None:
-    result = await run(bash("echo out; echo err >&2"), tmp_path, signal=None)
+    result = await run_bounded(bash("echo out; echo err >&2"), tmp_path, signal=None)
     assert result.stdout == "out\n"
     assert result.stderr == "err\n"
     assert (result.exit_code, result.signal) == (0, None)
@@ -116,42 +55,44 @@ async def test_stdout_and_stderr_are_captured_separately(tmp_path: Path) -> None
 
 
 async def test_the_exit_code_is_reported(tmp_path: Path) -> None:
-    result = await run(bash("exit 3"), tmp_path, signal=None)
+    result = await run_bounded(bash("exit 3"), tmp_path, signal=None)
     assert (result.exit_code, result.signal) == (3, None)
 
 
 async def test_death_by_signal_is_reported_as_the_signal_not_an_exit_code(tmp_path: Path) -> None:
-    result = await run(bash("kill -KILL $$"), tmp_path, signal=None)
+    result = await run_bounded(bash("kill -KILL $$"), tmp_path, signal=None)
     assert (result.exit_code, result.signal) == (None, SIGKILL)
     assert not (result.timed_out or result.aborted)
 
 
 async def test_stdin_payload_is_delivered_then_closed(tmp_path: Path) -> None:
     payload = b'{"hook": "pre_tool", "tool": "bash"}'
-    result = await run(["cat"], tmp_path, signal=None, stdin_data=payload)
+    result = await run_bounded(["cat"], tmp_path, signal=None, stdin_data=payload)
     assert result.stdout == payload.decode()
     assert result.exit_code == 0
 
 
 async def test_large_stdin_payload_is_delivered_whole(tmp_path: Path) -> None:
     payload = b"x" * (1 << 20)  # far beyond a pipe buffer
-    result = await run(["wc", "-c"], tmp_path, signal=None, stdin_data=payload)
+    result = await run_bounded(["wc", "-c"], tmp_path, signal=None, stdin_data=payload)
     assert result.stdout.strip() == str(len(payload))
 
 
 async def test_stdin_is_at_eof_without_a_payload(tmp_path: Path) -> None:
-    result = await run(["cat"], tmp_path, signal=None, timeout=10)
+    result = await run_bounded(["cat"], tmp_path, signal=None, timeout=10)
     assert (result.stdout, result.exit_code, result.timed_out) == ("", 0, False)
 
 
 async def test_a_child_that_ignores_its_stdin_payload_is_not_an_error(tmp_path: Path) -> None:
-    result = await run(["true"], tmp_path, signal=None, stdin_data=b"y" * (1 << 20))
+    result = await run_bounded(["true"], tmp_path, signal=None, stdin_data=b"y" * (1 << 20))
     assert result.exit_code == 0
 
 
 async def test_cwd_and_env_are_applied(tmp_path: Path) -> None:
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "ONLY_THIS": "yes"}
-    result = await run(bash('pwd; echo "$ONLY_THIS"; env | wc -l'), tmp_path, signal=None, env=env)
+    result = await run_bounded(
+        bash('pwd; echo "$ONLY_THIS"; env | wc -l'), tmp_path, signal=None, env=env
+    )
     cwd, value, count = result.stdout.split()
     assert await anyio.Path(cwd).resolve() == await anyio.Path(tmp_path).resolve()
     assert value == "yes"
@@ -161,7 +102,7 @@ async def test_cwd_and_env_are_applied(tmp_path: Path) -> None:
 async def test_the_child_never_writes_to_our_stdout_or_stderr(
     tmp_path: Path, capfd: pytest.CaptureFixture[str]
 ) -> None:
-    result = await run(
+    result = await run_bounded(
         bash("echo leak-out-marker; echo leak-err-marker >&2"), tmp_path, signal=None
     )
     assert result.stdout == "leak-out-marker\n"
@@ -172,7 +113,7 @@ async def test_the_child_never_writes_to_our_stdout_or_stderr(
 
 
 async def test_the_child_leads_its_own_process_group(tmp_path: Path) -> None:
-    result = await run(
+    result = await run_bounded(
         python("import os; print(os.getpid(), os.getpgrp(), os.getsid(0))"), tmp_path, signal=None
     )
     pid, pgid, sid = map(int, result.stdout.split())
@@ -185,7 +126,7 @@ async def test_the_child_leads_its_own_process_group(tmp_path: Path) -> None:
 
 async def test_the_output_cap_keeps_the_tail_and_marks_truncation(tmp_path: Path) -> None:
     code = "import sys; sys.stdout.write('a' * 100 + 'TAIL'); sys.stderr.write('short')"
-    result = await run(python(code), tmp_path, signal=None, output_limit=10)
+    result = await run_bounded(python(code), tmp_path, signal=None, output_limit=10)
     assert result.stdout == "aaaaaaTAIL"
     assert result.stdout_truncated
     assert result.stderr == "short"
@@ -193,7 +134,7 @@ async def test_the_output_cap_keeps_the_tail_and_marks_truncation(tmp_path: Path
 
 
 async def test_output_exactly_at_the_cap_is_not_truncated(tmp_path: Path) -> None:
-    result = await run(python("print('x' * 9)"), tmp_path, signal=None, output_limit=10)
+    result = await run_bounded(python("print('x' * 9)"), tmp_path, signal=None, output_limit=10)
     assert (result.stdout, result.stdout_truncated) == ("x" * 9 + "\n", False)
 
 
@@ -204,7 +145,7 @@ async def test_both_streams_are_drained_concurrently_far_beyond_the_cap(tmp_path
         "import sys; sys.stderr.write('e' * 3_000_000 + 'ERR-END'); sys.stderr.flush();"
         " sys.stdout.write('o' * 3_000_000 + 'OUT-END')"
     )
-    result = await run(python(code), tmp_path, signal=None, output_limit=1000, timeout=15)
+    result = await run_bounded(python(code), tmp_path, signal=None, output_limit=1000, timeout=15)
     assert not result.timed_out
     assert len(result.stdout) == len(result.stderr) == 1000
     assert result.stdout.endswith("OUT-END") and result.stderr.endswith("ERR-END")
@@ -212,14 +153,16 @@ async def test_both_streams_are_drained_concurrently_far_beyond_the_cap(tmp_path
 
 
 async def test_truncation_does_not_start_with_half_a_character(tmp_path: Path) -> None:
-    result = await run(python("print('é' * 10, end='')"), tmp_path, signal=None, output_limit=5)
+    result = await run_bounded(
+        python("print('é' * 10, end='')"), tmp_path, signal=None, output_limit=5
+    )
     assert result.stdout == "éé"
     assert result.stdout_truncated
 
 
 async def test_invalid_utf8_is_replaced_not_raised(tmp_path: Path) -> None:
     code = "import sys; sys.stdout.buffer.write(b'ok\\xff')"
-    result = await run(python(code), tmp_path, signal=None)
+    result = await run_bounded(python(code), tmp_path, signal=None)
     assert result.stdout == "ok\ufffd"
 
 
@@ -229,8 +172,8 @@ async def test_invalid_utf8_is_replaced_not_raised(tmp_path: Path) -> None:
 async def test_a_timeout_stops_the_whole_group_with_sigterm(tmp_path: Path) -> None:
     pidfile = tmp_path / "pids"
     script = f"sleep 300 & a=$!; sleep 300 & b=$!; {write_pids(pidfile, '$$', '$a', '$b')}; wait"
-    result = await run(bash(script), tmp_path, signal=None, timeout=1.0, grace=10.0)
-    pids = await read_pids(pidfile)
+    result = await run_bounded(bash(script), tmp_path, signal=None, timeout=1.0, grace=10.0)
+    pids = await wait_for_pids(pidfile, within=DEADLINE)
     assert result.timed_out and not result.aborted
     assert result.signal == SIGTERM  # respected SIGTERM: no need to wait out the grace
     assert result.duration < 8.0
@@ -246,11 +189,11 @@ async def test_the_turn_signal_stops_the_whole_group(tmp_path: Path) -> None:
     results: list[ProcessResult] = []
 
     async def call() -> None:
-        results.append(await run(bash(script), tmp_path, signal=turn.signal, grace=10.0))
+        results.append(await run_bounded(bash(script), tmp_path, signal=turn.signal, grace=10.0))
 
     async with anyio.create_task_group() as tg:
         tg.start_soon(call)
-        pids = await read_pids(pidfile)
+        pids = await wait_for_pids(pidfile, within=DEADLINE)
         turn.abort(UserCancel())
     [result] = results
     assert result.aborted and not result.timed_out
@@ -267,11 +210,11 @@ async def test_a_group_that_ignores_sigterm_dies_by_sigkill_after_the_grace(tmp_
     results: list[ProcessResult] = []
 
     async def call() -> None:
-        results.append(await run(bash(script), tmp_path, signal=turn.signal, grace=0.5))
+        results.append(await run_bounded(bash(script), tmp_path, signal=turn.signal, grace=0.5))
 
     async with anyio.create_task_group() as tg:
         tg.start_soon(call)
-        pids = await read_pids(pidfile)
+        pids = await wait_for_pids(pidfile, within=DEADLINE)
         aborted_at = time.monotonic()
         turn.abort(UserCancel())
     elapsed = time.monotonic() - aborted_at
@@ -289,7 +232,7 @@ async def test_a_cancelled_caller_still_stops_and_reaps_the_group(tmp_path: Path
     pids: list[int] = []
 
     async def cancel_when_started(scope: anyio.CancelScope) -> None:
-        pids.extend(await read_pids(pidfile))
+        pids.extend(await wait_for_pids(pidfile, within=DEADLINE))
         scope.cancel()
 
     with anyio.fail_after(DEADLINE), anyio.CancelScope() as scope:
@@ -305,7 +248,7 @@ async def test_a_cancelled_caller_still_stops_and_reaps_the_group(tmp_path: Path
 async def test_background_children_left_after_a_normal_exit_are_killed(tmp_path: Path) -> None:
     # One keeps our stdout pipe open, one does not: both are stopped all the same.
     script = "sleep 300 & echo $!; sleep 300 >/dev/null 2>&1 & echo $!; exit 0"
-    result = await run(bash(script), tmp_path, signal=None, grace=5.0)
+    result = await run_bounded(bash(script), tmp_path, signal=None, grace=5.0)
     pids = [int(word) for word in result.stdout.split()]
     assert len(pids) == 2
     assert (result.exit_code, result.signal) == (0, None)
@@ -328,84 +271,5 @@ async def test_an_already_aborted_signal_spawns_nothing(tmp_path: Path) -> None:
 
 async def test_a_signal_never_aborted_lets_the_process_finish(tmp_path: Path) -> None:
     turn = TurnCancellation()
-    result = await run(bash("echo done"), tmp_path, signal=turn.signal)
+    result = await run_bounded(bash("echo done"), tmp_path, signal=turn.signal)
     assert (result.stdout, result.aborted, result.timed_out) == ("done\n", False, False)
-
-
-# -- registry and shutdown -------------------------------------------------------------
-
-
-async def test_registry_kill_all_stops_every_live_group(tmp_path: Path) -> None:
-    registry = ProcessRegistry()
-    results: list[ProcessResult] = []
-    pidfiles = [tmp_path / "pids-a", tmp_path / "pids-b"]
-
-    async def call(pidfile: Path) -> None:
-        script = f"sleep 300 & a=$!; {write_pids(pidfile, '$$', '$a')}; wait"
-        results.append(await run(bash(script), tmp_path, signal=None, registry=registry))
-
-    async with anyio.create_task_group() as tg:
-        for pidfile in pidfiles:
-            tg.start_soon(call, pidfile)
-        pids = [pid for pidfile in pidfiles for pid in await read_pids(pidfile)]
-        assert len(registry) == 2
-        with anyio.fail_after(DEADLINE):
-            assert await registry.kill_all(grace=0.5) == []
-    assert_gone(pids)
-    assert len(results) == 2
-    for result in results:
-        assert result.signal == SIGTERM
-        assert not (result.aborted or result.timed_out)
-    assert not registry.groups
-
-
-async def test_kill_all_uses_the_default_registry_and_escalates(tmp_path: Path) -> None:
-    pidfile = tmp_path / "pids"
-    script = f"trap '' TERM; sleep 300 & a=$!; {write_pids(pidfile, '$$', '$a')}; wait"
-    results: list[ProcessResult] = []
-
-    async def call() -> None:
-        results.append(await run(bash(script), tmp_path, signal=None))
-
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(call)
-        pids = await read_pids(pidfile)
-        assert pids[0] in default_registry.groups
-        with anyio.fail_after(DEADLINE):
-            await kill_all(grace=0.2)
-    assert_gone(pids)
-    assert results[0].signal == SIGKILL
-    assert not default_registry.groups
-
-
-async def test_kill_all_with_nothing_running_returns_at_once() -> None:
-    registry = ProcessRegistry()
-    with anyio.fail_after(1.0):
-        assert await registry.kill_all() == []
-
-
-# -- subreaper and reaping helpers -----------------------------------------------------
-
-
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux prctl")
-def test_become_subreaper_succeeds_on_linux() -> None:
-    assert become_subreaper() is True
-    flag = ctypes.c_int(0)
-    assert _prctl(_PR_GET_CHILD_SUBREAPER, ctypes.addressof(flag)) == 0
-    assert flag.value == 1
-
-
-def test_reap_orphans_skips_pids_that_are_not_our_children() -> None:
-    assert reap_orphans([1, os.getpid()]) == []
-
-
-async def test_orphans_reparented_to_us_are_reaped_by_the_join(tmp_path: Path) -> None:
-    # The leader is killed with its children; the sleeps become our children as orphans
-    # and must be reaped by us, not left as zombies in the group.
-    pidfile = tmp_path / "pids"
-    script = f"sleep 300 & a=$!; sleep 300 & b=$!; {write_pids(pidfile, '$$', '$a', '$b')}; wait"
-    result = await run(bash(script), tmp_path, signal=None, timeout=0.5, grace=0.0)
-    pids = await read_pids(pidfile)
-    assert result.timed_out
-    assert result.survivors == []
-    assert_gone(pids)
