@@ -16,6 +16,7 @@ from acp.schema import (
 )
 
 from tests.support.processes import WAIT_S
+from tests.support.scripted_model import script
 from tests.support.tool_client import (
     DONE,
     FS,
@@ -26,7 +27,6 @@ from tests.support.tool_client import (
     call,
     cancel_requests,
     prompt_and_then,
-    script,
 )
 
 pytestmark = [

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from tests.support.processes import existing, wait_for_pids
+from tests.support.scripted_model import script
 from tests.support.tool_client import (
     DONE,
     SANDBOXED,
@@ -23,7 +24,6 @@ from tests.support.tool_client import (
     agent_session,
     call,
     prompt_and_then,
-    script,
 )
 
 pytestmark = [

@@ -17,7 +17,12 @@ from acp.schema import EnvVariable, McpServerStdio
 from tests.support.agent_process import running_agent
 from tests.support.processes import alive, read_pids
 from tests.support.programs import MCP_SERVER
-from tests.support.tool_client import SANDBOXED, ToolClient, call, script
+from tests.support.scripted_model import script
+from tests.support.tool_client import (
+    SANDBOXED,
+    ToolClient,
+    call,
+)
 
 pytestmark = [
     pytest.mark.anyio,

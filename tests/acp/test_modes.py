@@ -15,6 +15,7 @@ import pytest
 from acp import RequestError
 
 from tests.support.agent_process import SERVER
+from tests.support.scripted_model import script
 from tests.support.tool_client import (
     DONE,
     SANDBOXED,
@@ -22,7 +23,6 @@ from tests.support.tool_client import (
     agent_session,
     call,
     mode_option,
-    script,
 )
 
 pytestmark = [

@@ -12,6 +12,7 @@ import anyio
 import pytest
 
 from tests.support.processes import WAIT_S
+from tests.support.scripted_model import script
 from tests.support.tool_client import (
     DONE,
     ToolClient,
@@ -19,7 +20,6 @@ from tests.support.tool_client import (
     call,
     cancel_requests,
     prompt_and_then,
-    script,
 )
 
 pytestmark = [

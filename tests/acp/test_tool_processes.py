@@ -14,13 +14,13 @@ from pathlib import Path
 import pytest
 
 from tests.support.processes import existing, wait_for_pids
+from tests.support.scripted_model import script
 from tests.support.tool_client import (
     DONE,
     SANDBOXED,
     agent_session,
     call,
     prompt_and_then,
-    script,
 )
 
 pytestmark = [

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.scripted_model import script
 from tests.support.tool_client import (
     DONE,
     agent_session,
     call,
     mode_option,
-    script,
 )
 
 pytestmark = [

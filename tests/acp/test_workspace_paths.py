@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.scripted_model import script
 from tests.support.tool_client import (
     DONE,
     ToolClient,
     agent_session,
     call,
-    script,
 )
 
 pytestmark = [

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import os
 import signal
 import subprocess
@@ -48,12 +47,6 @@ DONE = [{"text": "done"}]
 def call(name: str, **arguments: Any) -> list[dict[str, Any]]:
     """A scripted model response that is one tool call."""
     return [{"tool_call": {"name": name, "arguments": arguments}}]
-
-
-def script(tmp_path: Path, *responses: list[dict[str, Any]]) -> str:
-    path = tmp_path / "model.json"
-    path.write_text(json.dumps({"responses": list(responses)}))
-    return f"script:{path}"
 
 
 # --------------------------------------------------------------------------- the SDK client
