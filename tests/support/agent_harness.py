@@ -320,6 +320,12 @@ def gate(entered: anyio.Event, release: anyio.Event) -> Action:
     return action
 
 
+def gated_model() -> tuple[FakeModel, anyio.Event, anyio.Event]:
+    """A model double whose first response is a `gate`: (model, entered, release)."""
+    entered, release = anyio.Event(), anyio.Event()
+    return FakeModel([gate(entered, release)]), entered, release
+
+
 def wait_for_abort(entered: anyio.Event, *, end: bool = False) -> Action:
     """A cooperative pause: announces itself, waits for the signal, raises `TurnAborted`
     (or, with `end=True`, ends the stream quietly)."""
