@@ -90,11 +90,13 @@ class ProcessRegistry:
     `RegistryClosed`) and stops every tree still registered.
     """
 
-    __slots__ = ("_closed", "_trees")
+    __slots__ = ("_closed", "_trees", "spawning")
 
     def __init__(self) -> None:
         self._trees: dict[int, ProcessTree] = {}
         self._closed = False
+        self.spawning = 0
+        """Spawns between their fork and their `register` (see `reap_strays`)."""
 
     def register(self, tree: ProcessTree) -> None:
         self._trees[tree.pgid] = tree
@@ -110,6 +112,20 @@ class ProcessRegistry:
     def check_open(self) -> None:
         if self._closed:
             raise RegistryClosed("the agent is shutting down: no new process may start")
+
+    def reap_strays(self) -> None:
+        """Reap every exited child of ours that is not a registered leader: orphans no tree
+        recorded (a double fork's middle process, re-parented to us, that exited before any
+        scan). Skipped while a spawn is between its fork and its registration: its leader is
+        not known yet, and a leader's exit status belongs to the event loop."""
+        if self.spawning:
+            return
+        for pid in children(os.getpid()):
+            if pid in self._trees:
+                continue
+            stat = read_stat(pid)
+            if stat is not None and stat.state == "Z":
+                reap_orphans([pid])
 
     @property
     def groups(self) -> frozenset[int]:

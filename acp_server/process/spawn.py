@@ -89,19 +89,24 @@ async def spawn(
     with anyio.CancelScope(shield=True):
         if registry is not None:
             registry.check_open()
-        process = await anyio.open_process(
-            list(argv),
-            stdin=stdin,
-            stdout=PIPE,
-            stderr=stderr,
-            cwd=cwd,
-            env=environment,
-            start_new_session=True,
-        )
-        # A session leader leads its own group: pgid == pid.
-        child = Child(process, ProcessTree(process.pid, token))
-        if registry is not None:
-            registry.register(child.tree)
+            registry.spawning += 1
+        try:
+            process = await anyio.open_process(
+                list(argv),
+                stdin=stdin,
+                stdout=PIPE,
+                stderr=stderr,
+                cwd=cwd,
+                env=environment,
+                start_new_session=True,
+            )
+            # A session leader leads its own group: pgid == pid.
+            child = Child(process, ProcessTree(process.pid, token))
+            if registry is not None:
+                registry.register(child.tree)
+        finally:
+            if registry is not None:
+                registry.spawning -= 1
     try:
         if registry is not None:
             # Shutdown began while we forked: it may not have seen this tree.
@@ -112,9 +117,12 @@ async def spawn(
             try:
                 await child.settle(grace if registry is None or registry.is_open else 0.0)
             finally:
+                # Unregistered only once the event loop has its exit status, so that
+                # `reap_strays` never takes it.
+                await _close(process)
                 if registry is not None:
                     registry.unregister(child.tree)
-                await _close(process)
+                    registry.reap_strays()
 
 
 async def _close(process: Process) -> None:
