@@ -40,7 +40,7 @@ class ProcStat:
 
 
 def new_token() -> str:
-    # Not `secrets`: it pulls in hashlib and OpenSSL (about 1 MiB of idle memory) for this.
+    # Not `secrets`: it pulls in hashlib and OpenSSL (about 0.7 MiB of idle memory) for this.
     return os.urandom(12).hex()
 
 
