@@ -353,7 +353,10 @@ async def test_registry_kill_all_stops_every_live_group(tmp_path: Path) -> None:
         for pidfile in pidfiles:
             tg.start_soon(call, pidfile)
         pids = [pid for pidfile in pidfiles for pid in await read_pids(pidfile)]
-        assert len(registry) == 2
+        with anyio.fail_after(DEADLINE):
+            # A child can write its pids before `spawn` has registered it.
+            while len(registry) < 2:  # noqa: ASYNC110
+                await anyio.sleep(0.01)
         with anyio.fail_after(DEADLINE):
             assert await registry.kill_all(grace=0.5) == []
     assert_gone(pids)
@@ -376,7 +379,10 @@ async def test_kill_all_escalates_to_sigkill_after_its_grace(tmp_path: Path) -> 
     async with anyio.create_task_group() as tg:
         tg.start_soon(call)
         pids = await read_pids(pidfile)
-        assert pids[0] in registry.groups
+        with anyio.fail_after(DEADLINE):
+            # The child can write its pids before `spawn` has registered it.
+            while pids[0] not in registry.groups:  # noqa: ASYNC110
+                await anyio.sleep(0.01)
         with anyio.fail_after(DEADLINE):
             await registry.kill_all(grace=0.2)
     assert_gone(pids)
