@@ -16,8 +16,6 @@ from acp_server.process import (
     ProcessRegistry,
     ProcessResult,
     become_subreaper,
-    default_registry,
-    kill_all,
     reap_orphans,
 )
 from tests.support.processes import (
@@ -35,6 +33,7 @@ pytestmark = [
     pytest.mark.usefixtures("module_subreaper"),
 ]
 
+_PR_SET_CHILD_SUBREAPER = 36
 _PR_GET_CHILD_SUBREAPER = 37
 
 
@@ -64,34 +63,41 @@ async def test_registry_kill_all_stops_every_live_group(tmp_path: Path) -> None:
         pids = [
             pid for pidfile in pidfiles for pid in await wait_for_pids(pidfile, within=DEADLINE)
         ]
-        assert len(registry) == 2
+        with anyio.fail_after(DEADLINE):
+            # A child can write its pids before `spawn` has registered it.
+            while len(registry) < 2:  # noqa: ASYNC110
+                await anyio.sleep(0.01)
         with anyio.fail_after(DEADLINE):
             assert await registry.kill_all(grace=0.5) == []
     assert_gone(pids)
     assert len(results) == 2
     for result in results:
-        assert result.signal == SIGTERM
+        assert result.posix_signal == SIGTERM
         assert not (result.aborted or result.timed_out)
     assert not registry.groups
 
 
-async def test_kill_all_uses_the_default_registry_and_escalates(tmp_path: Path) -> None:
+async def test_kill_all_escalates_to_sigkill_after_its_grace(tmp_path: Path) -> None:
+    registry = ProcessRegistry()
     pidfile = tmp_path / "pids"
     script = f"trap '' TERM; sleep 300 & a=$!; {write_pids(pidfile, '$$', '$a')}; wait"
     results: list[ProcessResult] = []
 
     async def call() -> None:
-        results.append(await run_bounded(bash(script), tmp_path, signal=None))
+        results.append(await run_bounded(bash(script), tmp_path, signal=None, registry=registry))
 
     async with anyio.create_task_group() as tg:
         tg.start_soon(call)
         pids = await wait_for_pids(pidfile, within=DEADLINE)
-        assert pids[0] in default_registry.groups
         with anyio.fail_after(DEADLINE):
-            await kill_all(grace=0.2)
+            # The child can write its pids before `spawn` has registered it.
+            while pids[0] not in registry.groups:  # noqa: ASYNC110
+                await anyio.sleep(0.01)
+        with anyio.fail_after(DEADLINE):
+            await registry.kill_all(grace=0.2)
     assert_gone(pids)
-    assert results[0].signal == SIGKILL
-    assert not default_registry.groups
+    assert results[0].posix_signal == SIGKILL
+    assert not registry.groups
 
 
 async def test_kill_all_with_nothing_running_returns_at_once() -> None:

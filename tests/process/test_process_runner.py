@@ -15,8 +15,8 @@ import pytest
 
 from acp_server.agent.cancellation import TurnAborted, TurnCancellation, UserCancel
 from acp_server.process import (
+    ProcessRegistry,
     ProcessResult,
-    default_registry,
     group_members,
     run_process,
 )
@@ -47,7 +47,7 @@ async def test_stdout_and_stderr_are_captured_separately(tmp_path: Path) -> None
     result = await run_bounded(bash("echo out; echo err >&2"), tmp_path, signal=None)
     assert result.stdout == "out\n"
     assert result.stderr == "err\n"
-    assert (result.exit_code, result.signal) == (0, None)
+    assert (result.exit_code, result.posix_signal) == (0, None)
     assert not (result.stdout_truncated or result.stderr_truncated)
     assert not (result.timed_out or result.aborted)
     assert result.survivors == []
@@ -56,12 +56,12 @@ async def test_stdout_and_stderr_are_captured_separately(tmp_path: Path) -> None
 
 async def test_the_exit_code_is_reported(tmp_path: Path) -> None:
     result = await run_bounded(bash("exit 3"), tmp_path, signal=None)
-    assert (result.exit_code, result.signal) == (3, None)
+    assert (result.exit_code, result.posix_signal) == (3, None)
 
 
 async def test_death_by_signal_is_reported_as_the_signal_not_an_exit_code(tmp_path: Path) -> None:
     result = await run_bounded(bash("kill -KILL $$"), tmp_path, signal=None)
-    assert (result.exit_code, result.signal) == (None, SIGKILL)
+    assert (result.exit_code, result.posix_signal) == (None, SIGKILL)
     assert not (result.timed_out or result.aborted)
 
 
@@ -175,7 +175,7 @@ async def test_a_timeout_stops_the_whole_group_with_sigterm(tmp_path: Path) -> N
     result = await run_bounded(bash(script), tmp_path, signal=None, timeout=1.0, grace=10.0)
     pids = await wait_for_pids(pidfile, within=DEADLINE)
     assert result.timed_out and not result.aborted
-    assert result.signal == SIGTERM  # respected SIGTERM: no need to wait out the grace
+    assert result.posix_signal == SIGTERM  # respected SIGTERM: no need to wait out the grace
     assert result.duration < 8.0
     assert result.survivors == []
     assert_gone(pids)
@@ -197,7 +197,7 @@ async def test_the_turn_signal_stops_the_whole_group(tmp_path: Path) -> None:
         turn.abort(UserCancel())
     [result] = results
     assert result.aborted and not result.timed_out
-    assert result.signal == SIGTERM
+    assert result.posix_signal == SIGTERM
     assert result.survivors == []
     assert_gone(pids)
 
@@ -220,7 +220,7 @@ async def test_a_group_that_ignores_sigterm_dies_by_sigkill_after_the_grace(tmp_
     elapsed = time.monotonic() - aborted_at
     [result] = results
     assert result.aborted
-    assert result.signal == SIGKILL
+    assert result.posix_signal == SIGKILL
     assert 0.4 <= elapsed < 8.0
     assert result.survivors == []
     assert_gone(pids)
@@ -230,6 +230,7 @@ async def test_a_cancelled_caller_still_stops_and_reaps_the_group(tmp_path: Path
     pidfile = tmp_path / "pids"
     script = f"sleep 300 & a=$!; sleep 300 & b=$!; {write_pids(pidfile, '$$', '$a', '$b')}; wait"
     pids: list[int] = []
+    registry = ProcessRegistry()
 
     async def cancel_when_started(scope: anyio.CancelScope) -> None:
         pids.extend(await wait_for_pids(pidfile, within=DEADLINE))
@@ -238,11 +239,13 @@ async def test_a_cancelled_caller_still_stops_and_reaps_the_group(tmp_path: Path
     with anyio.fail_after(DEADLINE), anyio.CancelScope() as scope:
         async with anyio.create_task_group() as tg:
             tg.start_soon(cancel_when_started, scope)
-            await run_process(bash(script), signal=None, cwd=str(tmp_path), grace=0.5)
+            await run_process(
+                bash(script), signal=None, registry=registry, cwd=str(tmp_path), grace=0.5
+            )
             pytest.fail("run_process returned instead of propagating the cancellation")
     assert scope.cancelled_caught
     assert_gone(pids)
-    assert not default_registry.groups
+    assert not registry.groups
 
 
 async def test_background_children_left_after_a_normal_exit_are_killed(tmp_path: Path) -> None:
@@ -251,7 +254,7 @@ async def test_background_children_left_after_a_normal_exit_are_killed(tmp_path:
     result = await run_bounded(bash(script), tmp_path, signal=None, grace=5.0)
     pids = [int(word) for word in result.stdout.split()]
     assert len(pids) == 2
-    assert (result.exit_code, result.signal) == (0, None)
+    assert (result.exit_code, result.posix_signal) == (0, None)
     assert not (result.timed_out or result.aborted)
     assert result.duration < 4.0  # the sleeps obeyed SIGTERM
     assert result.survivors == []
@@ -261,12 +264,15 @@ async def test_background_children_left_after_a_normal_exit_are_killed(tmp_path:
 async def test_an_already_aborted_signal_spawns_nothing(tmp_path: Path) -> None:
     marker = tmp_path / "spawned"
     turn = TurnCancellation()
+    registry = ProcessRegistry()
     turn.abort(UserCancel())
     with pytest.raises(TurnAborted):
-        await run_process(["touch", str(marker)], signal=turn.signal, cwd=str(tmp_path))
+        await run_process(
+            ["touch", str(marker)], signal=turn.signal, registry=registry, cwd=str(tmp_path)
+        )
     await anyio.sleep(0.2)
     assert not await anyio.Path(marker).exists()
-    assert not default_registry.groups
+    assert not registry.groups
 
 
 async def test_a_signal_never_aborted_lets_the_process_finish(tmp_path: Path) -> None:

@@ -45,8 +45,10 @@ def write_pids(path: Path, *words: str) -> str:
 
 
 async def run_bounded(argv: list[str], cwd: Path, **kwargs: object) -> ProcessResult:
-    """`run_process` in `cwd`, failing the test after DEADLINE instead of hanging."""
+    """`run_process` in `cwd` (with no registry unless one is given), failing the test after
+    DEADLINE instead of hanging."""
     with anyio.fail_after(DEADLINE):
+        kwargs.setdefault("registry", None)
         return await run_process(argv, cwd=str(cwd), **kwargs)  # type: ignore[arg-type]
 
 
