@@ -8,12 +8,10 @@ hook's process group before the turn ends.
 
 from __future__ import annotations
 
-import ctypes
 import json
 import logging
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +31,6 @@ from acp_server.hooks import (
     user_hooks_path,
     workspace_hooks_path,
 )
-from acp_server.process import become_subreaper
 from acp_server.session import records as rec
 from acp_server.tools.base import ToolOutput
 from tests.support.agent_harness import (
@@ -49,23 +46,15 @@ from tests.support.agent_harness import (
     turn_ends,
     user_texts,
 )
+from tests.support.processes import alive
 
 pytestmark = [
     pytest.mark.anyio,
     pytest.mark.skipif(sys.platform != "linux", reason="process groups and /proc: Linux only"),
+    pytest.mark.usefixtures("module_subreaper"),  # orphaned hook children are reaped by us
 ]
 
 LOGGER = "acp_server.hooks"
-
-
-@pytest.fixture(autouse=True, scope="module")
-def subreaper() -> Iterator[None]:
-    """As the server does at start-up, so orphaned hook children are reaped by us."""
-    enabled = become_subreaper()
-    yield
-    if enabled:
-        prctl = ctypes.CDLL(None, use_errno=True).prctl
-        prctl(36, 0, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER off: other modules' orphans go to init
 
 
 def hook(
@@ -84,15 +73,6 @@ def hook(
 
 def session_hooks(tmp_path: Path, *hooks: Hook, **kwargs: Any) -> SessionHooks:
     return SessionHooks(list(hooks), session_id="s1", cwd=str(tmp_path), grace=0.5, **kwargs)
-
-
-def alive(pid: int) -> bool:
-    """Whether `pid` exists and is not a zombie waiting to be reaped."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except FileNotFoundError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
 async def wait_for_pids(path: Path, count: int) -> list[int]:
