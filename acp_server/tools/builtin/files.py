@@ -1,23 +1,26 @@
 """File tools: `read_file`, `write_file`, `edit_file`, `list_dir`.
 
 Reads and writes go through `FileAccess` (the client's editor buffers when it offers `fs/*`);
-listing a directory reads the local disk.
+what only the local disk can answer (does the file exist, is it a FIFO or a device, what is in
+a directory) is asked of the local disk, through the same link-refusing opens (`local_files`).
 """
 
 from __future__ import annotations
 
 import difflib
 import os
+import stat
 from collections.abc import Mapping, Sequence
 from typing import Annotated, Any
 
-import anyio.to_thread
 import msgspec
 
 from acp_server.agent.cancellation import TurnSignal
 from acp_server.tools.base import Diff, Location, ToolKind, ToolOutput
-from acp_server.tools.builtin._common import BuiltinTool, count_lines, failed, str_arg
-from acp_server.tools.workspace import FileAccess, Sandbox
+from acp_server.tools.builtin._common import BuiltinTool, count_lines, failed, plural, str_arg
+from acp_server.tools.local_files import in_thread, open_checked, special_kind
+from acp_server.tools.text_window import TextWindow
+from acp_server.tools.workspace import FileAccess, NotRegularFile, Sandbox
 
 READ_MAX_LINES = 2000
 READ_MAX_BYTES = 256 * 1024
@@ -38,6 +41,21 @@ def split_lines(text: str) -> list[str]:
 def line_of(text: str, index: int) -> int:
     """The 1-based line number of character `index` of `text`."""
     return text.count("\n", 0, index) + 1
+
+
+def local_state(path: str) -> str | None:
+    """What is at the resolved `path` on the local disk: None (nothing), "file" or "dir";
+    raises `NotRegularFile` for a FIFO, device or socket. A stat: it never blocks on them."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return None
+    except NotADirectoryError:
+        return None  # a parent is a file: the write itself will say so
+    kind = special_kind(mode)
+    if kind is not None:
+        raise NotRegularFile(path, kind)
+    return "dir" if stat.S_ISDIR(mode) else "file"
 
 
 async def _read_existing(
@@ -126,8 +144,11 @@ class ReadFile(BuiltinTool[ReadFileArgs]):
         path = self.check(args.path)
         start = args.offset or 1
         where = [Location(path, start)]
+        wanted = self.max_lines if args.limit is None else min(args.limit, self.max_lines)
         try:
-            text = await self.files.read_text(path, signal)
+            # Asked of the local disk even when the client reads: a FIFO must not block either.
+            await in_thread(local_state, path)
+            window = await self.files.read_window(path, start, wanted, self.max_bytes, signal)
         except FileNotFoundError:
             return failed(f"File not found: {path}")
         except IsADirectoryError:
@@ -135,43 +156,54 @@ class ReadFile(BuiltinTool[ReadFileArgs]):
         except OSError as exc:
             return failed(f"Cannot read {path}: {exc.strerror or exc}")
         signal.raise_if_aborted()
-        if "\0" in text[:8192]:
+        if window.binary:
             return failed(f"{path} looks like a binary file (it contains NUL bytes); not shown")
-        lines = split_lines(text)
-        total = len(lines)
-        if total == 0:
+        if window.total == 0:
             return ToolOutput(f"[{path} is empty]", locations=where)
-        if start > total:
-            return failed(f"offset {start} is past the end of {path}, which has {total} lines")
-        limit = args.limit
-        wanted = self.max_lines if limit is None else min(limit, self.max_lines)
-        capped = (limit is None or limit > self.max_lines) and start - 1 + wanted < total
-        chosen: list[str] = []
-        size = 0
-        cut_line = False
-        for line in lines[start - 1 : start - 1 + wanted]:
-            length = len(line.encode("utf-8", errors="replace"))
-            if size + length > self.max_bytes:
-                capped = True
-                if not chosen:
-                    chosen.append(line[: self.max_bytes])
-                    cut_line = True
-                break
-            chosen.append(line)
-            size += length
-        end = start + len(chosen) - 1
-        body = "".join(chosen)
-        if start == 1 and end == total and not cut_line:
-            return ToolOutput(body, locations=where)
-        notes = [f"lines {start}-{end} of {total}"]
-        if cut_line:
-            notes.append(f"line {start} is longer than {self.max_bytes} bytes and was cut")
-        elif capped:
-            notes.append(f"output capped at {self.max_lines} lines / {self.max_bytes // 1024} KiB")
-        if end < total:
+        if window.count == 0:
+            return failed(
+                f"offset {start} is past the end of {path}, which has "
+                f"{plural(window.total or 0, 'line')}"
+            )
+        if start == 1 and not window.more:
+            return ToolOutput(window.text, locations=where)
+        limited = args.limit is not None and args.limit <= self.max_lines
+        notes = [self._span(window)]
+        end = start + window.count - 1
+        if window.cut:
+            notes.append(
+                f"line {start} is longer than {self.max_bytes} bytes and was cut; use bash "
+                "(e.g. cut or head -c) to see the rest of it"
+            )
+        elif window.more and (window.capped or not limited):
+            notes.append(
+                f"output capped at {plural(self.max_lines, 'line')} / {self.max_bytes // 1024} KiB"
+            )
+        if window.more:
             notes.append(f"call read_file with offset={end + 1} to read on")
-        separator = "" if body.endswith("\n") else "\n"
-        return ToolOutput(f"{body}{separator}[{'; '.join(notes)}]", locations=where)
+        separator = "" if window.text.endswith("\n") else "\n"
+        return ToolOutput(f"{window.text}{separator}[{'; '.join(notes)}]", locations=where)
+
+    @staticmethod
+    def _span(window: TextWindow) -> str:
+        end = window.first + window.count - 1
+        if window.total is not None:
+            return f"lines {window.first}-{end} of {window.total}"
+        return (
+            f"lines {window.first}-{end}; the file is {_size(window.size)}, too large to count "
+            "its lines"
+        )
+
+
+def _size(count: int) -> str:
+    if count < 1024:
+        return plural(count, "byte")
+    value = count / 1024
+    for unit in ("KiB", "MiB"):
+        if value < 1024:
+            return f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{value:.1f} GiB"
 
 
 # write_file ----------------------------------------------------------------------------------
@@ -215,7 +247,12 @@ class WriteFile(BuiltinTool[WriteFileArgs]):
 
     async def call(self, args: WriteFileArgs, signal: TurnSignal) -> ToolOutput:
         path = self.check(args.path)
-        old = await _read_existing(self.files, path, signal)
+        # A new file is known as new here, not from the client's answer to a read: clients
+        # answer a missing file with an error they show, or with empty text.
+        state = await in_thread(local_state, path)
+        if state == "dir":
+            return failed(f"{path} is a directory, not a file")
+        old = None if state is None else await _read_existing(self.files, path, signal)
         if isinstance(old, ToolOutput):
             return old
         signal.raise_if_aborted()
@@ -223,13 +260,13 @@ class WriteFile(BuiltinTool[WriteFileArgs]):
             await self.files.write_text(path, args.content, signal)
         except OSError as exc:
             return failed(f"Cannot write {path}: {exc.strerror or exc}")
-        lines = count_lines(args.content)
+        lines = plural(count_lines(args.content), "line")
         if old is None:
-            text = f"Created {path} ({lines} lines)"
+            text = f"Created {path} ({lines})"
         elif old == args.content:
-            text = f"Wrote {path}: the content is unchanged ({lines} lines)"
+            text = f"Wrote {path}: the content is unchanged ({lines})"
         else:
-            text = f"Overwrote {path} ({lines} lines, previously {count_lines(old)})"
+            text = f"Overwrote {path} ({lines}, previously {count_lines(old)})"
         return ToolOutput(text, diffs=[Diff(path, old, args.content)], locations=[Location(path)])
 
 
@@ -255,7 +292,7 @@ def _occurrences(text: str, needle: str) -> list[int]:
 def _numbered(lines: Sequence[str], first: int, limit: int = 12) -> str:
     shown = [f"  {first + i:>5} | {line.rstrip(chr(10))}" for i, line in enumerate(lines[:limit])]
     if len(lines) > limit:
-        shown.append(f"  ... ({len(lines) - limit} more lines)")
+        shown.append(f"  ... ({plural(len(lines) - limit, 'more line')})")
     return "\n".join(shown)
 
 
@@ -300,7 +337,7 @@ def _near_misses(content: str, old_text: str) -> str:
         _numbered([file_lines[number - 1]], number)
         for _, number in sorted(best, key=lambda x: x[1])
     )
-    return f"\nThe closest line(s) to {target!r}:\n{shown}"
+    return f"\nThe closest {'line' if len(best) == 1 else 'lines'} to {target!r}:\n{shown}"
 
 
 class EditFile(BuiltinTool[EditFileArgs]):
@@ -386,7 +423,8 @@ class EditFile(BuiltinTool[EditFileArgs]):
         line = line_of(content, index)
         removed, added = count_lines(old_text), count_lines(new_text)
         return ToolOutput(
-            f"Edited {path} at line {line}: replaced {removed} line(s) with {added} line(s)",
+            f"Edited {path} at line {line}: replaced {plural(removed, 'line')} with "
+            f"{plural(added, 'line')}",
             diffs=[Diff(path, content, updated)],
             locations=[Location(path, line)],
         )
@@ -401,7 +439,12 @@ class ListDirArgs(msgspec.Struct, forbid_unknown_fields=True):
 
 def _list(path: str) -> list[str]:
     entries: list[str] = []
-    with os.scandir(path) as scan:
+    fd = open_checked(path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        scan = os.scandir(fd)
+    finally:
+        os.close(fd)  # scandir works on its own duplicate
+    with scan:
         for entry in scan:
             try:
                 is_dir = entry.is_dir()
@@ -446,7 +489,7 @@ class ListDir(BuiltinTool[ListDirArgs]):
     async def call(self, args: ListDirArgs, signal: TurnSignal) -> ToolOutput:
         path = self.check(args.path or self.sandbox.cwd)
         try:
-            entries = await anyio.to_thread.run_sync(_list, path)
+            entries = await in_thread(_list, path)
         except FileNotFoundError:
             return failed(f"Directory not found: {path}")
         except NotADirectoryError:
@@ -460,5 +503,6 @@ class ListDir(BuiltinTool[ListDirArgs]):
         shown = entries[: self.max_entries]
         text = f"{path}:\n" + "\n".join(shown)
         if len(entries) > len(shown):
-            text += f"\n[{len(entries) - len(shown)} more entries not shown]"
+            hidden = plural(len(entries) - len(shown), "more entry", "more entries")
+            text += f"\n[{hidden} not shown]"
         return ToolOutput(text, locations=where)
