@@ -213,3 +213,72 @@ async def test_a_new_file_is_created_without_reading_it_through_the_client(
         (new, None),
         (old, "old\n"),
     ]
+
+
+# Permission questions name where a path really goes -------------------------------------------
+
+
+def content(path: Path) -> str:
+    return path.read_text()
+
+
+@pytest.fixture
+def outside_file(tmp_path: Path) -> Path:
+    path = tmp_path / "outside" / "dotfile"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text("outside content\n")
+    return Path(os.path.realpath(path))
+
+
+async def test_a_symlinked_file_is_asked_about_by_its_real_target(
+    tmp_path: Path, ws: Path, outside_file: Path
+) -> None:
+    (ws / "README.md").symlink_to(outside_file)  # a cloned repository can carry such a link
+    spec = script(tmp_path, call("write_file", path="README.md", content="pwned\n"), DONE)
+    async with agent_session(ws, spec, client=ToolClient(["reject_once"])) as s:
+        assert await s.prompt() == "end_turn"
+    assert s.client.asked_titles == [f"Write README.md → {outside_file} (outside the workspace)"]
+    assert [status for _, status, _ in s.client.finished()] == ["failed"]
+    assert content(outside_file) == "outside content\n"
+
+
+async def test_accept_edits_refuses_a_symlinked_file_naming_its_target(
+    tmp_path: Path, ws: Path, outside_file: Path
+) -> None:
+    (ws / "README.md").symlink_to(outside_file)
+    spec = script(tmp_path, call("write_file", path="README.md", content="pwned\n"), DONE)
+    async with agent_session(ws, spec, "--mode", "accept_edits") as s:
+        assert await s.prompt() == "end_turn"
+    assert s.client.permission_requests == []
+    [(_, status, text)] = s.client.finished()
+    assert status == "failed"
+    assert f"denied: {outside_file} is outside the workspace (only default mode asks" in text
+    assert content(outside_file) == "outside content\n"
+
+
+async def test_a_hard_linked_file_is_treated_as_possibly_outside(
+    tmp_path: Path, ws: Path, outside_file: Path
+) -> None:
+    os.link(outside_file, ws / "notes.txt")
+    linked = ws / "notes.txt"
+    spec = script(
+        tmp_path,
+        call("write_file", path="notes.txt", content="edited\n"),
+        call("read_file", path="notes.txt"),  # reading asks nothing: it changes nothing outside
+        DONE,
+        call("write_file", path="notes.txt", content="allowed\n"),
+        DONE,
+    )
+    async with agent_session(ws, spec, "--mode", "accept_edits") as s:
+        assert await s.prompt() == "end_turn"
+        [(_, write, text), (_, read, _)] = s.client.finished()
+        assert (write, read) == ("failed", "completed")
+        assert f"denied: {linked} has 2 hard links, so the same file may be outside" in text
+        assert content(outside_file) == "outside content\n"
+    async with agent_session(ws, spec, client=ToolClient(["allow_once"])) as s:
+        assert await s.prompt() == "end_turn"  # (the script's first response again)
+    assert s.client.asked_titles == [
+        f"Write notes.txt ({linked} has 2 hard links, so the same file may be outside the "
+        "workspace)"
+    ]
+    assert content(outside_file) == "edited\n"  # the user allowed it, knowing
