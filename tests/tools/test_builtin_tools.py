@@ -400,7 +400,7 @@ async def test_list_dir_caps_and_failures(ws: Workspace) -> None:
     )
     assert capped.text.splitlines()[1:] == [
         *(f"{i:02}.txt" for i in range(10)),
-        "[2 more entries not shown]",
+        "[showing 10 of 12 entries; use glob with a pattern to find the others]",
     ]
     ws.file("f.txt", "x")
     not_dir = await ws.run("list_dir", path="f.txt")

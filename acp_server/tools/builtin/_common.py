@@ -53,6 +53,18 @@ def count_lines(text: str) -> int:
     return text.count("\n") + (0 if text.endswith("\n") or not text else 1)
 
 
+def fitting(lines: Sequence[str], max_bytes: int) -> list[str]:
+    """The first `lines` whose total size, a line break after each, fits in `max_bytes`."""
+    kept: list[str] = []
+    size = 0
+    for line in lines:
+        size += len(line.encode("utf-8", errors="replace")) + 1
+        if size > max_bytes:
+            break
+        kept.append(line)
+    return kept
+
+
 def plural(count: int, noun: str, nouns: str | None = None) -> str:
     """`1 line`, `2 lines` (`nouns` for irregular plurals: `1 match`, `2 matches`)."""
     return f"{count} {noun if count == 1 else nouns or noun + 's'}"

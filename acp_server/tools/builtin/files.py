@@ -17,14 +17,20 @@ import msgspec
 
 from acp_server.agent.cancellation import TurnSignal
 from acp_server.tools.base import Diff, Location, ToolKind, ToolOutput
-from acp_server.tools.builtin._common import BuiltinTool, count_lines, failed, plural, str_arg
+from acp_server.tools.budget import ToolBudget, utf8_size
+from acp_server.tools.builtin._common import (
+    BuiltinTool,
+    count_lines,
+    failed,
+    fitting,
+    plural,
+    str_arg,
+)
 from acp_server.tools.local_files import in_thread, open_checked, special_kind
 from acp_server.tools.text_window import TextWindow
 from acp_server.tools.workspace import FileAccess, NotRegularFile, Sandbox
 
-READ_MAX_LINES = 2000
-READ_MAX_BYTES = 256 * 1024
-LIST_MAX_ENTRIES = 1000
+_DEFAULT = ToolBudget()
 
 _PositiveInt = Annotated[int, msgspec.Meta(ge=1)]
 
@@ -85,13 +91,6 @@ class ReadFile(BuiltinTool[ReadFileArgs]):
     name = "read_file"
     kind: ToolKind = "read"
     args_type = ReadFileArgs
-    description = (
-        "Read a text file from the workspace. `path` is absolute or relative to the working "
-        "directory. By default the whole file is returned, up to 2000 lines or 256 KiB; for "
-        "larger files, pass `offset` (1-based number of the first line) and `limit` (number of "
-        "lines) to read it in parts. The text is returned as it is in the file, without line "
-        "numbers, so it can be copied into `edit_file`'s `old_text`."
-    )
     parameters: Mapping[str, Any] = {
         "type": "object",
         "properties": {
@@ -104,7 +103,7 @@ class ReadFile(BuiltinTool[ReadFileArgs]):
             "limit": {
                 "type": "integer",
                 "minimum": 1,
-                "description": "How many lines to read (default: up to 2000).",
+                "description": "How many lines to read (default: as many as fit).",
             },
         },
         "required": ["path"],
@@ -116,13 +115,21 @@ class ReadFile(BuiltinTool[ReadFileArgs]):
         sandbox: Sandbox,
         files: FileAccess,
         *,
-        max_lines: int = READ_MAX_LINES,
-        max_bytes: int = READ_MAX_BYTES,
+        max_lines: int = _DEFAULT.max_read_lines,
+        max_bytes: int = _DEFAULT.body_bytes,
     ) -> None:
         super().__init__(sandbox)
         self.files = files
         self.max_lines = max_lines
         self.max_bytes = max_bytes
+        self.description = (
+            "Read a text file from the workspace. `path` is absolute or relative to the working "
+            f"directory. By default the whole file is returned, up to {max_lines} lines or "
+            f"{max_bytes // 1024} KiB; for larger files, pass `offset` (1-based number of the "
+            "first line) and `limit` (number of lines) to read it in parts. The text is "
+            "returned as it is in the file, without line numbers, so it can be copied into "
+            "`edit_file`'s `old_text`."
+        )
 
     def title(self, arguments: Mapping[str, Any]) -> str:
         path = str_arg(arguments, "path")
@@ -459,11 +466,6 @@ class ListDir(BuiltinTool[ListDirArgs]):
     name = "list_dir"
     kind: ToolKind = "read"
     args_type = ListDirArgs
-    description = (
-        "List the entries of a directory in the workspace (default: the working directory), "
-        "sorted by name; directories end with '/'. At most 1000 entries are shown. Use glob to "
-        "find files by pattern across directories."
-    )
     parameters: Mapping[str, Any] = {
         "type": "object",
         "properties": {
@@ -476,9 +478,21 @@ class ListDir(BuiltinTool[ListDirArgs]):
         "additionalProperties": False,
     }
 
-    def __init__(self, sandbox: Sandbox, *, max_entries: int = LIST_MAX_ENTRIES) -> None:
+    def __init__(
+        self,
+        sandbox: Sandbox,
+        *,
+        max_entries: int = _DEFAULT.max_search_results,
+        max_bytes: int = _DEFAULT.body_bytes,
+    ) -> None:
         super().__init__(sandbox)
         self.max_entries = max_entries
+        self.max_bytes = max_bytes
+        self.description = (
+            "List the entries of a directory in the workspace (default: the working "
+            f"directory), sorted by name; directories end with '/'. At most {max_entries} "
+            "entries are shown. Use glob to find files by pattern across directories."
+        )
 
     def title(self, arguments: Mapping[str, Any]) -> str:
         return f"List {self.display(str_arg(arguments, 'path') or '.')}"
@@ -500,9 +514,11 @@ class ListDir(BuiltinTool[ListDirArgs]):
         where = [Location(path)]
         if not entries:
             return ToolOutput(f"{path} is empty", locations=where)
-        shown = entries[: self.max_entries]
+        shown = fitting(entries[: self.max_entries], self.max_bytes - utf8_size(path))
         text = f"{path}:\n" + "\n".join(shown)
         if len(entries) > len(shown):
-            hidden = plural(len(entries) - len(shown), "more entry", "more entries")
-            text += f"\n[{hidden} not shown]"
+            text += (
+                f"\n[showing {len(shown)} of {plural(len(entries), 'entry', 'entries')}; use "
+                "glob with a pattern to find the others]"
+            )
         return ToolOutput(text, locations=where)

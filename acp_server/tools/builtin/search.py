@@ -22,12 +22,19 @@ import msgspec
 
 from acp_server.agent.cancellation import TurnSignal
 from acp_server.tools.base import Location, ToolKind, ToolOutput
-from acp_server.tools.builtin._common import BuiltinTool, failed, plural, shorten, str_arg
+from acp_server.tools.budget import ToolBudget
+from acp_server.tools.builtin._common import (
+    BuiltinTool,
+    failed,
+    fitting,
+    plural,
+    shorten,
+    str_arg,
+)
 from acp_server.tools.local_files import CHUNK_BYTES, Stopped, open_checked, stopper
 from acp_server.tools.workspace import PathRefused, Sandbox
 
-GLOB_MAX_RESULTS = 1000
-GREP_MAX_MATCHES = 500
+_DEFAULT = ToolBudget()
 GREP_MAX_FILE_BYTES = 10 * 1024 * 1024
 GREP_MAX_LINE_CHARS = 400
 _BINARY_SNIFF = 8192
@@ -127,13 +134,6 @@ class Glob(BuiltinTool[GlobArgs]):
     name = "glob"
     kind: ToolKind = "search"
     args_type = GlobArgs
-    description = (
-        "Find files and directories whose paths match a glob pattern, relative to the working "
-        "directory (or an absolute pattern inside the workspace). `*` and `?` match within one "
-        "path segment, `[abc]` matches one character of a set, and `**` matches any number of "
-        "directories, e.g. `src/**/*.py`. Results are absolute paths, sorted; `.git` is skipped; "
-        "at most 1000 are shown."
-    )
     parameters: Mapping[str, Any] = {
         "type": "object",
         "properties": {
@@ -146,9 +146,23 @@ class Glob(BuiltinTool[GlobArgs]):
         "additionalProperties": False,
     }
 
-    def __init__(self, sandbox: Sandbox, *, max_results: int = GLOB_MAX_RESULTS) -> None:
+    def __init__(
+        self,
+        sandbox: Sandbox,
+        *,
+        max_results: int = _DEFAULT.max_search_results,
+        max_bytes: int = _DEFAULT.body_bytes,
+    ) -> None:
         super().__init__(sandbox)
         self.max_results = max_results
+        self.max_bytes = max_bytes
+        self.description = (
+            "Find files and directories whose paths match a glob pattern, relative to the "
+            "working directory (or an absolute pattern inside the workspace). `*` and `?` match "
+            "within one path segment, `[abc]` matches one character of a set, and `**` matches "
+            "any number of directories, e.g. `src/**/*.py`. Results are absolute paths, "
+            f"sorted; `.git` is skipped; at most {max_results} are shown, with the total."
+        )
 
     def title(self, arguments: Mapping[str, Any]) -> str:
         pattern = str_arg(arguments, "pattern")
@@ -179,7 +193,7 @@ class Glob(BuiltinTool[GlobArgs]):
         signal.raise_if_aborted()
         if not results:
             return ToolOutput(f"No paths match `{args.pattern}`", locations=[Location(root)])
-        shown = results[: self.max_results]
+        shown = fitting(results[: self.max_results], self.max_bytes)
         text = "\n".join(shown)
         if len(results) > len(shown):
             text += (
@@ -304,13 +318,6 @@ class Grep(BuiltinTool[GrepArgs]):
     name = "grep"
     kind: ToolKind = "search"
     args_type = GrepArgs
-    description = (
-        "Search the contents of text files for a Python regular expression (`re.search`, line "
-        "by line). `path` is a file or a directory searched recursively (default: the working "
-        "directory); binary files and `.git` are skipped. Each match is printed as "
-        "`path:line: text` with an absolute path; at most 500 matches are shown. Use `(?i)` for "
-        "a case-insensitive search and escape regex metacharacters to find literal text."
-    )
     parameters: Mapping[str, Any] = {
         "type": "object",
         "properties": {
@@ -324,9 +331,24 @@ class Grep(BuiltinTool[GrepArgs]):
         "additionalProperties": False,
     }
 
-    def __init__(self, sandbox: Sandbox, *, max_matches: int = GREP_MAX_MATCHES) -> None:
+    def __init__(
+        self,
+        sandbox: Sandbox,
+        *,
+        max_matches: int = _DEFAULT.max_search_results,
+        max_bytes: int = _DEFAULT.body_bytes,
+    ) -> None:
         super().__init__(sandbox)
         self.max_matches = max_matches
+        self.max_bytes = max_bytes
+        self.description = (
+            "Search the contents of text files for a Python regular expression (`re.search`, "
+            "line by line). `path` is a file or a directory searched recursively (default: the "
+            "working directory); binary files and `.git` are skipped. Each match is printed as "
+            f"`path:line: text` with an absolute path; at most {max_matches} matches are shown, "
+            "with the total. Use `(?i)` for a case-insensitive search and escape regex "
+            "metacharacters to find literal text."
+        )
 
     def title(self, arguments: Mapping[str, Any]) -> str:
         pattern = str_arg(arguments, "pattern")
@@ -355,6 +377,7 @@ class Grep(BuiltinTool[GrepArgs]):
             raise
         signal.raise_if_aborted()
         notes: list[str] = []
+        report.lines = fitting(report.lines, self.max_bytes)
         if report.matches > len(report.lines):
             matches = plural(report.matches, "match", "matches")
             notes.append(
