@@ -437,7 +437,11 @@ class SessionLifecycle:
             )
             handle = spawn_agent(
                 log_,
-                AgentConfig(model=model, tools=tools),
+                AgentConfig(
+                    model=model,
+                    tools=tools,
+                    max_result_bytes=connection.options.tool_budget.max_result_bytes,
+                ),
                 connection.task_group,
                 seams=Seams(approval=[policy.approve]),
                 ids=ids if ids is not None else random_ids,
@@ -512,7 +516,7 @@ class SessionLifecycle:
         commands: CommandRunner = (
             ClientTerminals(peer, session_id) if caps.terminal else LocalCommands()
         )
-        tools = builtin_tools(sandbox, files, commands)
+        tools = builtin_tools(sandbox, files, commands, self._connection.options.tool_budget)
         mode: Mode = self._connection.options.mode
         always: dict[ToolKind, bool] = {}
         for record in records:

@@ -4,6 +4,7 @@ and the tail of its output, and the agent loop's last guard for any tool (MCP, s
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,8 @@ from typing import Any
 import pytest
 
 from acp_server.agent.cancellation import TurnCancellation, TurnSignal
+from acp_server.models.base import ModelConfigError
+from acp_server.models.config import load_settings
 from acp_server.process import become_subreaper
 from acp_server.session import records as rec
 from acp_server.tools.base import Tool, ToolOutput
@@ -135,3 +138,35 @@ async def test_the_loop_caps_any_tools_result_before_the_model_sees_it() -> None
 def test_a_budget_leaves_room_for_the_closing_note() -> None:
     assert BUDGET.body_bytes == 4096 - 512
     assert ToolBudget(max_result_bytes=600).body_bytes == 300
+
+
+# The [tools] table of the config file ---------------------------------------------------------
+
+
+def test_the_config_file_sets_the_budget(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text("[tools]\nmax_result_bytes = 8192\nmax_search_results = 50\n")
+    assert load_settings(path).tools == ToolBudget(max_result_bytes=8192, max_search_results=50)
+    assert load_settings(environ={"XDG_CONFIG_HOME": str(tmp_path / "none")}).tools == ToolBudget()
+
+
+@pytest.mark.parametrize(
+    ("table", "message"),
+    [
+        (
+            "max_result_bytes = 100",
+            "line 2: [tools] `max_result_bytes` must be an integer of at least 1024",
+        ),
+        ("max_read_lines = true", "[tools] `max_read_lines` must be an integer of at least 1"),
+        (
+            "max_lines = 5",
+            "unknown key `max_lines` in [tools]; expected max_result_bytes, "
+            "max_read_lines, max_search_results",
+        ),
+    ],
+)
+def test_bad_tools_settings_are_refused_clearly(tmp_path: Path, table: str, message: str) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text(f"[tools]\n{table}\n")
+    with pytest.raises(ModelConfigError, match=re.escape(message)):
+        load_settings(path)
