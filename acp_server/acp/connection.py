@@ -17,6 +17,7 @@ import msgspec
 from anyio.abc import TaskGroup
 
 from acp_server import __version__
+from acp_server.process import ProcessRegistry
 from acp_server.rpc.dispatch import JsonRpcDispatcher, RequestHandler, RpcError, decode_params
 from acp_server.rpc.peer import IncomingRequest, Peer
 from acp_server.tools.budget import ToolBudget
@@ -103,6 +104,9 @@ class BridgeOptions:
     """What the command line decided for every session."""
 
     data_dir: Path
+    processes: ProcessRegistry
+    """Where every child process of every session is registered (the server's, created at
+    start-up and stopped at shutdown)."""
     model: ModelProvider | None = None
     model_spec: str | None = None
     offered_models: tuple[str, ...] = ()
