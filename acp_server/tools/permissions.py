@@ -14,8 +14,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-import anyio.to_thread
-
 from acp_server.agent.cancellation import TurnSignal
 from acp_server.agent.seams import Deny
 from acp_server.models.base import ToolCallRequest
@@ -163,7 +161,9 @@ class PermissionPolicy:
         if tool is None:
             return None  # the loop answers unknown tools itself
         paths = [loc.path for loc in tool.locations(call.arguments)]
-        beyond = await anyio.to_thread.run_sync(self._beyond, tool.kind, paths)
+        # Resolving and a stat, on the loop like the sandbox's own checks: a thread hop here
+        # would let a client's EOF overtake the permission question.
+        beyond = self._beyond(tool.kind, paths)
         verdict, reason = decide(self.mode, tool.kind, not beyond, self.always)
         outside = [crossing.path for crossing in beyond]
         if verdict == "allow":
