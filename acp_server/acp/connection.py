@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,6 +20,7 @@ from acp_server import __version__
 from acp_server.process import ProcessRegistry
 from acp_server.rpc.dispatch import JsonRpcDispatcher, RequestHandler, RpcError, decode_params
 from acp_server.rpc.peer import IncomingRequest, Peer
+from acp_server.tools.budget import ToolBudget
 from protocol import errors
 from protocol.content import TextContent
 from protocol.initialize import (
@@ -115,6 +116,8 @@ class BridgeOptions:
     mode: Mode = "default"
     ids: SequentialIds | None = None
     """Deterministic mode's id factory for sessions, turns and messages; None: random ids."""
+    tool_budget: ToolBudget = field(default_factory=ToolBudget)
+    """How much of a tool's result reaches the model (`[tools]` of the config file)."""
 
 
 class AcpConnection:

@@ -51,7 +51,7 @@ async def test_allow_once_runs_the_tool_after_asking_with_four_options(
         "allow_always",
         "reject_always",
     ]
-    assert s.client.finished() == [("Write a.txt", "completed", f"Created {ws}/a.txt (1 lines)")]
+    assert s.client.finished() == [("Write a.txt", "completed", f"Created {ws}/a.txt (1 line)")]
     statuses = [u.status for u in s.client.kinds("tool_call_update")]
     assert statuses == ["in_progress", "completed"]
     assert (ws / "a.txt").read_text() == "hi"

@@ -58,7 +58,7 @@ async def test_default_mode_asks_before_reading_outside_the_workspace(
     spec = script(tmp_path, call("read_file", path=str(secret)), DONE)
     async with agent_session(ws, spec, client=ToolClient([answer])) as s:
         assert await s.prompt() == "end_turn"
-    assert s.client.asked_titles == [f"Read {secret}"]
+    assert s.client.asked_titles == [f"Read {secret} (outside the workspace)"]
     [(_, got, text)] = s.client.finished()
     assert got == status
     assert ("secret" in text) == (status == "completed")

@@ -9,7 +9,8 @@ from acp_server.agent.cancellation import TurnCancellation, TurnSignal
 from acp_server.tools.base import Tool, ToolOutput
 from acp_server.tools.builtin import builtin_tools
 from acp_server.tools.local_commands import LocalCommands
-from acp_server.tools.workspace import LocalFiles, Sandbox
+from acp_server.tools.local_files import LocalFiles
+from acp_server.tools.workspace import Sandbox
 
 # A small Python file the file and search tools work on.
 SOURCE = """def main():

@@ -14,7 +14,7 @@ from acp_server.agent.cancellation import TurnAborted, TurnCancellation
 from acp_server.tools.base import Location
 from acp_server.tools.builtin import builtin_tools
 from acp_server.tools.local_commands import LocalCommands
-from acp_server.tools.workspace import LocalFiles
+from acp_server.tools.local_files import LocalFiles
 from tests.support.tool_workspace import Workspace
 from tests.support.turns import aborted_signal
 

@@ -197,9 +197,11 @@ async def test_approve_carries_out_the_table(
         else:
             assert result.reason == f"read-only mode allows no {kind} actions"
     else:
+        # The question names where an outside path goes, in its title and its reason.
+        title = f"{kind} {target}" if inside else f"{kind} {target} (outside the workspace)"
         why = "" if inside else f"{target} is outside the workspace"
         assert result is None  # the asker allowed it once
-        assert asker.asked == [("call_1", f"{kind} {target}", why)]
+        assert asker.asked == [("call_1", title, why)]
     # Only an explicit allow of a path outside the workspace lets the tool's own check pass.
     granted = {str(target)} if result is None and not inside else set()
     assert permissions.sandbox.granted == granted

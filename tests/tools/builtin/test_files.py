@@ -12,7 +12,7 @@ from acp_server.tools.base import Diff, Location
 from acp_server.tools.builtin import builtin_tools
 from acp_server.tools.builtin.files import ListDir, ReadFile
 from acp_server.tools.local_commands import LocalCommands
-from acp_server.tools.workspace import LocalFiles
+from acp_server.tools.local_files import LocalFiles
 from tests.support.tool_workspace import SOURCE, Workspace
 
 pytestmark = pytest.mark.anyio
@@ -137,7 +137,7 @@ async def test_edit_file_missing_match_shows_the_closest_line(ws: Workspace) -> 
     ws.file("src/app.py", SOURCE)
     output = await ws.run("edit_file", path="src/app.py", old_text='print("helo")', new_text="pass")
     assert output.failed
-    assert "closest line(s)" in output.text
+    assert "closest line to" in output.text
     assert '2 |     print("hello")' in output.text
 
     nothing_like = await ws.run(
@@ -202,7 +202,7 @@ async def test_list_dir_caps_and_failures(ws: Workspace) -> None:
     )
     assert capped.text.splitlines()[1:] == [
         *(f"{i:02}.txt" for i in range(10)),
-        "[2 more entries not shown]",
+        "[showing 10 of 12 entries; use glob with a pattern to find the others]",
     ]
     ws.file("f.txt", "x")
     not_dir = await ws.run("list_dir", path="f.txt")

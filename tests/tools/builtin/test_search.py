@@ -58,7 +58,7 @@ async def test_glob_caps_results(ws: Workspace) -> None:
     )
     lines = output.text.splitlines()
     assert lines[:10] == [f"{ws.root}/f{i:02}.txt" for i in range(10)]
-    assert lines[10].startswith("[5 more matches not shown")
+    assert lines[10].startswith("[showing 10 of 15 matches")
 
 
 # grep -----------------------------------------------------------------------------------------
@@ -78,7 +78,7 @@ async def test_grep_matches_as_path_line_text(ws: Workspace) -> None:
     assert in_file.text == f"{ws.root}/src/notes.md:1: TODO: return later"
     nothing = await ws.run("grep", pattern="absent", path="src")
     assert not nothing.failed
-    assert nothing.text == f"No matches for `absent` in 2 file(s) under {ws.root}/src"
+    assert nothing.text == f"No matches for `absent` in 2 files under {ws.root}/src"
 
 
 async def test_grep_regex_error_missing_path_and_cap(ws: Workspace) -> None:
@@ -93,7 +93,7 @@ async def test_grep_regex_error_missing_path_and_cap(ws: Workspace) -> None:
         {"pattern": "hit"}, TurnCancellation().signal
     )
     assert len(capped.text.splitlines()) == 6
-    assert "stopped after 5 matches" in capped.text
+    assert "showing 5 of 20 matches in 1 file" in capped.text
 
 
 async def test_grep_skips_files_behind_symlinks_out(ws: Workspace) -> None:
