@@ -29,7 +29,7 @@ def conversation_from(records: Sequence[rec.Record]) -> list[model.ConversationI
     refused = {
         r.turn_id
         for r in records
-        if isinstance(r, rec.TurnEnd) and isinstance(r.outcome, rec.Refusal)
+        if isinstance(r, rec.TurnEndRecord) and isinstance(r.outcome, rec.Refusal)
     }
     items: list[model.ConversationItem] = []
     for record in records:

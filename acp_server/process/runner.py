@@ -13,7 +13,7 @@ from subprocess import DEVNULL, PIPE
 import anyio
 from anyio.abc import ByteReceiveStream, ByteSendStream, Process
 
-from acp_server.agent.cancellation import TurnSignal
+from acp_server.cancellation import TurnSignal
 from acp_server.process.groups import JOIN_TIMEOUT, ProcessRegistry, default_registry, stop_groups
 
 _DRAIN_TIMEOUT = 1.0

@@ -13,9 +13,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from acp_server.agent.cancellation import TurnSignal
-from acp_server.agent.seams import Deny
+from acp_server.cancellation import TurnSignal
 from acp_server.models.base import ToolCallRequest
+from acp_server.verdicts import Deny
 
 from .base import Tool, ToolKind
 from .workspace import Sandbox

@@ -15,7 +15,7 @@ from typing import Protocol
 
 import anyio
 
-from acp_server.agent.cancellation import TurnSignal
+from acp_server.cancellation import TurnSignal
 
 
 class PathOutsideWorkspace(Exception):

@@ -2,6 +2,8 @@
 
 Reads and writes go through `FileAccess` (the client's editor buffers when it offers `fs/*`);
 listing a directory reads the local disk.
+
+Over 400 lines: the four file tools share the read, line and diff helpers above them.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from typing import Annotated, Any
 import anyio.to_thread
 import msgspec
 
-from acp_server.agent.cancellation import TurnSignal
+from acp_server.cancellation import TurnSignal
 from acp_server.tools.base import Diff, Location, ToolKind, ToolOutput
 from acp_server.tools.builtin._common import BuiltinTool, count_lines, failed, str_arg
 from acp_server.tools.workspace import FileAccess, Sandbox

@@ -17,7 +17,7 @@ from typing import Any
 import anyio.to_thread
 import msgspec
 
-from acp_server.agent.cancellation import TurnSignal
+from acp_server.cancellation import TurnSignal
 from acp_server.tools.base import Location, ToolKind, ToolOutput
 from acp_server.tools.builtin._common import BuiltinTool, failed, shorten, str_arg
 from acp_server.tools.workspace import Sandbox

@@ -29,10 +29,10 @@ import anyio
 from anyio.abc import Process, TaskGroup
 from msgspec import UNSET
 
-from acp_server.agent.cancellation import TurnSignal
+from acp_protocol.mcp import McpServer
+from acp_server.cancellation import TurnSignal
 from acp_server.process.groups import JOIN_TIMEOUT, default_registry, stop_groups
 from acp_server.tools.base import Location, Tool, ToolKind, ToolOutput
-from protocol.mcp import McpServer
 
 if TYPE_CHECKING:
     from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
