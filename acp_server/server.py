@@ -16,16 +16,12 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Callable
-from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING
 
 import anyio
 
-from acp_server.acp.connection import AcpConnection, BridgeOptions
-from acp_server.rpc.dispatch import JsonRpcDispatcher
-from acp_server.rpc.framing import DEFAULT_MAX_LINE_BYTES
+from acp_server.acp.connection import AcpConnection
+from acp_server.acp.options import ServerOptions
+from acp_server.rpc.jsonrpcserver_adapter import JsonRpcDispatcher
 from acp_server.rpc.peer import Peer
 from acp_server.rpc.stdio import (
     FdReceiveStream,
@@ -35,30 +31,10 @@ from acp_server.rpc.stdio import (
     wait_for_hangup,
 )
 
-if TYPE_CHECKING:
-    from acp_server.determinism import SequentialIds
-    from acp_server.models.base import ModelProvider
-    from acp_server.tools.permissions import Mode
-
 log = logging.getLogger(__name__)
 
 DISPOSE_DEADLINE = 2.0
 """Seconds from "the client is gone" to process exit, whatever is still running."""
-
-
-@dataclass(frozen=True)
-class ServerOptions:
-    """Everything the CLI decides."""
-
-    data_dir: Path
-    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
-    model: ModelProvider | None = None
-    model_spec: str | None = None
-    offered_models: tuple[str, ...] = ()
-    load_model: Callable[[str], ModelProvider] | None = None
-    mode: Mode = "default"
-    ids: SequentialIds | None = None
-    """Deterministic mode's id factory (acp_server/determinism.py); None: random ids."""
 
 
 def run(options: ServerOptions) -> None:
@@ -151,15 +127,7 @@ async def _serve(options: ServerOptions, protocol_fd: int, stdin_is_terminal: bo
         connection = AcpConnection(
             peer,
             tg,
-            BridgeOptions(
-                data_dir=options.data_dir,
-                model=options.model,
-                model_spec=options.model_spec,
-                offered_models=options.offered_models,
-                load_model=options.load_model,
-                mode=options.mode,
-                ids=options.ids,
-            ),
+            options,
         )
         connection.register(dispatcher)
         tg.start_soon(watch_signals)

@@ -8,9 +8,7 @@ from urllib.parse import unquote
 import anyio
 from msgspec import UnsetType
 
-from acp_server.session import records as rec
-from acp_server.tools.workspace import Sandbox
-from protocol.content import (
+from acp_protocol.content import (
     AudioContent,
     ContentBlock,
     EmbeddedResource,
@@ -18,6 +16,8 @@ from protocol.content import (
     ResourceLink,
     TextContent,
 )
+from acp_server.session import records as rec
+from acp_server.tools.workspace import Sandbox
 
 T = TypeVar("T")
 
