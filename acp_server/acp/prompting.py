@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from typing import Any
 
 import msgspec
@@ -66,19 +67,17 @@ def stop_reason_for(result: TicketResult) -> StopReason:
     )
 
 
+@dataclass
 class PromptMethods:
     """`session/prompt` and `session/cancel` of one connection."""
 
-    def __init__(
-        self, context: BridgeContext, wiring: SessionWiring, config: SessionConfig
-    ) -> None:
-        self._context = context
-        self._wiring = wiring
-        self._config = config
+    context: BridgeContext
+    wiring: SessionWiring
+    config: SessionConfig
 
     async def prompt(self, request: IncomingRequest, params: msgspec.Raw | None) -> PromptResponse:
         prompt = decode_params(params, PromptRequest)
-        session = self._context.session(prompt.session_id)
+        session = self.context.session(prompt.session_id)
         text = "\n".join(p.text for p in prompt.prompt if isinstance(p, TextContent))
         command = slash_command(text) if len(prompt.prompt) == 1 else None
         if command is not None:
@@ -87,7 +86,7 @@ class PromptMethods:
         agent = session.agent
         if agent is None:
             raise RpcError(errors.AUTH_REQUIRED, "Authentication required", NO_MODEL_MESSAGE)
-        await self._wiring.before_prompt(session)  # MCP servers still connecting
+        await self.wiring.before_prompt(session)  # MCP servers still connecting
         parts = await read_resource_links(parts_from_prompt(prompt.prompt), session.policy.sandbox)
         ticket = agent.followup(parts)
 
@@ -103,7 +102,7 @@ class PromptMethods:
         result = await ticket.wait()
         usage = agent.last_usage
         if usage is not None and usage.context_window:
-            await SessionUpdates(self._context.peer, session.id).send(
+            await SessionUpdates(self.context.peer, session.id).send(
                 UsageUpdate(
                     used=usage.input_tokens + usage.output_tokens, size=usage.context_window
                 )
@@ -116,7 +115,7 @@ class PromptMethods:
         except msgspec.DecodeError as exc:
             log.warning("ignoring a malformed session/cancel: %s", exc)
             return
-        session = self._context.sessions.get(cancel.session_id)
+        session = self.context.sessions.get(cancel.session_id)
         if session is None or session.agent is None:
             return  # cancelling nothing is a no-op; a notification cannot be answered
         session.agent.cancel(UserCancel(), keep_inbox=wants_keep_inbox(cancel.meta))
@@ -125,13 +124,13 @@ class PromptMethods:
         """A slash command (see `modes.COMMANDS`): handled here, the model is not asked."""
         assert name == "mode"
         try:
-            await self._config.change_mode(session, argument)
+            await self.config.change_mode(session, argument)
             message = f"Mode set to {argument}."
         except RpcError as exc:
             message = f"The mode was not changed: {exc.data}"
-        ids = self._context.options.ids
+        ids = self.context.options.ids
         message_id = ids("cmd") if ids is not None else f"cmd_{rec.utc_now()}"
-        await SessionUpdates(self._context.peer, session.id).send(
+        await SessionUpdates(self.context.peer, session.id).send(
             AgentMessageChunk(content=TextContent(text=message), message_id=message_id)
         )
         return PromptResponse(stop_reason="end_turn")
@@ -142,6 +141,6 @@ class PromptMethods:
             return
         session.title = derive_title(text)
         if session.title is not None:
-            await SessionUpdates(self._context.peer, session.id).send(
+            await SessionUpdates(self.context.peer, session.id).send(
                 SessionInfoUpdate(title=session.title, updated_at=rec.utc_now())
             )

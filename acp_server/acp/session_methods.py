@@ -9,6 +9,7 @@ import base64
 import logging
 import os
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 
 import msgspec
 
@@ -73,16 +74,13 @@ def first_prompt_text(records: Sequence[rec.Record]) -> str | None:
     return None
 
 
+@dataclass
 class SessionMethods:
     """`session/new`, `load`, `resume`, `list`, `close` and `delete` of one connection."""
 
-    def __init__(
-        self, context: BridgeContext, wiring: SessionWiring, config: SessionConfig
-    ) -> None:
-        self._context = context
-        self._wiring = wiring
-        self._config = config
-        self.store = wiring.store
+    context: BridgeContext
+    wiring: SessionWiring
+    config: SessionConfig
 
     async def new_session(
         self, request: IncomingRequest, params: msgspec.Raw | None
@@ -92,9 +90,9 @@ class SessionMethods:
         extra_roots = list(new.additional_directories or [])
         for path in extra_roots:
             _require_absolute("additionalDirectories", path)
-        ids = self._context.options.ids
+        ids = self.context.options.ids
         session_id = new_session_id(ids)
-        while ids is not None and self.store.exists(session_id):
+        while ids is not None and self.wiring.store.exists(session_id):
             # Deterministic ids restart at sess_0001 in every process; skip the journals an
             # earlier process left in this data directory.
             session_id = new_session_id(ids)
@@ -105,56 +103,47 @@ class SessionMethods:
             additional_directories=extra_roots,
         )
         try:
-            journal = self.store.create(header)
+            journal = self.wiring.store.create(header)
         except (JournalError, OSError) as exc:
             raise RpcError(
                 errors.INTERNAL_ERROR,
-                f"cannot create the session journal under {self.store.sessions_dir}: {exc}"
+                f"cannot create the session journal under {self.wiring.store.sessions_dir}: {exc}"
                 " (check that --data-dir is writable)",
             ) from None
-        session = self._wiring.start(
+        session = self.wiring.start(
             session_id, new.cwd, extra_roots, list(new.mcp_servers), [], journal
         )
         log.info("session %s created in %s", session_id, new.cwd)
 
         async def announce_commands() -> None:
-            await SessionUpdates(self._context.peer, session_id).send(COMMANDS)
+            await SessionUpdates(self.context.peer, session_id).send(COMMANDS)
 
         request.after_response.append(announce_commands)
         return NewSessionResponse(
             session_id=session_id,
             modes=mode_state(session.policy.mode),
-            config_options=self._config.options_for(session),
+            config_options=self.config.options_for(session),
         )
 
     async def load_session(
         self, request: IncomingRequest, params: msgspec.Raw | None
     ) -> LoadSessionResponse:
-        load = decode_params(params, LoadSessionRequest)
-        session = self._reopen(
-            load.session_id, load.cwd, load.additional_directories or [], list(load.mcp_servers)
-        )
+        session = self._reopen(decode_params(params, LoadSessionRequest))
         # Replay precedes the response: clients register the session before awaiting it and
         # show history that arrives meanwhile; history after the response is shown late or lost.
-        updates = SessionUpdates(self._context.peer, session.id)
+        updates = SessionUpdates(self.context.peer, session.id)
         for update in replay_updates(session.log.records):
             await updates.send(update)
         return LoadSessionResponse(
-            modes=mode_state(session.policy.mode), config_options=self._config.options_for(session)
+            modes=mode_state(session.policy.mode), config_options=self.config.options_for(session)
         )
 
     async def resume_session(
         self, request: IncomingRequest, params: msgspec.Raw | None
     ) -> ResumeSessionResponse:
-        resume = decode_params(params, ResumeSessionRequest)
-        session = self._reopen(
-            resume.session_id,
-            resume.cwd,
-            resume.additional_directories or [],
-            list(resume.mcp_servers or []),
-        )
+        session = self._reopen(decode_params(params, ResumeSessionRequest))
         return ResumeSessionResponse(
-            modes=mode_state(session.policy.mode), config_options=self._config.options_for(session)
+            modes=mode_state(session.policy.mode), config_options=self.config.options_for(session)
         )
 
     async def list_sessions(
@@ -164,7 +153,7 @@ class SessionMethods:
         start = _decode_cursor(query.cursor) if isinstance(query.cursor, str) else 0
         summaries = [
             s
-            for s in self.store.list()
+            for s in self.wiring.store.list()
             if s.parent_session_id is None
             and (not isinstance(query.cwd, str) or s.cwd == query.cwd)
         ]
@@ -189,44 +178,46 @@ class SessionMethods:
         self, request: IncomingRequest, params: msgspec.Raw | None
     ) -> CloseSessionResponse:
         close = decode_params(params, CloseSessionRequest)
-        session = self._context.sessions.get(close.session_id)
+        session = self.context.sessions.get(close.session_id)
         if session is None:
             raise RpcError(
                 errors.RESOURCE_NOT_FOUND,
                 "Session not found",
                 f"no active session {close.session_id!r}",
             )
-        await self._wiring.release(session)
+        await self.wiring.release(session)
         return CloseSessionResponse()
 
     async def delete_session(
         self, request: IncomingRequest, params: msgspec.Raw | None
     ) -> DeleteSessionResponse:
         delete = decode_params(params, DeleteSessionRequest)
-        session = self._context.sessions.get(delete.session_id)
+        session = self.context.sessions.get(delete.session_id)
         if session is not None:
-            await self._wiring.release(session)
+            await self.wiring.release(session)
         if not is_session_id(delete.session_id):
             return DeleteSessionResponse()  # such a session never existed: silently fine
         try:
-            self.store.delete(delete.session_id)
+            self.wiring.store.delete(delete.session_id)
         except JournalLocked as exc:
             raise RpcError(errors.RESOURCE_NOT_FOUND, "Session is in use", str(exc)) from None
         return DeleteSessionResponse()
 
-    def _reopen(
-        self, session_id: str, cwd: str, extra_roots: Sequence[str], mcp_servers: list[object]
-    ) -> AcpSession:
+    def _reopen(self, reopen: LoadSessionRequest | ResumeSessionRequest) -> AcpSession:
+        """The active session, or the one its journal holds, wired again."""
+        session_id, cwd = reopen.session_id, reopen.cwd
+        extra_roots = list(reopen.additional_directories or [])
+        mcp_servers: list[object] = list(reopen.mcp_servers or [])
         _require_absolute("cwd", cwd)
         for path in extra_roots:
             _require_absolute("additionalDirectories", path)
-        active = self._context.sessions.get(session_id)
+        active = self.context.sessions.get(session_id)
         if active is not None:
             return active
         if not is_session_id(session_id):
             raise session_not_found(session_id)
         try:
-            loaded = self.store.open(session_id)
+            loaded = self.wiring.store.open(session_id)
         except JournalNotFound:
             raise session_not_found(session_id) from None
         except JournalCorrupt as exc:
@@ -241,13 +232,13 @@ class SessionMethods:
             ) from None
         if loaded.repaired:
             log.warning("session %s had a turn left open by a crash; closed it", session_id)
-        ids = self._context.options.ids
+        ids = self.context.options.ids
         if ids is not None:
             # Deterministic turn and message ids restart in every process: skip those the
             # journal already holds, so the session's next turn gets fresh ones.
             ids.reserve(_record_ids(loaded.records))
-        session = self._wiring.start(
-            session_id, cwd, list(extra_roots), mcp_servers, loaded.records, loaded.journal
+        session = self.wiring.start(
+            session_id, cwd, extra_roots, mcp_servers, loaded.records, loaded.journal
         )
         session.title = derive_title(first_prompt_text(loaded.records))
         return session
