@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import os
+import resource
 import signal
 import sys
 import threading
@@ -61,8 +62,6 @@ def _raise_open_file_limit() -> None:
     """Each active session holds its journal open (the file lock lives on that descriptor), so
     a long-lived agent with many sessions would hit a default soft limit of 1024 (256 on
     macOS) long before memory matters. The hard limit is ours to use."""
-    import resource
-
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if hard == resource.RLIM_INFINITY or soft < hard:
         try:

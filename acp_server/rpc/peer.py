@@ -69,7 +69,7 @@ class IncomingRequest:
 
 
 class Dispatcher(Protocol):
-    """What the peer hands requests and notifications to (see dispatch.py)."""
+    """What the peer hands requests and notifications to (see jsonrpcserver_adapter.py)."""
 
     async def dispatch_request(self, request: IncomingRequest) -> Any:
         """Handle `request` and return its complete response frame."""
