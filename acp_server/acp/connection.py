@@ -14,6 +14,7 @@ import msgspec
 from anyio.abc import TaskGroup
 
 from acp_protocol import methods as m
+from acp_server.process import ProcessRegistry
 from acp_server.rpc.handlers import HandlerTable, RequestHandler
 from acp_server.rpc.jsonrpcserver_adapter import JsonRpcDispatcher
 from acp_server.rpc.peer import IncomingRequest, Peer
@@ -30,8 +31,10 @@ if TYPE_CHECKING:
 class AcpConnection:
     """ACP state of one client: its capabilities and its sessions."""
 
-    def __init__(self, peer: Peer, task_group: TaskGroup, options: ServerOptions) -> None:
-        self.context = BridgeContext(peer, task_group, options)
+    def __init__(
+        self, peer: Peer, task_group: TaskGroup, options: ServerOptions, processes: ProcessRegistry
+    ) -> None:
+        self.context = BridgeContext(peer, task_group, options, processes)
         self.handshake = Handshake(self.context)
         self._dispatcher: JsonRpcDispatcher | None = None
         self._runtime: RuntimeMethods | None = None

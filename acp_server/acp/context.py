@@ -14,6 +14,7 @@ from anyio.abc import TaskGroup
 from acp_protocol import errors
 from acp_protocol.initialize import ClientCapabilities
 from acp_server.ids import IdFactory, random_ids
+from acp_server.process import ProcessRegistry
 from acp_server.rpc.handlers import RpcError
 from acp_server.rpc.peer import Peer
 
@@ -31,6 +32,9 @@ class BridgeContext:
     peer: Peer
     task_group: TaskGroup
     options: ServerOptions
+    processes: ProcessRegistry
+    """Where every child process of every session is registered (the server's, created at
+    start-up and stopped at shutdown)."""
     sessions: SessionRegistry = field(default_factory=SessionRegistry)
     client_capabilities: ClientCapabilities = field(default_factory=ClientCapabilities)
     """What the client said in `initialize`; all unsupported until then."""

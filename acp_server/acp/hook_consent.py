@@ -60,6 +60,11 @@ def install_hooks(context: BridgeContext, agent: Agent, session_id: str, cwd: st
     async def notify(text: str) -> None:
         await updates.send(AgentMessageChunk(content=TextContent(text=text), message_id=ids("msg")))
 
-    SessionHooks(hooks, session_id=session_id, cwd=cwd, consent=consent, notify=notify).install(
-        agent
-    )
+    SessionHooks(
+        hooks,
+        session_id=session_id,
+        cwd=cwd,
+        consent=consent,
+        notify=notify,
+        processes=context.processes,
+    ).install(agent)

@@ -20,7 +20,6 @@ from acp_server.cancellation import TurnSignal, UserCancel
 from acp_server.extensions.mcp import McpServers
 from acp_server.models.base import ModelConfigError
 from acp_server.models.switchable import SwitchableModel
-from acp_server.process import become_subreaper
 from acp_server.session import records as rec
 from acp_server.session.journal import Journal, JournalStore
 from acp_server.session.journal_format import JournalError
@@ -59,9 +58,6 @@ class SessionWiring:
     ) -> AcpSession:
         """Wire a session (new, or reopened from its journal's records) and register it."""
         context = self._context
-        # Orphaned grandchildren of this session's tools re-parent to us, so the process runner
-        # can reap a whole group at once, even when we are PID 1 in a container.
-        become_subreaper()
         log_ = SessionLog(session_id, records)
         log_.on_append(journal.append)
         tools, policy = self._tools_for(session_id, cwd, extra_roots, log_, records)
@@ -91,7 +87,7 @@ class SessionWiring:
                 if agent is not None:
                     agent.add_tools(new)
 
-            mcp = McpServers(servers, cwd, add_tools)
+            mcp = McpServers(servers, cwd, add_tools, context.processes)
             self._mcp[session_id] = mcp
             mcp.start(context.task_group)
         session = AcpSession(
@@ -177,7 +173,9 @@ class SessionWiring:
             client if caps.fs.write_text_file else local,
         )
         commands: CommandRunner = (
-            ClientTerminals(peer, session_id) if caps.terminal else LocalCommands()
+            ClientTerminals(peer, session_id)
+            if caps.terminal
+            else LocalCommands(registry=self._context.processes)
         )
         tools = builtin_tools(sandbox, files, commands)
         mode: Mode = self._context.options.mode

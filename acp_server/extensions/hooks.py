@@ -57,7 +57,7 @@ from typing import Any, Literal
 from acp_server.agent import Agent, PromptSubmission, TurnProgress
 from acp_server.cancellation import TurnAborted, TurnSignal
 from acp_server.models.base import ToolCallRequest
-from acp_server.process import run_process
+from acp_server.process import ProcessRegistry, run_process
 from acp_server.session import records as rec
 from acp_server.tools.base import ToolOutput
 from acp_server.verdicts import Block, Deny
@@ -205,6 +205,7 @@ class SessionHooks:
         cwd: str,
         consent: WorkspaceHookConsent | None = None,
         notify: Notify | None = None,
+        processes: ProcessRegistry | None = None,
         env: Mapping[str, str] | None = None,
         grace: float = 2.0,
     ) -> None:
@@ -213,6 +214,7 @@ class SessionHooks:
         self.cwd = cwd
         self._consent = consent
         self._notify = notify
+        self._processes = processes
         self._env = env
         self._grace = grace
         self._steer: Callable[[list[rec.Part]], None] | None = None
@@ -341,6 +343,7 @@ class SessionHooks:
             result = await run_process(
                 ["sh", "-c", hook.command],
                 signal=signal,
+                registry=self._processes,
                 cwd=self.cwd,
                 env=env,
                 stdin_data=json.dumps(payload).encode(),
@@ -362,7 +365,7 @@ class SessionHooks:
             how = (
                 f"exit code {result.exit_code}"
                 if result.exit_code is not None
-                else f"signal {result.signal}"
+                else f"signal {result.posix_signal}"
             )
             log.warning("the %s failed (%s): %s", hook.describe(), how, _tail(result.stderr))
             return None
