@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from acp_server.rpc.framing import DEFAULT_MAX_LINE_BYTES
+from acp_server.tools.budget import ToolBudget
 
 if TYPE_CHECKING:
     from acp_server.ids import SequentialIds
@@ -31,3 +32,5 @@ class ServerOptions:
     ids: SequentialIds | None = None
     """Deterministic mode's id factory for sessions, turns and messages (acp_server/ids.py);
     None: random ids."""
+    tool_budget: ToolBudget = field(default_factory=ToolBudget)
+    """`[tools]` of the config file: how much of a tool's result reaches the model."""

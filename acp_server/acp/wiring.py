@@ -27,8 +27,10 @@ from acp_server.session.log import SessionLog
 from acp_server.tools.base import Tool, ToolKind
 from acp_server.tools.builtin import builtin_tools
 from acp_server.tools.local_commands import LocalCommands
+from acp_server.tools.local_files import LocalFiles
 from acp_server.tools.permissions import MODE_IDS, Mode, PermissionPolicy
-from acp_server.tools.workspace import CommandRunner, FileAccess, LocalFiles, Sandbox
+from acp_server.tools.text_window import TextWindow
+from acp_server.tools.workspace import CommandRunner, FileAccess, Sandbox
 
 from .client_requests import AcpPermissionAsker, ClientFiles, ClientTerminals
 from .context import BridgeContext
@@ -70,7 +72,11 @@ class SessionWiring:
             )
             handle = spawn_agent(
                 log_,
-                AgentConfig(model=model, tools=tools),
+                AgentConfig(
+                    model=model,
+                    tools=tools,
+                    max_result_bytes=context.options.tool_budget.max_result_bytes,
+                ),
                 context.task_group,
                 seams=Seams(approval=[policy.approve]),
                 ids=context.ids,
@@ -177,7 +183,7 @@ class SessionWiring:
             if caps.terminal
             else LocalCommands(registry=self._context.processes)
         )
-        tools = builtin_tools(sandbox, files, commands)
+        tools = builtin_tools(sandbox, files, commands, self._context.options.tool_budget)
         mode: Mode = self._context.options.mode
         always: dict[ToolKind, bool] = {}
         for record in records:
@@ -232,6 +238,11 @@ class SplitFiles:
 
     async def read_text(self, path: str, signal: TurnSignal) -> str:
         return await self._reader.read_text(path, signal)
+
+    async def read_window(
+        self, path: str, start: int, max_lines: int, max_bytes: int, signal: TurnSignal
+    ) -> TextWindow:
+        return await self._reader.read_window(path, start, max_lines, max_bytes, signal)
 
     async def write_text(self, path: str, content: str, signal: TurnSignal) -> None:
         await self._writer.write_text(path, content, signal)
