@@ -6,7 +6,7 @@ lifecycle changes. A Markdown link checker never reads .py files, so a moved not
 orphans every comment that cites it; this gate closes that gap. Only comment and string tokens
 are searched (via tokenize), so an identifier can never be mistaken for a path.
 
-Scanned: *.py under acp_server/, protocol/, scripts/ and tests/, plus extension-less files under
+Scanned: *.py under acp_server/, acp_protocol/, scripts/ and tests/, plus extension-less files under
 scripts/ whose first line is a python shebang. Test fixture data (tests/**/fixtures/**,
 tests/data/**) is skipped so deliberately broken fixtures cannot fail the real tree.
 
@@ -23,7 +23,7 @@ import tokenize
 from collections.abc import Iterator
 from pathlib import Path
 
-SCAN_DIRS = ("acp_server", "protocol", "scripts", "tests")
+SCAN_DIRS = ("acp_server", "acp_protocol", "scripts", "tests")
 # The path must start at a word boundary: `../docs/x.md` or `mydocs/x.md` are not repo-root refs.
 DOC_REF = re.compile(r"(?<![\w./-])docs/[\w./-]*\.md(?![\w/-])")
 # f-strings are single STRING tokens before Python 3.12 and split into parts from 3.12 on.

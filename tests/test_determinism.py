@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from acp_server import determinism
+from acp_server.ids import SequentialIds
 from acp_server.session import records
 from tests.support.agent_process import SERVER
 from tests.support.scripted_model import script
@@ -31,7 +32,7 @@ INITIALIZE = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"pro
 
 
 def test_sequential_ids_count_per_prefix() -> None:
-    ids = determinism.SequentialIds()
+    ids = SequentialIds()
     assert [ids("sess"), ids("turn"), ids("msg"), ids("msg"), ids("sess")] == [
         "sess_0001",
         "turn_0001",
@@ -42,7 +43,7 @@ def test_sequential_ids_count_per_prefix() -> None:
 
 
 def test_sequential_ids_skip_reserved_ids() -> None:
-    ids = determinism.SequentialIds()
+    ids = SequentialIds()
     ids.reserve(["turn_0003", "msg_0007", "msg_0002", "call_x", "weird"])
     assert (ids("turn"), ids("msg"), ids("sess")) == ("turn_0004", "msg_0008", "sess_0001")
 

@@ -75,7 +75,7 @@ def bench_turn(n: int) -> list[Any]:
             rec.AssistantMessage(turn_id=turn_id, message_id=f"msg_{n:014x}a2", parts=reply, at=at),
             rec.StepEnd(turn_id=turn_id, step=2, finish="stop", at=at),
         ]
-    records.append(rec.TurnEnd(turn_id=turn_id, outcome=rec.Completed(), at=at))
+    records.append(rec.TurnEndRecord(turn_id=turn_id, outcome=rec.Completed(), at=at))
     return records
 
 

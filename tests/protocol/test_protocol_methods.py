@@ -5,7 +5,7 @@ from __future__ import annotations
 import msgspec
 import pytest
 
-from protocol.methods import METHODS
+from acp_protocol.methods import METHODS
 from tests.support.acp_schema import META, methods_from_schema, schema_errors
 from tests.support.protocol_examples import EXAMPLES
 

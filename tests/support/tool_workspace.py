@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from acp_server.agent.cancellation import TurnCancellation, TurnSignal
+from acp_server.cancellation import TurnCancellation, TurnSignal
 from acp_server.tools.base import Tool, ToolOutput
 from acp_server.tools.builtin import builtin_tools
 from acp_server.tools.local_commands import LocalCommands

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from acp_server.agent.cancellation import TurnCancellation, TurnSignal, UserCancel
+from acp_server.cancellation import TurnCancellation, TurnSignal, UserCancel
 
 
 def fresh_signal() -> TurnSignal:

@@ -10,7 +10,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from acp_server.agent.cancellation import TurnAborted, TurnCancellation
+from acp_server.cancellation import TurnAborted, TurnCancellation
 from acp_server.tools.base import Location
 from acp_server.tools.builtin import builtin_tools
 from acp_server.tools.local_commands import LocalCommands

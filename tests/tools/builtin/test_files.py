@@ -7,7 +7,7 @@ from __future__ import annotations
 import anyio
 import pytest
 
-from acp_server.agent.cancellation import TurnCancellation, TurnSignal
+from acp_server.cancellation import TurnCancellation, TurnSignal
 from acp_server.tools.base import Diff, Location
 from acp_server.tools.builtin import builtin_tools
 from acp_server.tools.builtin.files import ListDir, ReadFile

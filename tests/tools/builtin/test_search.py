@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from acp_server.agent.cancellation import TurnCancellation
+from acp_server.cancellation import TurnCancellation
 from acp_server.tools.builtin.search import Glob, Grep
 from tests.support.tool_workspace import SOURCE, Workspace
 

@@ -11,7 +11,7 @@ import time
 import anyio
 import pytest
 
-from acp_server.agent.cancellation import TurnAborted, TurnCancellation, UserCancel
+from acp_server.cancellation import TurnAborted, TurnCancellation, UserCancel
 from tests.support.processes import existing
 from tests.support.tool_workspace import Workspace
 

@@ -18,9 +18,9 @@ from typing import Any
 import anyio
 import pytest
 
-from acp_server.agent.cancellation import TurnSignal
 from acp_server.agent.inbox import Blocked
-from acp_server.hooks import (
+from acp_server.cancellation import TurnSignal
+from acp_server.extensions.hooks import (
     DEFAULT_TIMEOUT_MS,
     Hook,
     HookEvent,
@@ -54,7 +54,7 @@ pytestmark = [
     pytest.mark.usefixtures("module_subreaper"),  # orphaned hook children are reaped by us
 ]
 
-LOGGER = "acp_server.hooks"
+LOGGER = "acp_server.extensions.hooks"
 
 
 def hook(
