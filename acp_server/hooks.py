@@ -334,7 +334,7 @@ class SessionHooks:
         self, hook: Hook, payload: Mapping[str, Any], signal: TurnSignal
     ) -> dict[str, Any] | None:
         """The hook's JSON answer ({} for empty output), or None if it failed (reported)."""
-        env = dict(os.environ if self._env is None else self._env)
+        env = dict(self._base_environment())
         env["ACP_SERVER_HOOK_EVENT"] = hook.event
         env["ACP_SERVER_SESSION_ID"] = self.session_id
         try:
@@ -381,6 +381,15 @@ class SessionHooks:
             )
             return None
         return answer
+
+    def _base_environment(self) -> Mapping[str, str]:
+        """The environment given at construction, else the registry's (the server's without
+        provider keys), else ours."""
+        if self._env is not None:
+            return self._env
+        if self._processes is not None and self._processes.environment is not None:
+            return self._processes.environment
+        return os.environ
 
     async def _tell(self, text: str) -> None:
         if self._notify is None:

@@ -20,7 +20,7 @@ import logging
 import os
 import signal
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -67,6 +67,8 @@ class ServerOptions:
     mode: Mode = "default"
     ids: SequentialIds | None = None
     """Deterministic mode's id factory (acp_server/determinism.py); None: random ids."""
+    child_environment: Mapping[str, str] | None = None
+    """What child processes inherit (the CLI's: ours without the provider keys); None: ours."""
 
 
 def run(options: ServerOptions) -> None:
@@ -111,7 +113,7 @@ async def _serve(options: ServerOptions, protocol_fd: int, stdin_is_terminal: bo
         max_line_bytes=options.max_line_bytes,
     )
     stopping = anyio.Event()
-    processes = ProcessRegistry()
+    processes = ProcessRegistry(options.child_environment)
 
     async def stop(reason: str) -> None:
         if stopping.is_set():

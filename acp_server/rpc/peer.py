@@ -21,6 +21,7 @@ import msgspec
 from anyio.abc import ByteReceiveStream, ByteSendStream, TaskGroup
 from msgspec import UNSET
 
+from acp_server.redaction import redact, redact_value
 from protocol import errors
 from protocol.jsonrpc import (
     JSONRPC_VERSION,
@@ -80,8 +81,10 @@ class Dispatcher(Protocol):
 
 
 def error_frame(request_id: RequestId, code: int, message: str, data: Any = UNSET) -> ErrorResponse:
-    """An error response frame."""
-    return ErrorResponse(JSONRPC_VERSION, request_id, ErrorObject(code, message, data))
+    """An error response frame, its text redacted (acp_server/redaction.py): every error the
+    client sees is written through here."""
+    error = ErrorObject(code, redact(message), redact_value(data))
+    return ErrorResponse(JSONRPC_VERSION, request_id, error)
 
 
 class _Pending:
