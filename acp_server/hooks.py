@@ -21,8 +21,9 @@ The format::
 that is not valid JSON or does not have this shape is reported on stderr and ignored as a whole.
 
 How a hook runs: `sh -c COMMAND` through the process runner, in the session's cwd, with a JSON
-payload on stdin (`event`, `session_id`, `cwd` and the event's fields) and the turn signal.
-Cancelling the turn kills and reaps the hook's process group; the listener then raises
+payload on stdin (`event`, `session_id`, `cwd` and the event's fields) and the turn signal, in
+the agent's environment without the provider keys (the process registry's). Cancelling the
+turn kills and reaps the hook's process tree; the listener then raises
 `TurnAborted`. What a hook may answer on stdout (JSON; empty output means "no opinion"):
 
 - `prompt_submit`: `{"decision": "block", "reason": "..."}` blocks the prompt (no turn opens;

@@ -27,7 +27,12 @@ _MIN_LITERAL = 6
 """Shorter values are not hidden literally: they would blank out ordinary words."""
 
 _PATTERNS = (
-    (re.compile(r"(?i)\b(bearer|basic)(\s+)[A-Za-z0-9\-._~+/]+=*"), rf"\1\2{REDACTED}"),
+    # A credential after `Authorization:` whatever its scheme; a bearer token anywhere.
+    (
+        re.compile(r"(?i)\b(authorization\s*[:=]\s*(?:[a-z]+\s+)?)[^\s\"',;]+"),
+        rf"\1{REDACTED}",
+    ),
+    (re.compile(r"\b(Bearer\s+)[A-Za-z0-9\-._~+/]{8,}=*"), rf"\1{REDACTED}"),
     (re.compile(r"\bsk-[A-Za-z0-9][A-Za-z0-9_\-]{5,}"), f"sk-{REDACTED}"),
     (re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)[^/\s@\"'\\<>]+@"), rf"\1{REDACTED}@"),
 )
