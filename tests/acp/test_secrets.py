@@ -13,6 +13,7 @@ from typing import Any
 import anyio
 import pytest
 from acp import RequestError, text_block
+from acp.schema import McpServerStdio
 
 from tests.models.sse_server import json_reply, serve
 from tests.support.agent_process import running_agent
@@ -84,6 +85,25 @@ async def test_bash_and_hooks_run_without_the_provider_keys(tmp_path: Path, ws: 
         ):
             assert name not in output
             assert value not in output
+
+
+async def test_an_mcp_stdio_server_runs_without_the_provider_keys(tmp_path: Path, ws: Path) -> None:
+    # The server is a shell that records its environment and then idles; the agent reports
+    # it as unavailable, which does not matter here.
+    seen = tmp_path / "mcp-env"
+    server = McpServerStdio(
+        name="recorder", command="sh", args=["-c", f"env > {seen}; exec sleep 300"], env=[]
+    )
+    async with running_agent("--model", "echo", env=environment(tmp_path)) as (conn, _, _, _):
+        await conn.initialize(protocol_version=1)
+        await conn.new_session(cwd=str(ws), mcp_servers=[server])
+        with anyio.fail_after(10):
+            while not await anyio.Path(seen).exists() or not seen.read_text():  # noqa: ASYNC110
+                await anyio.sleep(0.01)
+    recorded = seen.read_text()
+    assert "PATH=" in recorded
+    for value in (OPENAI_KEY, ANTHROPIC_KEY, CUSTOM_KEY):
+        assert value not in recorded
 
 
 async def test_pass_env_lets_the_named_key_through_and_only_it(tmp_path: Path, ws: Path) -> None:
