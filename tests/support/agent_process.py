@@ -67,10 +67,11 @@ async def running_agent(
     *args: str,
     client: Any = None,
     env: dict[str, str] | None = None,
+    stderr: Any = None,
     command: Sequence[str] = (SERVER,),
 ) -> AsyncIterator[tuple[Any, Any, FrameLog, Any]]:
     """Spawn `acp-server ARGS` (or `command ARGS`); yield (connection, process, frame log,
-    client)."""
+    client). The agent's stderr is ours unless `stderr` names a file to write it to."""
     frames = FrameLog()
     client = client if client is not None else RecordingClient()
     program, *prefix = command
@@ -80,7 +81,7 @@ async def running_agent(
         *prefix,
         *args,
         env={**os.environ, **(env or {})},
-        transport_kwargs={"stderr": None},
+        transport_kwargs={"stderr": stderr},
         observers=[frames.observe],
     ) as (connection, process):
         yield connection, process, frames, client
