@@ -124,11 +124,11 @@ class ReadFile(BuiltinTool[ReadFileArgs]):
         self.max_bytes = max_bytes
         self.description = (
             "Read a text file from the workspace. `path` is absolute or relative to the working "
-            f"directory. By default the whole file is returned, up to {max_lines} lines or "
-            f"{max_bytes // 1024} KiB; for larger files, pass `offset` (1-based number of the "
-            "first line) and `limit` (number of lines) to read it in parts. The text is "
-            "returned as it is in the file, without line numbers, so it can be copied into "
-            "`edit_file`'s `old_text`."
+            "directory. By default the whole file is returned, up to "
+            f"{plural(max_lines, 'line')} or {max_bytes // 1024} KiB; for larger files, pass "
+            "`offset` (1-based number of the first line) and `limit` (number of lines) to read "
+            "it in parts. The text is returned as it is in the file, without line numbers, so "
+            "it can be copied into `edit_file`'s `old_text`."
         )
 
     def title(self, arguments: Mapping[str, Any]) -> str:
