@@ -9,6 +9,7 @@ Models are scripted (`--model script:PATH`); see tests/acp/test_tools.py for the
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -94,6 +95,34 @@ async def test_a_cancel_stops_a_long_read_and_the_session_goes_on(tmp_path: Path
         assert stop == "cancelled"
         assert [status for _, status, _ in s.client.finished()] == ["failed"]
         assert await s.prompt() == "end_turn"
+
+
+async def test_sigterm_during_a_long_read_ends_the_process(tmp_path: Path, ws: Path) -> None:
+    sparse_file(ws / "huge.txt", 64 * GIB, b"x" * 9000, b"\nline 2\n")
+    spec = script(tmp_path, call("read_file", path="huge.txt", offset=2), DONE)
+    client = ToolClient()
+    answers: list[str] = []
+    async with running_agent("--model", spec, client=client) as (conn, process, _, _):
+        await conn.initialize(protocol_version=1)
+        session = await conn.new_session(cwd=str(ws), mcp_servers=[])
+
+        async def ask() -> None:
+            response = await conn.prompt(session_id=session.session_id, prompt=[text_block("go")])
+            answers.append(str(response.stop_reason))
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(ask)
+            with anyio.fail_after(30):
+                while not any(
+                    getattr(u, "status", None) == "in_progress"
+                    for u in client.kinds("tool_call_update")
+                ):
+                    await client.wait_for_updates(len(client.updates) + 1)
+            await anyio.sleep(0.1)  # inside the scan, in its worker thread
+            process.send_signal(signal.SIGTERM)
+            with anyio.fail_after(30):  # guards a hang; the exit itself is the assertion
+                assert await process.wait() == 0
+    assert answers == ["cancelled"]  # the disposed turn was answered before the exit
 
 
 # A racing swap, end to end --------------------------------------------------------------------

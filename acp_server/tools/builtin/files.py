@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 import os
 import stat
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Annotated, Any
 
 import msgspec
@@ -26,7 +26,7 @@ from acp_server.tools.builtin._common import (
     plural,
     str_arg,
 )
-from acp_server.tools.local_files import in_thread, open_checked, special_kind
+from acp_server.tools.local_files import Stopped, in_thread, open_checked, special_kind, stopper
 from acp_server.tools.text_window import TextWindow
 from acp_server.tools.workspace import FileAccess, NotRegularFile, Sandbox
 
@@ -444,7 +444,7 @@ class ListDirArgs(msgspec.Struct, forbid_unknown_fields=True):
     path: str | None = None
 
 
-def _list(path: str) -> list[str]:
+def _list(path: str, check: Callable[[], None]) -> list[str]:
     entries: list[str] = []
     fd = open_checked(path, os.O_RDONLY | os.O_DIRECTORY)
     try:
@@ -458,6 +458,8 @@ def _list(path: str) -> list[str]:
             except OSError:
                 is_dir = False
             entries.append(entry.name + "/" if is_dir else entry.name)
+            if len(entries) % 10000 == 0:
+                check()  # a directory of millions of entries must not outlive the turn
     entries.sort()
     return entries
 
@@ -503,7 +505,10 @@ class ListDir(BuiltinTool[ListDirArgs]):
     async def call(self, args: ListDirArgs, signal: TurnSignal) -> ToolOutput:
         path = self.check(args.path or self.sandbox.cwd)
         try:
-            entries = await in_thread(_list, path)
+            entries = await in_thread(_list, path, stopper(signal))
+        except Stopped:
+            signal.raise_if_aborted()
+            raise
         except FileNotFoundError:
             return failed(f"Directory not found: {path}")
         except NotADirectoryError:
