@@ -172,6 +172,24 @@ def read_bytes(path: str, limit: int, check: Callable[[], None]) -> bytes:
         os.close(fd)
 
 
+def read_small_file(path: str, limit: int) -> bytes:
+    """A configuration-sized regular file (links followed: whose file it is matters, not
+    where it lives), refused when it is a FIFO, device or socket (`NotRegularFile`) or larger
+    than `limit` (EFBIG): reading it can neither block nor fill the memory."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        info = os.fstat(fd)
+        _refuse_special(info.st_mode, path)
+        if stat.S_ISDIR(info.st_mode):
+            raise IsADirectoryError(errno.EISDIR, "Is a directory", path)
+        data = os.read(fd, limit + 1)
+        if len(data) > limit:
+            raise OSError(errno.EFBIG, f"larger than {limit} bytes")
+        return data
+    finally:
+        os.close(fd)
+
+
 def read_window(
     path: str, start: int, max_lines: int, max_bytes: int, check: Callable[[], None]
 ) -> TextWindow:

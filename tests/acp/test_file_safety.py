@@ -125,6 +125,18 @@ async def test_sigterm_during_a_long_read_ends_the_process(tmp_path: Path, ws: P
     assert answers == ["cancelled"]  # the disposed turn was answered before the exit
 
 
+async def test_a_workspace_hooks_file_that_is_a_fifo_does_not_block_the_session(
+    tmp_path: Path, ws: Path
+) -> None:
+    (ws / ".acp-server").mkdir()
+    os.mkfifo(ws / ".acp-server" / "hooks.json")  # read at session/new: it used to hang there
+    spec = script(tmp_path, [{"text": "hello"}])
+    with anyio.fail_after(30):  # guards a hang; the answers themselves are the assertions
+        async with agent_session(ws, spec) as s:
+            assert await s.prompt() == "end_turn"
+    assert s.client.permission_requests == []  # no hooks loaded, so none to consent to
+
+
 # A racing swap, end to end --------------------------------------------------------------------
 
 
