@@ -137,6 +137,26 @@ async def test_a_workspace_hooks_file_that_is_a_fifo_does_not_block_the_session(
     assert s.client.permission_requests == []  # no hooks loaded, so none to consent to
 
 
+async def test_a_nul_byte_in_a_pattern_or_path_fails_only_that_call(
+    tmp_path: Path, ws: Path
+) -> None:
+    (ws / "src").mkdir()
+    (ws / "src" / "a.py").write_text("print('a')\n")
+    spec = script(
+        tmp_path,
+        call("glob", pattern="src/\0/*.py"),
+        call("grep", pattern="print", path="src\0"),
+        call("glob", pattern="src/*.py"),
+        DONE,
+    )
+    async with agent_session(ws, spec) as s:
+        assert await s.prompt() == "end_turn"
+    [(_, glob, glob_text), (_, grep, grep_text), (_, after, after_text)] = s.client.finished()
+    assert (glob, grep, after) == ("failed", "failed", "completed")
+    assert "contains a NUL byte" in glob_text and "contains a NUL byte" in grep_text
+    assert after_text == f"{ws}/src/a.py"
+
+
 # A racing swap, end to end --------------------------------------------------------------------
 
 
