@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from acp_server.agent.cancellation import TurnCancellation
+from acp_server.cancellation import TurnCancellation
 from acp_server.tools.base import ToolOutput
 from acp_server.tools.builtin import builtin_tools
 from acp_server.tools.builtin._common import plural

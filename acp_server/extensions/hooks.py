@@ -21,8 +21,9 @@ The format::
 that is not valid JSON or does not have this shape is reported on stderr and ignored as a whole.
 
 How a hook runs: `sh -c COMMAND` through the process runner, in the session's cwd, with a JSON
-payload on stdin (`event`, `session_id`, `cwd` and the event's fields) and the turn signal.
-Cancelling the turn kills and reaps the hook's process group; the listener then raises
+payload on stdin (`event`, `session_id`, `cwd` and the event's fields) and the turn signal, in
+the agent's environment without the provider keys (the process registry's). Cancelling the
+turn kills and reaps the hook's process tree; the listener then raises
 `TurnAborted`. What a hook may answer on stdout (JSON; empty output means "no opinion"):
 
 - `prompt_submit`: `{"decision": "block", "reason": "..."}` blocks the prompt (no turn opens;
@@ -40,6 +41,8 @@ Cancelling the turn kills and reaps the hook's process group; the listener then 
 A hook that exits non-zero, times out, cannot be started, or prints something that is not a
 JSON object is reported on stderr (which hook, which event, why) and treated as having no
 opinion: a failing hook never blocks anything and never crashes the turn.
+
+Over 400 lines: loading `hooks.json`, matching and the four seam adapters are one contract.
 """
 
 from __future__ import annotations
@@ -52,15 +55,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from acp_server.agent.agent import Agent
-from acp_server.agent.cancellation import TurnAborted, TurnSignal
-from acp_server.agent.seams import Block, Deny, PromptSubmission, TurnProgress
+from acp_server.agent import Agent, PromptSubmission, TurnProgress
+from acp_server.cancellation import TurnAborted, TurnSignal
 from acp_server.models.base import ToolCallRequest
 from acp_server.process import ProcessRegistry, run_process
 from acp_server.session import records as rec
 from acp_server.tools.base import ToolOutput
 from acp_server.tools.local_files import read_small_file
 from acp_server.tools.workspace import PathRefused
+from acp_server.verdicts import Block, Deny
 
 log = logging.getLogger(__name__)
 
@@ -340,7 +343,7 @@ class SessionHooks:
         self, hook: Hook, payload: Mapping[str, Any], signal: TurnSignal
     ) -> dict[str, Any] | None:
         """The hook's JSON answer ({} for empty output), or None if it failed (reported)."""
-        env = dict(os.environ if self._env is None else self._env)
+        env = dict(self._base_environment())
         env["ACP_SERVER_HOOK_EVENT"] = hook.event
         env["ACP_SERVER_SESSION_ID"] = self.session_id
         try:
@@ -387,6 +390,15 @@ class SessionHooks:
             )
             return None
         return answer
+
+    def _base_environment(self) -> Mapping[str, str]:
+        """The environment given at construction, else the registry's (the server's without
+        provider keys), else ours."""
+        if self._env is not None:
+            return self._env
+        if self._processes is not None and self._processes.environment is not None:
+            return self._processes.environment
+        return os.environ
 
     async def _tell(self, text: str) -> None:
         if self._notify is None:
