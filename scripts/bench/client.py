@@ -36,11 +36,19 @@ class AgentProcess:
     line by line, timestamping each line (time.perf_counter) as soon as it is read, then
     decoding it. Reading happens only inside wait_*; none of the modes lets the agent write
     more than a pipe buffer while nobody reads. A watchdog thread kills the agent if one read or
-    write blocks for RESPONSE_TIMEOUT_S, so a hung agent fails the run instead of hanging it.
+    write blocks for `response_timeout` (RESPONSE_TIMEOUT_S unless a mode expects slow answers),
+    so a hung agent fails the run instead of hanging it.
     """
 
-    def __init__(self, name: str, argv: list[str], env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        name: str,
+        argv: list[str],
+        env: dict[str, str] | None = None,
+        response_timeout: float = RESPONSE_TIMEOUT_S,
+    ) -> None:
         self.name = name
+        self.response_timeout = response_timeout
         self.proc = subprocess.Popen(
             argv,
             stdin=subprocess.PIPE,
@@ -81,7 +89,7 @@ class AgentProcess:
     def _write(self, message: Result) -> float:
         """Write one line; returns the time taken right before the write."""
         data = json.dumps(message, separators=(",", ":")).encode() + b"\n"
-        self._deadline = time.monotonic() + RESPONSE_TIMEOUT_S
+        self._deadline = time.monotonic() + self.response_timeout
         t = time.perf_counter()
         try:
             self._stdin.write(data)
@@ -92,11 +100,11 @@ class AgentProcess:
         return t
 
     def _why(self) -> str:
-        return f" (blocked {RESPONSE_TIMEOUT_S:.0f} s, killed)" if self._timed_out else ""
+        return f" (blocked {self.response_timeout:.0f} s, killed)" if self._timed_out else ""
 
     def _read(self) -> None:
         """Read, timestamp and decode one line; count chunks, file responses by id."""
-        self._deadline = time.monotonic() + RESPONSE_TIMEOUT_S
+        self._deadline = time.monotonic() + self.response_timeout
         line = self._stdout.readline()
         t = time.perf_counter()
         self._deadline = math.inf
