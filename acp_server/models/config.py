@@ -14,6 +14,10 @@ A missing file at the default place is the same as an empty one. Example:
     [providers.anthropic]
     api_key_env = "ANTHROPIC_API_KEY"
 
+    [instructions]
+    files = ["AGENTS.md", "CLAUDE.md"]      # looked for from the repository root down to the cwd
+    max_bytes = 32768                       # budget for all instruction files together
+
 Which model a server uses (`choose_model_spec`): `--model` > `ACP_SERVER_MODEL` >
 `default_model` here. Which endpoint a provider talks to (`acp_server.models.spec.load_model`):
 the `OPENAI_BASE_URL` / `ANTHROPIC_BASE_URL` variable > `base_url` here > the public
@@ -36,6 +40,7 @@ from acp_server.models.base import ModelConfigError
 __all__ = [
     "MODEL_ENV",
     "PROVIDERS",
+    "InstructionFiles",
     "ModelSettings",
     "ProviderSettings",
     "check_spec",
@@ -66,6 +71,16 @@ class ProviderSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class InstructionFiles:
+    """The `[instructions]` table; None means "not set here" (the defaults apply)."""
+
+    files: tuple[str, ...] | None = None
+    """File names read as project instructions (default: AGENTS.md)."""
+    max_bytes: int | None = None
+    """Budget for all instruction files together."""
+
+
+@dataclass(frozen=True, slots=True)
 class ModelSettings:
     """What the config file says (all empty when there is no file)."""
 
@@ -77,6 +92,8 @@ class ModelSettings:
     """`[providers.NAME]` tables by provider name (`openai`, `anthropic`)."""
     path: Path | None = None
     """The file these came from, for messages; None when no file was read."""
+    instructions: InstructionFiles = field(default_factory=InstructionFiles)
+    """`[instructions]`: which project instruction files reach the system prompt."""
 
     def provider(self, name: str) -> ProviderSettings:
         """The settings of provider `name` (empty when the file has no table for it)."""
@@ -207,6 +224,7 @@ class _Reader:
         default: str | None = None
         offered: list[str] = []
         providers: dict[str, ProviderSettings] = {}
+        instructions = InstructionFiles()
         for key, value in table.items():
             if key == "default_model":
                 if not isinstance(value, str):
@@ -229,12 +247,49 @@ class _Reader:
                     raise self.error("`providers` must be a table of [providers.NAME]", key)
                 for name, entry in value.items():
                     providers[name] = self.provider(name, entry)
+            elif key == "instructions":
+                instructions = self.instructions(value)
             else:
                 raise self.error(
-                    f"unknown key `{key}`; expected default_model, models or [providers.NAME]",
+                    f"unknown key `{key}`; expected default_model, models, [providers.NAME] or "
+                    "[instructions]",
                     key,
                 )
-        return ModelSettings(default, offered, providers, self.file)
+        return ModelSettings(default, offered, providers, self.file, instructions)
+
+    def instructions(self, entry: Any) -> InstructionFiles:
+        table = "instructions"
+        if not isinstance(entry, dict):
+            raise self.error("[instructions] must be a table", "instructions")
+        files: tuple[str, ...] | None = None
+        max_bytes: int | None = None
+        for key, value in entry.items():
+            if key == "files":
+                if not isinstance(value, list) or not all(
+                    isinstance(v, str) and v and "/" not in v and v not in (".", "..")
+                    for v in value
+                ):
+                    raise self.error(
+                        "[instructions] `files` must be a list of file names (no directories)",
+                        key,
+                        table,
+                    )
+                files = tuple(value)
+            elif key == "max_bytes":
+                if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                    raise self.error(
+                        "[instructions] `max_bytes` must be a whole number of bytes (0 or more)",
+                        key,
+                        table,
+                    )
+                max_bytes = value
+            else:
+                raise self.error(
+                    f"unknown key `{key}` in [instructions]; expected files or max_bytes",
+                    key,
+                    table,
+                )
+        return InstructionFiles(files, max_bytes)
 
     def provider(self, name: str, entry: Any) -> ProviderSettings:
         table = f"providers.{name}"
