@@ -24,7 +24,7 @@ import anyio
 from .cancellation import TurnSignal
 from .seams import StepInfo
 
-BASE_INSTRUCTIONS = """\
+DEFAULT_SYSTEM_PROMPT = """\
 You are acp-server, a coding agent. You work in the user's workspace through the tools you are
 given, on the task the user sets; the user sees your messages and your tool calls in an editor.
 

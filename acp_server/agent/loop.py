@@ -56,6 +56,7 @@ from .events import (
 )
 from .inbox import Blocked, Dropped, Inbox, PromptTicket
 from .initiator import enter_initiator, leave_initiator
+from .instructions import DEFAULT_SYSTEM_PROMPT
 from .seams import PromptSubmission, Seams, StepInfo, StepResult, TurnProgress
 
 if TYPE_CHECKING:
@@ -63,10 +64,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-DEFAULT_SYSTEM_PROMPT = (
-    "You are acp-server, a coding agent working in the user's workspace through the tools you "
-    "are given. Be concise."
-)
 
 EventSink = Callable[[AgentEvent], Awaitable[None]]
 IdFactory = Callable[[str], str]

@@ -50,7 +50,8 @@ from .agent import Agent, AgentHandle, spawn_agent
 from .cancellation import Disposed, ParentCancel, TurnAborted, TurnSignal
 from .events import AgentEvent, MessageChunk, ToolCallAnnounced
 from .inbox import Blocked, Dropped
-from .loop import DEFAULT_SYSTEM_PROMPT, AgentConfig, IdFactory, random_ids
+from .instructions import DEFAULT_SYSTEM_PROMPT
+from .loop import AgentConfig, IdFactory, random_ids
 from .seams import Deny, Seams
 
 __all__ = [

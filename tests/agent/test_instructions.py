@@ -13,7 +13,7 @@ import pytest
 
 from acp_server.agent.cancellation import TurnCancellation
 from acp_server.agent.instructions import (
-    BASE_INSTRUCTIONS,
+    DEFAULT_SYSTEM_PROMPT,
     InstructionSettings,
     ProjectInstructions,
     Workspace,
@@ -180,7 +180,7 @@ async def test_files_are_read_again_at_each_turn_but_not_within_one(tmp_path: Pa
     signal = TurnCancellation().signal
 
     async def system_prompt() -> str:
-        parts = [BASE_INSTRUCTIONS]
+        parts = [DEFAULT_SYSTEM_PROMPT]
         await instructions.assemble(parts, signal)
         return "\n\n".join(parts)
 
