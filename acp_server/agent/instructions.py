@@ -21,7 +21,8 @@ from pathlib import Path
 
 import anyio
 
-from .cancellation import TurnSignal
+from acp_server.cancellation import TurnSignal
+
 from .seams import StepInfo
 
 DEFAULT_SYSTEM_PROMPT = """\
@@ -130,6 +131,8 @@ def describe_environment(workspace: Workspace) -> str:
 
 def read_instruction_files(cwd: Path, settings: InstructionSettings) -> str:
     """The instruction files that apply to `cwd`, most general first, within the budget."""
+    if settings.max_bytes == 0:
+        return ""  # switched off in the config file
     candidates: list[tuple[Path, Path | None]] = []
     if settings.user_file is not None:
         candidates.append((settings.user_file, None))  # the user's own: may link anywhere

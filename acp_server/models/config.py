@@ -14,9 +14,14 @@ A missing file at the default place is the same as an empty one. Example:
     [providers.anthropic]
     api_key_env = "ANTHROPIC_API_KEY"
 
+    [tools]
+    max_result_bytes = 65536    # the most of one tool result the model is sent
+    max_read_lines = 2000       # read_file's window when no limit is given
+    max_search_results = 500    # matches grep, paths glob, entries list_dir show
+
     [instructions]
-    files = ["AGENTS.md", "CLAUDE.md"]      # looked for from the repository root down to the cwd
-    max_bytes = 32768                       # budget for all instruction files together
+    files = ["AGENTS.md", "CLAUDE.md"]   # looked for from the repository root down to the cwd
+    max_bytes = 32768                    # budget for all instruction files together
 
 Which model a server uses (`choose_model_spec`): `--model` > `ACP_SERVER_MODEL` >
 `default_model` here. Which endpoint a provider talks to (`acp_server.models.spec.load_model`):
@@ -36,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from acp_server.models.base import ModelConfigError
+from acp_server.tools.budget import ToolBudget
 
 __all__ = [
     "MODEL_ENV",
@@ -90,6 +96,8 @@ class ModelSettings:
     """`models`: the specs offered to clients as choices, in the file's order."""
     providers: dict[str, ProviderSettings] = field(default_factory=dict)
     """`[providers.NAME]` tables by provider name (`openai`, `anthropic`)."""
+    tools: ToolBudget = field(default_factory=ToolBudget)
+    """`[tools]`: how much of a tool's result reaches the model."""
     path: Path | None = None
     """The file these came from, for messages; None when no file was read."""
     instructions: InstructionFiles = field(default_factory=InstructionFiles)
@@ -191,6 +199,9 @@ _PROVIDER_KEYS = {
     "context_window": int,
 }
 
+_TOOL_MINIMUMS = {"max_result_bytes": 1024, "max_read_lines": 1, "max_search_results": 1}
+"""The `[tools]` keys and their smallest values (a result must hold its closing note)."""
+
 
 class _Reader:
     """Validates a decoded file; messages say `config file PATH, line N: ...`."""
@@ -224,6 +235,7 @@ class _Reader:
         default: str | None = None
         offered: list[str] = []
         providers: dict[str, ProviderSettings] = {}
+        tools = ToolBudget()
         instructions = InstructionFiles()
         for key, value in table.items():
             if key == "default_model":
@@ -247,15 +259,17 @@ class _Reader:
                     raise self.error("`providers` must be a table of [providers.NAME]", key)
                 for name, entry in value.items():
                     providers[name] = self.provider(name, entry)
+            elif key == "tools":
+                tools = self.tools(value)
             elif key == "instructions":
                 instructions = self.instructions(value)
             else:
                 raise self.error(
-                    f"unknown key `{key}`; expected default_model, models, [providers.NAME] or "
-                    "[instructions]",
+                    f"unknown key `{key}`; expected default_model, models, [providers.NAME], "
+                    "[tools] or [instructions]",
                     key,
                 )
-        return ModelSettings(default, offered, providers, self.file, instructions)
+        return ModelSettings(default, offered, providers, tools, self.file, instructions)
 
     def instructions(self, entry: Any) -> InstructionFiles:
         table = "instructions"
@@ -322,3 +336,22 @@ class _Reader:
                 value = float(value)
             values[key] = value
         return ProviderSettings(**values)
+
+    def tools(self, entry: Any) -> ToolBudget:
+        if not isinstance(entry, dict):
+            raise self.error("[tools] must be a table", "tools")
+        values: dict[str, int] = {}
+        for key, value in entry.items():
+            minimum = _TOOL_MINIMUMS.get(key)
+            if minimum is None:
+                raise self.error(
+                    f"unknown key `{key}` in [tools]; expected {', '.join(_TOOL_MINIMUMS)}",
+                    key,
+                    "tools",
+                )
+            if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+                raise self.error(
+                    f"[tools] `{key}` must be an integer of at least {minimum}", key, "tools"
+                )
+            values[key] = value
+        return ToolBudget(**values)

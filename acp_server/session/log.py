@@ -18,7 +18,8 @@ from .records import (
     TextPart,
     ToolCallRecord,
     ToolResult,
-    TurnEnd,
+    TurnEndRecord,
+    TurnStart,
 )
 
 __all__ = ["SessionLog"]
@@ -119,7 +120,7 @@ class SessionLog:
         `turn_id` is None) are kept where they stand: they are finished facts, not part of any
         unfinished turn.
         """
-        ended = {record.turn_id for record in self._records if isinstance(record, TurnEnd)}
+        ended = {record.turn_id for record in self._records if isinstance(record, TurnEndRecord)}
         return [
             record
             for record in self._records
@@ -133,7 +134,7 @@ class SessionLog:
         so providers that reuse call ids across steps still balance correctly.
         """
         pending: list[ToolCallRecord] = []
-        for record in self._records:
+        for record in self._records[self._turn_start(turn_id) :]:
             if _turn_of(record) != turn_id:
                 continue
             if isinstance(record, AssistantMessage):
@@ -145,10 +146,19 @@ class SessionLog:
                         break
         return pending
 
-    def last_turn_end(self) -> TurnEnd | None:
+    def _turn_start(self, turn_id: str) -> int:
+        """Index of the turn's `turn/start` (0 if absent). Searched from the end: the turn is
+        normally the last one, so closing a turn costs its own length, not the log's."""
+        for index in range(len(self._records) - 1, -1, -1):
+            record = self._records[index]
+            if isinstance(record, TurnStart) and record.turn_id == turn_id:
+                return index
+        return 0
+
+    def last_turn_end(self) -> TurnEndRecord | None:
         """The most recent `turn/end`, or None if no turn has ended."""
         for record in reversed(self._records):
-            if isinstance(record, TurnEnd):
+            if isinstance(record, TurnEndRecord):
                 return record
         return None
 

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from acp_server.agent.cancellation import TurnCancellation
 from acp_server.agent.instructions import (
     DEFAULT_SYSTEM_PROMPT,
     InstructionSettings,
@@ -23,6 +22,7 @@ from acp_server.agent.instructions import (
     user_instructions_file,
 )
 from acp_server.agent.seams import StepInfo
+from acp_server.cancellation import TurnCancellation
 
 pytestmark = pytest.mark.anyio
 
