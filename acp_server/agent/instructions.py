@@ -19,8 +19,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import anyio
-
 from acp_server.cancellation import TurnSignal
 
 from .seams import StepInfo
@@ -60,6 +58,8 @@ class InstructionSettings:
     """The budget for all instruction files together; the rest is cut with a note."""
     user_file: Path | None = None
     """The user's own file (`$XDG_CONFIG_HOME/acp-server/AGENTS.md`), read first."""
+    today: Callable[[], str] = field(default=lambda: datetime.date.today().isoformat())
+    """Today's date as YYYY-MM-DD; fixed under --deterministic."""
 
 
 @dataclass(frozen=True)
@@ -68,8 +68,6 @@ class Workspace:
 
     cwd: Path
     additional_directories: Sequence[Path] = ()
-    today: Callable[[], str] = field(default=lambda: datetime.date.today().isoformat())
-    """Today's date as YYYY-MM-DD; fixed under --deterministic."""
 
 
 def user_instructions_file(environ: dict[str, str] | os._Environ[str] = os.environ) -> Path:
@@ -98,9 +96,11 @@ class ProjectInstructions:
         """Read the environment and the files again at the first step of a turn."""
         if info.step != 1 and self._text:
             return
-        # Bounded work (capped reads of regular files, a few stats), so waiting for the thread
-        # is short; the loop checks the signal as soon as this returns.
-        self._text = await anyio.to_thread.run_sync(self.render)
+        # Read on the event loop, not in a worker thread: the work is bounded (a few stats and
+        # at most `max_bytes` read from regular files opened without blocking), and a thread
+        # hop would let other sessions' frames interleave differently from run to run, which
+        # --deterministic transcripts cannot afford.
+        self._text = self.render()
 
     async def assemble(self, parts: list[str], signal: TurnSignal) -> None:
         """Append the environment and instructions to the system prompt."""
@@ -109,14 +109,14 @@ class ProjectInstructions:
 
     def render(self) -> str:
         """The environment block followed by the instruction files, as the model sees them."""
-        sections = [describe_environment(self._workspace)]
+        sections = [describe_environment(self._workspace, self._settings.today())]
         instructions = read_instruction_files(self._workspace.cwd, self._settings)
         if instructions:
             sections.append(instructions)
         return "\n\n".join(sections)
 
 
-def describe_environment(workspace: Workspace) -> str:
+def describe_environment(workspace: Workspace, today: str) -> str:
     """A short block of facts about where the agent runs."""
     lines = ["# Environment", f"Working directory: {workspace.cwd}"]
     if workspace.additional_directories:
@@ -124,7 +124,7 @@ def describe_environment(workspace: Workspace) -> str:
         lines.append(f"Additional directories: {extra}")
     lines.append(f"Platform: {platform.system() or 'unknown'}")
     lines.append(f"Shell: {os.environ.get('SHELL') or '/bin/sh'}")
-    lines.append(f"Today's date: {workspace.today()}")
+    lines.append(f"Today's date: {today}")
     lines.append(f"Git: {_describe_git(workspace.cwd)}")
     return "\n".join(lines)
 

@@ -136,7 +136,7 @@ def test_the_environment_names_cwd_directories_date_and_branch(tmp_path: Path) -
     root = _repo(tmp_path, branch="feature/x")
     extra = tmp_path / "lib"
 
-    block = describe_environment(Workspace(root, [extra], today=lambda: "2026-01-01"))
+    block = describe_environment(Workspace(root, [extra]), "2026-01-01")
 
     assert f"Working directory: {root}" in block
     assert f"Additional directories: {extra}" in block
@@ -153,14 +153,14 @@ def test_the_environment_reads_a_worktree_pointer_and_a_detached_head(tmp_path: 
     work.mkdir()
     (work / ".git").write_text(f"gitdir: {real}\n")
 
-    block = describe_environment(Workspace(work))
+    block = describe_environment(Workspace(work), "2026-12-01")
 
     assert f"Git: a repository at {work}, detached HEAD at 0123456789ab" in block
     assert find_repository_root(work / "sub") == work
 
 
 def test_no_repository_is_said(tmp_path: Path) -> None:
-    assert "Git: not a git repository" in describe_environment(Workspace(tmp_path))
+    assert "Git: not a git repository" in describe_environment(Workspace(tmp_path), "2026-12-01")
 
 
 def test_the_user_file_lives_under_xdg_config_home(tmp_path: Path) -> None:
