@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -39,3 +39,5 @@ class ServerOptions:
     """`[instructions]` of the config file; None: the defaults (AGENTS.md, 32 KiB)."""
     today: Callable[[], str] | None = None
     """The date the model is told (fixed under --deterministic); None: the real date."""
+    child_environment: Mapping[str, str] | None = None
+    """What child processes inherit (the CLI's: ours without the provider keys); None: ours."""
