@@ -17,13 +17,14 @@ import signal
 import sys
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import anyio
 
 from acp_server.acp.connection import AcpConnection, BridgeOptions
+from acp_server.models.config import AgentSettings
 from acp_server.rpc.dispatch import JsonRpcDispatcher
 from acp_server.rpc.framing import DEFAULT_MAX_LINE_BYTES
 from acp_server.rpc.peer import Peer
@@ -56,6 +57,8 @@ class ServerOptions:
     model_spec: str | None = None
     offered_models: tuple[str, ...] = ()
     load_model: Callable[[str], ModelProvider] | None = None
+    agent_settings: AgentSettings = field(default_factory=AgentSettings)
+    """The config file's step limit, compaction threshold and repeated-call limit."""
     mode: Mode = "default"
     ids: SequentialIds | None = None
     """Deterministic mode's id factory (acp_server/determinism.py); None: random ids."""
@@ -157,6 +160,7 @@ async def _serve(options: ServerOptions, protocol_fd: int, stdin_is_terminal: bo
                 model_spec=options.model_spec,
                 offered_models=options.offered_models,
                 load_model=options.load_model,
+                agent_settings=options.agent_settings,
                 mode=options.mode,
                 ids=options.ids,
             ),

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -17,6 +17,7 @@ import msgspec
 from anyio.abc import TaskGroup
 
 from acp_server import __version__
+from acp_server.models.config import AgentSettings
 from acp_server.rpc.dispatch import JsonRpcDispatcher, RequestHandler, RpcError, decode_params
 from acp_server.rpc.peer import IncomingRequest, Peer
 from protocol import errors
@@ -108,6 +109,8 @@ class BridgeOptions:
     """Model specs offered as the `model` config option (the current one included)."""
     load_model: Callable[[str], ModelProvider] | None = None
     """Loads another offered model when a session switches to it."""
+    agent_settings: AgentSettings = field(default_factory=AgentSettings)
+    """The config file's step limit, compaction threshold and repeated-call limit."""
     mode: Mode = "default"
     ids: SequentialIds | None = None
     """Deterministic mode's id factory for sessions, turns and messages; None: random ids."""
@@ -267,14 +270,23 @@ class AcpConnection:
         await self.lifecycle.announce_title(session, text)
         result = await ticket.wait()
         usage = agent.last_usage
-        if usage is not None and usage.context_window:
+        if usage is not None:
             from protocol.session_update import UsageUpdate
 
             from .updates import SessionUpdates
 
+            # The schema has no place for cache reads: they go to the log.
+            log.info(
+                "session %s: %d input tokens (%d read from cache), %d output tokens",
+                session.id,
+                usage.input_tokens,
+                usage.cache_read_tokens,
+                usage.output_tokens,
+            )
             await SessionUpdates(self.peer, session.id).send(
                 UsageUpdate(
-                    used=usage.input_tokens + usage.output_tokens, size=usage.context_window
+                    used=usage.input_tokens + usage.output_tokens,
+                    size=agent.context_budget.window,
                 )
             )
         return PromptResponse(stop_reason=stop_reason_for(result))

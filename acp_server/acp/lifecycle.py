@@ -435,7 +435,13 @@ class SessionLifecycle:
             )
             handle = spawn_agent(
                 log_,
-                AgentConfig(model=model, tools=tools),
+                AgentConfig(
+                    model=model,
+                    tools=tools,
+                    max_steps=connection.options.agent_settings.max_steps,
+                    context_threshold=connection.options.agent_settings.context_threshold,
+                    max_repeats=connection.options.agent_settings.max_repeated_calls,
+                ),
                 connection.task_group,
                 seams=Seams(approval=[policy.approve]),
                 ids=ids if ids is not None else random_ids,
