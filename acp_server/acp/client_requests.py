@@ -187,7 +187,7 @@ class ClientTerminals:
         return CommandResult(
             output=output.output,
             exit_code=None if exit_code is UNSET else exit_code,
-            signal=None if killed_by is UNSET else killed_by,
+            posix_signal=None if killed_by is UNSET else killed_by,
             truncated=output.truncated,
             timed_out=timed_out,
             terminal_id=terminal,

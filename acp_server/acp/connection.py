@@ -18,6 +18,7 @@ from anyio.abc import TaskGroup
 
 from acp_server import __version__
 from acp_server.models.config import AgentSettings
+from acp_server.process import ProcessRegistry
 from acp_server.rpc.dispatch import JsonRpcDispatcher, RequestHandler, RpcError, decode_params
 from acp_server.rpc.peer import IncomingRequest, Peer
 from protocol import errors
@@ -103,6 +104,9 @@ class BridgeOptions:
     """What the command line decided for every session."""
 
     data_dir: Path
+    processes: ProcessRegistry
+    """Where every child process of every session is registered (the server's, created at
+    start-up and stopped at shutdown)."""
     model: ModelProvider | None = None
     model_spec: str | None = None
     offered_models: tuple[str, ...] = ()

@@ -19,7 +19,6 @@ import msgspec
 from acp_server.agent.cancellation import TurnSignal
 from acp_server.models.base import ModelConfigError
 from acp_server.models.switchable import SwitchableModel
-from acp_server.process import become_subreaper
 from acp_server.rpc.dispatch import RpcError, decode_params
 from acp_server.rpc.peer import IncomingRequest
 from acp_server.session import records as rec
@@ -414,9 +413,6 @@ class SessionLifecycle:
         journal: Journal,
     ) -> AcpSession:
         connection = self._connection
-        # Orphaned grandchildren of this session's tools re-parent to us, so the process runner
-        # can reap a whole group at once, even when we are PID 1 in a container.
-        become_subreaper()
         log_ = SessionLog(session_id, records)
         log_.on_append(journal.append)
         tools, policy = self._tools_for(session_id, cwd, extra_roots, log_, records)
@@ -460,7 +456,7 @@ class SessionLifecycle:
                 if agent is not None:
                     agent.add_tools(new)
 
-            mcp = McpServers(servers, cwd, add_tools)
+            mcp = McpServers(servers, cwd, add_tools, connection.options.processes)
             self._mcp[session_id] = mcp
             mcp.start(connection.task_group)
         session = AcpSession(
@@ -514,7 +510,9 @@ class SessionLifecycle:
             client if caps.fs.write_text_file else local,
         )
         commands: CommandRunner = (
-            ClientTerminals(peer, session_id) if caps.terminal else LocalCommands()
+            ClientTerminals(peer, session_id)
+            if caps.terminal
+            else LocalCommands(registry=self._connection.options.processes)
         )
         tools = builtin_tools(sandbox, files, commands)
         mode: Mode = self._connection.options.mode
@@ -596,9 +594,14 @@ class SessionLifecycle:
                 AgentMessageChunk(content=TextContent(text=text), message_id=ids("msg"))
             )
 
-        SessionHooks(hooks, session_id=session_id, cwd=cwd, consent=consent, notify=notify).install(
-            agent
-        )
+        SessionHooks(
+            hooks,
+            session_id=session_id,
+            cwd=cwd,
+            consent=consent,
+            notify=notify,
+            processes=self._connection.options.processes,
+        ).install(agent)
 
 
 class _ToolsByName(Mapping[str, Tool]):

@@ -73,7 +73,8 @@ class CommandResult:
 
     output: str
     exit_code: int | None
-    signal: str | None = None
+    posix_signal: str | None = None
+    """The name of the signal that killed the command (`SIGKILL`), if one did."""
     truncated: bool = False
     timed_out: bool = False
     terminal_id: str | None = None

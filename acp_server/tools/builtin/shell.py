@@ -77,8 +77,8 @@ class Bash(BuiltinTool[BashArgs]):
             parts.append(f"[timed out after {_seconds(timeout)}; the command was killed]")
         elif result.exit_code is not None:
             parts.append(f"[exit code: {result.exit_code}]")
-        elif result.signal is not None:
-            parts.append(f"[killed by signal {result.signal}]")
+        elif result.posix_signal is not None:
+            parts.append(f"[killed by signal {result.posix_signal}]")
         else:
             parts.append("[exit status unknown]")
         ok = not result.timed_out and result.exit_code == 0
