@@ -129,6 +129,7 @@ def main(argv: list[str] | None = None) -> int:
             agent_settings=settings.agent,
             mode=mode,
             ids=ids,
+            tool_budget=settings.tools,
         )
     )
     return 0

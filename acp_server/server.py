@@ -40,6 +40,7 @@ from acp_server.rpc.stdio import (
     protect_stdout,
     wait_for_hangup,
 )
+from acp_server.tools.budget import ToolBudget
 
 if TYPE_CHECKING:
     from acp_server.determinism import SequentialIds
@@ -70,6 +71,8 @@ class ServerOptions:
     mode: Mode = "default"
     ids: SequentialIds | None = None
     """Deterministic mode's id factory (acp_server/determinism.py); None: random ids."""
+    tool_budget: ToolBudget = field(default_factory=ToolBudget)
+    """`[tools]` of the config file: how much of a tool's result reaches the model."""
 
 
 def run(options: ServerOptions) -> None:
@@ -171,6 +174,7 @@ async def _serve(options: ServerOptions, protocol_fd: int, stdin_is_terminal: bo
                 agent_settings=options.agent_settings,
                 mode=options.mode,
                 ids=options.ids,
+                tool_budget=options.tool_budget,
             ),
         )
         connection.register(dispatcher)

@@ -21,6 +21,7 @@ from acp_server.models.config import AgentSettings
 from acp_server.process import ProcessRegistry
 from acp_server.rpc.dispatch import JsonRpcDispatcher, RequestHandler, RpcError, decode_params
 from acp_server.rpc.peer import IncomingRequest, Peer
+from acp_server.tools.budget import ToolBudget
 from protocol import errors
 from protocol.content import TextContent
 from protocol.initialize import (
@@ -118,6 +119,8 @@ class BridgeOptions:
     mode: Mode = "default"
     ids: SequentialIds | None = None
     """Deterministic mode's id factory for sessions, turns and messages; None: random ids."""
+    tool_budget: ToolBudget = field(default_factory=ToolBudget)
+    """How much of a tool's result reaches the model (`[tools]` of the config file)."""
 
 
 class AcpConnection:

@@ -35,6 +35,7 @@ from acp_server.session.log import SessionLog
 from acp_server.tools.base import Tool, ToolKind
 from acp_server.tools.builtin import builtin_tools
 from acp_server.tools.local_commands import LocalCommands
+from acp_server.tools.local_files import LocalFiles
 from acp_server.tools.permissions import (
     MODE_IDS,
     Mode,
@@ -42,7 +43,8 @@ from acp_server.tools.permissions import (
     PermissionPolicy,
     check_mode,
 )
-from acp_server.tools.workspace import CommandRunner, FileAccess, LocalFiles, Sandbox
+from acp_server.tools.text_window import TextWindow
+from acp_server.tools.workspace import CommandRunner, FileAccess, Sandbox
 from protocol import errors
 from protocol.mcp import McpServer
 from protocol.session import (
@@ -437,6 +439,7 @@ class SessionLifecycle:
                     max_steps=connection.options.agent_settings.max_steps,
                     context_threshold=connection.options.agent_settings.context_threshold,
                     max_repeats=connection.options.agent_settings.max_repeated_calls,
+                    max_result_bytes=connection.options.tool_budget.max_result_bytes,
                 ),
                 connection.task_group,
                 seams=Seams(approval=[policy.approve]),
@@ -514,7 +517,7 @@ class SessionLifecycle:
             if caps.terminal
             else LocalCommands(registry=self._connection.options.processes)
         )
-        tools = builtin_tools(sandbox, files, commands)
+        tools = builtin_tools(sandbox, files, commands, self._connection.options.tool_budget)
         mode: Mode = self._connection.options.mode
         always: dict[ToolKind, bool] = {}
         for record in records:
@@ -632,6 +635,11 @@ class SplitFiles:
 
     async def read_text(self, path: str, signal: TurnSignal) -> str:
         return await self._reader.read_text(path, signal)
+
+    async def read_window(
+        self, path: str, start: int, max_lines: int, max_bytes: int, signal: TurnSignal
+    ) -> TextWindow:
+        return await self._reader.read_window(path, start, max_lines, max_bytes, signal)
 
     async def write_text(self, path: str, content: str, signal: TurnSignal) -> None:
         await self._writer.write_text(path, content, signal)

@@ -42,6 +42,7 @@ from acp_server.models.config import (
 from acp_server.session import records as rec
 from acp_server.session.log import SessionLog
 from acp_server.tools.base import CallAwareTool, PlanItem, Tool, ToolOutput
+from acp_server.tools.budget import ToolBudget, cap_output
 
 from .call_checks import RepeatedCalls, call_problem
 from .cancellation import (
@@ -97,6 +98,8 @@ class AgentConfig:
     """Fraction of the context window above which a request should be compacted first."""
     max_repeats: int = DEFAULT_MAX_REPEATED_CALLS
     """Repeats of one call with one result a turn may make before it ends."""
+    max_result_bytes: int = ToolBudget().max_result_bytes
+    """Every tool result is cut to this before the model (or the journal) sees it."""
 
 
 class AgentLoop:
@@ -553,6 +556,7 @@ class AgentLoop:
         except Exception as exc:
             log.info("tool %s failed: %s", call.name, exc)
             output = ToolOutput(f"{type(exc).__name__}: {exc}", failed=True)
+        output = cap_output(output, self.config.max_result_bytes)
         for observe in self.seams.post_tool:
             await observe(call, output, signal)
             signal.raise_if_aborted()

@@ -5,12 +5,14 @@ A missing file at the default place is the same as an empty one. Example:
 
     default_model = "openai:gpt-4o-mini"
     models = ["openai:gpt-4o-mini", "anthropic:claude-sonnet-4-5"]
+    max_steps = 200                 # model requests per turn
+    context_threshold = 0.8         # compact requests above this fraction of the window
+    max_repeated_calls = 3          # same call, same result: the turn ends after this many
 
     [providers.openai]
     base_url = "http://127.0.0.1:8080/v1"   # a local llama.cpp / vLLM / Ollama server
     api_key_env = "OPENAI_API_KEY"          # the variable the key is read from
     read_timeout = 120                      # seconds between chunks (default 60)
-
     context_window = 32768                  # tokens; else asked of the server, else a default
 
     [providers.openai.models."qwen2.5-coder-7b"]
@@ -19,9 +21,10 @@ A missing file at the default place is the same as an empty one. Example:
     [providers.anthropic]
     api_key_env = "ANTHROPIC_API_KEY"
 
-    max_steps = 200                 # model requests per turn (top level, like the next two)
-    context_threshold = 0.8         # compact requests above this fraction of the window
-    max_repeated_calls = 3          # same call, same result: the turn ends after this many
+    [tools]
+    max_result_bytes = 65536    # the most of one tool result the model is sent
+    max_read_lines = 2000       # read_file's window when no limit is given
+    max_search_results = 500    # matches grep, paths glob, entries list_dir show
 
 Which model a server uses (`choose_model_spec`): `--model` > `ACP_SERVER_MODEL` >
 `default_model` here. Which endpoint a provider talks to (`acp_server.models.spec.load_model`):
@@ -41,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from acp_server.models.base import ModelConfigError
+from acp_server.tools.budget import ToolBudget
 
 __all__ = [
     "DEFAULT_MAX_REPEATED_CALLS",
@@ -113,6 +117,8 @@ class ModelSettings:
     """`models`: the specs offered to clients as choices, in the file's order."""
     providers: dict[str, ProviderSettings] = field(default_factory=dict)
     """`[providers.NAME]` tables by provider name (`openai`, `anthropic`)."""
+    tools: ToolBudget = field(default_factory=ToolBudget)
+    """`[tools]`: how much of a tool's result reaches the model."""
     path: Path | None = None
     """The file these came from, for messages; None when no file was read."""
     agent: AgentSettings = field(default_factory=AgentSettings)
@@ -214,6 +220,9 @@ _PROVIDER_KEYS = {
     "context_window": int,
 }
 
+_TOOL_MINIMUMS = {"max_result_bytes": 1024, "max_read_lines": 1, "max_search_results": 1}
+"""The `[tools]` keys and their smallest values (a result must hold its closing note)."""
+
 
 class _Reader:
     """Validates a decoded file; messages say `config file PATH, line N: ...`."""
@@ -248,6 +257,7 @@ class _Reader:
         offered: list[str] = []
         providers: dict[str, ProviderSettings] = {}
         agent: dict[str, Any] = {}
+        tools = ToolBudget()
         for key, value in table.items():
             if key == "default_model":
                 if not isinstance(value, str):
@@ -270,6 +280,8 @@ class _Reader:
                     raise self.error("`providers` must be a table of [providers.NAME]", key)
                 for name, entry in value.items():
                     providers[name] = self.provider(name, entry)
+            elif key == "tools":
+                tools = self.tools(value)
             elif key in ("max_steps", "max_repeated_calls"):
                 agent[key] = self.positive_int(value, key)
             elif key == "context_threshold":
@@ -281,10 +293,12 @@ class _Reader:
             else:
                 raise self.error(
                     f"unknown key `{key}`; expected default_model, models, max_steps, "
-                    "context_threshold, max_repeated_calls or [providers.NAME]",
+                    "context_threshold, max_repeated_calls, [providers.NAME] or [tools]",
                     key,
                 )
-        return ModelSettings(default, offered, providers, self.file, AgentSettings(**agent))
+        return ModelSettings(
+            default, offered, providers, tools, self.file, agent=AgentSettings(**agent)
+        )
 
     def positive_int(self, value: Any, key: str, table: str | None = None) -> int:
         if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
@@ -346,3 +360,22 @@ class _Reader:
                     )
                 windows[model] = self.positive_int(setting, key, inner)
         return windows
+
+    def tools(self, entry: Any) -> ToolBudget:
+        if not isinstance(entry, dict):
+            raise self.error("[tools] must be a table", "tools")
+        values: dict[str, int] = {}
+        for key, value in entry.items():
+            minimum = _TOOL_MINIMUMS.get(key)
+            if minimum is None:
+                raise self.error(
+                    f"unknown key `{key}` in [tools]; expected {', '.join(_TOOL_MINIMUMS)}",
+                    key,
+                    "tools",
+                )
+            if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+                raise self.error(
+                    f"[tools] `{key}` must be an integer of at least {minimum}", key, "tools"
+                )
+            values[key] = value
+        return ToolBudget(**values)
