@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import msgspec
 
-from acp_server.agent.cancellation import TurnSignal
+from acp_server.cancellation import TurnSignal
 from acp_server.models.base import (
     AssistantTurn,
     ConversationItem,

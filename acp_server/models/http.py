@@ -18,6 +18,8 @@ owns everything between the provider and the network:
   the context window is the subclass `ContextWindowExceeded` (`acp_server.models.overflow`).
 
 Nothing here knows either API's event format; `openai.py` and `anthropic.py` do.
+
+Over 400 lines: one streaming request's retries, backoff and cancellation belong together.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import msgspec
 
-from acp_server.agent.cancellation import TurnSignal
+from acp_server.cancellation import TurnSignal
 from acp_server.models.base import ModelError
 from acp_server.models.overflow import context_overflow
 

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import anyio
 import msgspec
 
-from acp_server.agent.cancellation import TurnSignal
+from acp_server.cancellation import TurnSignal
 
 if TYPE_CHECKING:
     import httpx

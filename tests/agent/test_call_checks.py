@@ -16,10 +16,10 @@ import pytest
 
 from acp_server.agent.agent import AgentHandle, spawn_agent
 from acp_server.agent.call_checks import call_problem, schema_problems
-from acp_server.agent.cancellation import TurnSignal
 from acp_server.agent.events import AgentEvent, MessageChunk
 from acp_server.agent.loop import AgentConfig
 from acp_server.agent.seams import Deny, Seams
+from acp_server.cancellation import TurnSignal
 from acp_server.models.base import (
     ContextWindowExceeded,
     ModelRequest,

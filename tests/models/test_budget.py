@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from acp_server.agent.cancellation import TurnCancellation
+from acp_server.cancellation import TurnCancellation
 from acp_server.models.base import (
     AssistantTurn,
     ConversationItem,

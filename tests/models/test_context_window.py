@@ -11,7 +11,7 @@ from typing import Any
 import anyio
 import pytest
 
-from acp_server.agent.cancellation import TurnAborted, TurnCancellation, UserCancel
+from acp_server.cancellation import TurnAborted, TurnCancellation, UserCancel
 from acp_server.models import window as window_module
 from acp_server.models.anthropic import AnthropicProvider
 from acp_server.models.config import load_settings
