@@ -21,18 +21,17 @@ import pytest
 from acp import RequestError, text_block
 from acp.schema import ClientCapabilities, ReadTextFileResponse
 
-from tests.acp.test_tools import (
+from tests.support.agent_process import running_agent
+from tests.support.hostile_files import GIB, SWAPPER, has_rename_exchange, sparse_file
+from tests.support.scripted_model import script
+from tests.support.tool_client import (
     DONE,
     FS,
     ToolClient,
     agent_session,
     call,
     prompt_and_then,
-    script,
 )
-from tests.support.agent_process import running_agent
-from tests.tools.test_read_window import GIB, sparse_file
-from tests.tools.test_safe_open import SWAPPER, has_rename_exchange
 
 pytestmark = [
     pytest.mark.anyio,

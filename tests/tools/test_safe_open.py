@@ -9,7 +9,6 @@ opened through the symlink).
 
 from __future__ import annotations
 
-import ctypes
 import errno
 import os
 import subprocess
@@ -27,6 +26,7 @@ from acp_server.tools.builtin import builtin_tools
 from acp_server.tools.local_commands import LocalCommands
 from acp_server.tools.local_files import LocalFiles, open_checked
 from acp_server.tools.workspace import NotRegularFile, PathChanged, Sandbox
+from tests.support.hostile_files import SWAPPER, has_rename_exchange
 
 pytestmark = [
     pytest.mark.anyio,
@@ -41,29 +41,6 @@ SECRET = "SECRET-OUTSIDE"
 def root(tmp_path: Path) -> Path:
     """A directory with no symlink on its path (paths on the wire are resolved)."""
     return tmp_path.resolve()
-
-
-SWAPPER = """
-import ctypes, os, sys
-directory, link = (p.encode() for p in sys.argv[1:3])
-libc = ctypes.CDLL(None, use_errno=True)
-AT_FDCWD, RENAME_EXCHANGE = -100, 2
-print("swapping", flush=True)
-while True:
-    if libc.renameat2(AT_FDCWD, directory, AT_FDCWD, link, RENAME_EXCHANGE) != 0:
-        raise SystemExit(f"renameat2: {os.strerror(ctypes.get_errno())}")
-"""
-
-
-def has_rename_exchange(tmp_path: Path) -> bool:
-    (tmp_path / "probe-a").mkdir()
-    (tmp_path / "probe-b").symlink_to("probe-a")
-    libc = ctypes.CDLL(None, use_errno=True)
-    a, b = bytes(tmp_path / "probe-a"), bytes(tmp_path / "probe-b")
-    done = libc.renameat2(-100, a, -100, b, 2) == 0
-    if done:
-        libc.renameat2(-100, a, -100, b, 2)
-    return done
 
 
 class Race:
