@@ -35,6 +35,9 @@ Which model a server uses (`choose_model_spec`): `--model` > `ACP_SERVER_MODEL` 
 the `OPENAI_BASE_URL` / `ANTHROPIC_BASE_URL` variable > `base_url` here > the public
 endpoint. The API key is read from the variable named by `api_key_env` (default
 `OPENAI_API_KEY` / `ANTHROPIC_API_KEY`); keys themselves never go in this file.
+
+Over 400 lines: one validating reader for every table of the one file, so that every message
+names the file, the line and the expected values the same way.
 """
 
 from __future__ import annotations
