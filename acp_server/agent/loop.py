@@ -43,6 +43,7 @@ from .cancellation import (
     TurnCancellation,
     TurnSignal,
 )
+from .compaction import Compactor, InterimBudget
 from .conversation import Conversation
 from .events import (
     AgentEvent,
@@ -54,7 +55,7 @@ from .events import (
     ToolCallProgress,
     TurnEnded,
 )
-from .inbox import Blocked, Dropped, Inbox, PromptTicket
+from .inbox import Blocked, CompactTicket, Dropped, Inbox, PromptTicket
 from .initiator import enter_initiator, leave_initiator
 from .seams import PromptSubmission, Seams, StepInfo, StepResult, TurnProgress
 
@@ -118,6 +119,8 @@ class AgentLoop:
         # Kept in step with the log, so a step never rebuilds the whole history.
         self.conversation = Conversation(session.records)
         session.on_append(self.conversation.add)
+        self.budget = InterimBudget()
+        self._compactor = Compactor(session, self.conversation, self.budget, ids, self._emit)
         self._tools = {tool.name: tool for tool in config.tools}
         self._tool_specs = [
             ToolSpec(name=t.name, description=t.description, parameters=dict(t.parameters))
@@ -142,7 +145,12 @@ class AgentLoop:
     # -- delivery -----------------------------------------------------------------------
 
     def followup(self, content: list[rec.Part]) -> PromptTicket:
-        ticket = PromptTicket(content)
+        return self._enqueue(PromptTicket(content))
+
+    def compact(self, instructions: str | None) -> PromptTicket:
+        return self._enqueue(CompactTicket(instructions))
+
+    def _enqueue(self, ticket: PromptTicket) -> PromptTicket:
         if self.disposing:
             ticket.resolve(Dropped())
             return ticket
@@ -267,6 +275,11 @@ class AgentLoop:
         hard_cancel = False
         try:
             try:
+                if isinstance(ticket, CompactTicket):
+                    opened = True
+                    self.session.append(rec.TurnStart(turn_id=turn_id, at=rec.utc_now()))
+                    outcome = await self._compact_turn(turn_id, ticket.instructions, signal)
+                    return
                 submission = PromptSubmission(list(ticket.content))
                 for submit in self.seams.prompt_submit:
                     verdict = await submit(submission, signal)
@@ -376,6 +389,10 @@ class AgentLoop:
             for configure in self.seams.request_config:
                 request = await configure(request, signal)
                 signal.raise_if_aborted()
+            # Compaction is a step of its own under the turn's signal, before the request
+            # that would not fit; see acp_server/agent/compaction.py.
+            fitted = await self._compactor.fit(request, self.config.model, turn_id, signal)
+            request = fitted.request
             self.session.append(rec.StepStart(turn_id=turn_id, step=step, at=rec.utc_now()))
             text, calls, finish = await self._stream_step(turn_id, request, signal)
             result = StepResult(turn_id, step, text, calls, finish)
@@ -402,6 +419,26 @@ class AgentLoop:
             if self.inbox.steering:
                 continue
             return rec.Completed()
+
+    async def _compact_turn(
+        self, turn_id: str, instructions: str | None, signal: TurnSignal
+    ) -> rec.Outcome:
+        """A `/compact` command's turn: compact now, whatever the size, and say how it went."""
+        request = ModelRequest(
+            session_id=self.session.session_id,
+            system_prompt=self.config.system_prompt,
+            messages=list(self.conversation.items),
+            tools=list(self._tool_specs),
+        )
+        result = await self._compactor.fit(
+            request, self.config.model, turn_id, signal, force=True, instructions=instructions
+        )
+        if result.status == "completed":
+            text = "Compacted the conversation."
+        else:
+            text = f"The conversation was not compacted: {result.error}."
+        await self._emit(MessageChunk(turn_id, self._ids("msg"), text))
+        return rec.Completed()
 
     def _end_step(self, turn_id: str, step: int, finish: str) -> None:
         self.session.append(

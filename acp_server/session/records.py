@@ -9,7 +9,9 @@ A session log is a flat, append-only sequence of records, each tagged by ``type`
 - ``message/assistant``: the model's answer, text and thought parts plus requested tool calls;
 - ``tool/result``: the result of one requested tool call;
 - ``step/end``: the step is over, with the model's finish reason;
-- ``turn/end``: the turn is over, with its ``Outcome`` (tagged by ``kind``).
+- ``turn/end``: the turn is over, with its ``Outcome`` (tagged by ``kind``);
+- ``context/compaction``: the conversation before a message was compacted (a summary, or old
+  tool results cut to a stub); the model sees the compacted form from then on.
 
 Durable records hold no stack, signal, exception object, cancel cause or free-form cancel
 text: they state what happened to the turn, never who asked for it or how the runtime noticed.
@@ -42,6 +44,7 @@ __all__ = [
     "Aborted",
     "AssistantMessage",
     "AssistantPart",
+    "Compaction",
     "Completed",
     "DisposedOutcome",
     "ErrorOutcome",
@@ -466,6 +469,32 @@ class PermissionRule(
     at: str
 
 
+class Compaction(
+    msgspec.Struct,
+    frozen=True,
+    kw_only=True,
+    omit_defaults=True,
+    tag_field="type",
+    tag="context/compaction",
+):
+    """The conversation before message `kept_from` was compacted; from here on the model sees
+    the compacted form. With a `summary`, that summary replaces every message before
+    `kept_from`; without one, only the bodies of the tool results before it were dropped (each
+    keeps a one-line stub). Messages from `kept_from` on stay verbatim. Nothing is deleted from
+    the log: replay still shows the whole history, with the compaction at its place in it."""
+
+    compaction_id: str
+    kept_from: str
+    """The message id of the first user or assistant message kept verbatim."""
+    summary: str | None = None
+    turn_id: str | None = None
+    """The turn it ran in (a `/compact` command runs as a turn of its own)."""
+    tokens_before: int
+    """Estimated tokens of the conversation before, and after, this compaction."""
+    tokens_after: int
+    at: str
+
+
 Record: TypeAlias = (
     TurnStart
     | UserMessage
@@ -478,6 +507,7 @@ Record: TypeAlias = (
     | ModeChange
     | ModelChange
     | PermissionRule
+    | Compaction
 )
 """One entry of a session log."""
 
