@@ -246,6 +246,8 @@ class AcpConnection:
         session = self._session(prompt.session_id)
         text = "\n".join(p.text for p in prompt.prompt if isinstance(p, TextContent))
         command = slash_command(text) if len(prompt.prompt) == 1 else None
+        if command is not None and command[0] == "compact":
+            return await self._compact(request, session, command[1])
         if command is not None:
             request.admit()
             return await self._run_command(session, *command)
@@ -297,6 +299,27 @@ class AcpConnection:
             AgentMessageChunk(content=TextContent(text=message), message_id=message_id)
         )
         return PromptResponse(stop_reason="end_turn")
+
+    async def _compact(
+        self, request: IncomingRequest, session: AcpSession, instructions: str
+    ) -> PromptResponse:
+        """`/compact [instructions]`: a compaction queued as a turn of its own."""
+        from acp_server.agent.cancellation import UserCancel
+
+        from .prompting import stop_reason_for
+
+        agent = session.agent
+        if agent is None:
+            raise RpcError(errors.AUTH_REQUIRED, "Authentication required", NO_MODEL_MESSAGE)
+        ticket = agent.compact(instructions or None)
+
+        def stop_this_prompt() -> None:
+            if not ticket.withdraw() and ticket.state == "running":
+                agent.cancel(UserCancel(), keep_inbox=True)
+
+        request.on_cancel_request = stop_this_prompt
+        request.admit()
+        return PromptResponse(stop_reason=stop_reason_for(await ticket.wait()))
 
     async def cancel(self, params: msgspec.Raw | None) -> None:
         try:

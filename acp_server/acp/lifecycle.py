@@ -72,7 +72,7 @@ from .client_requests import AcpPermissionAsker, ClientFiles, ClientTerminals
 from .modes import COMMANDS, MODE_OPTION_ID, MODEL_OPTION_ID, config_options, mode_state
 from .replay import replay_updates
 from .sessions import AcpSession, new_session_id
-from .updates import SessionUpdates
+from .updates import SessionUpdates, shows_compactions
 
 if TYPE_CHECKING:
     from acp_server.agent.agent import Agent
@@ -165,7 +165,8 @@ class SessionLifecycle:
         # Replay precedes the response: clients register the session before awaiting it and
         # show history that arrives meanwhile; history after the response is shown late or lost.
         updates = SessionUpdates(self._connection.peer, session.id)
-        for update in replay_updates(session.log.records):
+        compaction = shows_compactions(self._connection.client_capabilities)
+        for update in replay_updates(session.log.records, compaction=compaction):
             await updates.send(update)
         mode = session.policy.mode
         return LoadSessionResponse(
@@ -441,7 +442,10 @@ class SessionLifecycle:
                 ids=ids if ids is not None else random_ids,
                 durability_flush=journal.flush,
             )
-            handle.agent.subscribe(SessionUpdates(connection.peer, session_id))
+            compaction = shows_compactions(connection.client_capabilities)
+            handle.agent.subscribe(
+                SessionUpdates(connection.peer, session_id, compaction=compaction)
+            )
             self._install_hooks(handle.agent, session_id, cwd)
         servers = [s for s in mcp_servers if isinstance(s, McpServer)]
         if servers:

@@ -111,32 +111,35 @@ class Compactor:
         self,
         request: ModelRequest,
         model: ModelProvider,
-        turn_id: str,
+        turn_id: str | None,
         signal: TurnSignal,
         *,
         force: bool = False,
+        summarize: bool = False,
         instructions: str | None = None,
     ) -> CompactionResult:
-        """Compact when `request` is over the budget's limit (always when `force`), and return
-        the request rebuilt from the compacted conversation. `instructions` (from `/compact`)
-        go to the summarizer and skip the trim stage. Raises TurnAborted on a cancel, having
-        written nothing."""
+        """Compact when `request` is over the budget's limit (always when `force`: the server
+        said it does not fit, so a trim must at least halve the estimate to count), and return
+        the request rebuilt from the compacted conversation. `summarize` (for `/compact`) skips
+        the trim stage; `instructions` go to the summarizer. Raises TurnAborted on a cancel,
+        having written nothing."""
         budget = self._budget
         before = budget.estimate(request)
         if not force and before <= budget.limit:
             return CompactionResult("not_needed", request)
+        target = min(budget.limit, before // 2) if force else budget.limit
         prefix = request.messages[: len(request.messages) - len(self._conversation.items)]
         bounds = self._bounds(turn_id)
         if not bounds:
             return CompactionResult("failed", request, "nothing older than this turn to compact")
         compaction_id = self._ids("compact")
         items = list(self._conversation.items)
-        if instructions is None:
+        if not summarize:
             kept = bounds[0]
             trimmed, _ = compacted(items, kept[1], None)
             if trimmed != items:
                 after = budget.estimate(_with(request, prefix, trimmed))
-                if after <= budget.limit:
+                if after <= target:
                     await self._emit(CompactionStarted(turn_id, compaction_id))
                     self._record(compaction_id, kept[0], None, turn_id, before, after)
                     await self._emit(
@@ -171,7 +174,7 @@ class Compactor:
         )
         return CompactionResult("completed", self._rebuilt(request, prefix))
 
-    def _bounds(self, turn_id: str) -> list[tuple[str, int]]:
+    def _bounds(self, turn_id: str | None) -> list[tuple[str, int]]:
         """Where a compaction may cut, most kept first: the prompts of the last turns, then the
         latest assistant message of the running turn. Only cuts with something before them."""
         conversation = self._conversation
@@ -190,7 +193,9 @@ class Compactor:
                 bounds.append((message_id, index))
         return bounds
 
-    def _latest_assistant(self, turn_id: str) -> str | None:
+    def _latest_assistant(self, turn_id: str | None) -> str | None:
+        if turn_id is None:
+            return None
         for record in reversed(self._session.records):
             if isinstance(record, rec.AssistantMessage):
                 return record.message_id if record.turn_id == turn_id else None
@@ -257,7 +262,7 @@ class Compactor:
         compaction_id: str,
         kept_from: str,
         summary: str | None,
-        turn_id: str,
+        turn_id: str | None,
         before: int,
         after: int,
     ) -> None:

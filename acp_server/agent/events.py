@@ -14,9 +14,9 @@ Status = Literal["idle", "running", "disposed"]
 
 @dataclass(frozen=True)
 class MessageChunk:
-    """One streamed piece of assistant text."""
+    """One streamed piece of assistant text (`turn_id` None: a `/compact` report)."""
 
-    turn_id: str
+    turn_id: str | None
     message_id: str
     text: str
 
@@ -74,9 +74,10 @@ class TurnEnded:
 
 @dataclass(frozen=True)
 class CompactionStarted:
-    """A compaction began (its summary request, if any, is under way)."""
+    """A compaction began (its summary request, if any, is under way). `turn_id` is None for
+    a compaction asked for by `Agent.compact`, which runs outside any turn record."""
 
-    turn_id: str
+    turn_id: str | None
     compaction_id: str
 
 
@@ -86,7 +87,7 @@ class CompactionEnded:
     (None when only old tool results were cut to stubs); `tokens`/`window` give the estimated
     size of the compacted conversation (None unless `completed`)."""
 
-    turn_id: str
+    turn_id: str | None
     compaction_id: str
     status: Literal["completed", "failed", "cancelled"]
     summary: str | None

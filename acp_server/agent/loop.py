@@ -276,9 +276,9 @@ class AgentLoop:
         try:
             try:
                 if isinstance(ticket, CompactTicket):
-                    opened = True
-                    self.session.append(rec.TurnStart(turn_id=turn_id, at=rec.utc_now()))
-                    outcome = await self._compact_turn(turn_id, ticket.instructions, signal)
+                    # Not opened: only a completed compaction leaves a record, so a cancelled
+                    # or failed one leaves the log exactly as it was.
+                    outcome = await self._compact_turn(ticket.instructions, signal)
                     return
                 submission = PromptSubmission(list(ticket.content))
                 for submit in self.seams.prompt_submit:
@@ -351,13 +351,14 @@ class AgentLoop:
         if opened:
             self.session.append(rec.TurnEnd(turn_id=turn_id, outcome=outcome, at=rec.utc_now()))
             await self._emit(TurnEnded(turn_id, outcome))
-            if self._durability_flush is not None:
-                try:
-                    await self._durability_flush()
-                except Exception:
-                    # The outcome is already recorded; a failing store must not strand the
-                    # ticket or tear down the task group the agent runs in.
-                    log.exception("durability flush after turn %s failed", turn_id)
+        flush = self._durability_flush
+        if flush is not None and (opened or isinstance(ticket, CompactTicket)):
+            try:
+                await flush()
+            except Exception:
+                # The outcome is already recorded; a failing store must not strand the
+                # ticket or tear down the task group the agent runs in.
+                log.exception("durability flush after turn %s failed", turn_id)
         ticket.resolve(outcome)
 
     async def _run_steps(self, turn_id: str, signal: TurnSignal) -> rec.Outcome:
@@ -420,9 +421,7 @@ class AgentLoop:
                 continue
             return rec.Completed()
 
-    async def _compact_turn(
-        self, turn_id: str, instructions: str | None, signal: TurnSignal
-    ) -> rec.Outcome:
+    async def _compact_turn(self, instructions: str | None, signal: TurnSignal) -> rec.Outcome:
         """A `/compact` command's turn: compact now, whatever the size, and say how it went."""
         request = ModelRequest(
             session_id=self.session.session_id,
@@ -431,13 +430,19 @@ class AgentLoop:
             tools=list(self._tool_specs),
         )
         result = await self._compactor.fit(
-            request, self.config.model, turn_id, signal, force=True, instructions=instructions
+            request,
+            self.config.model,
+            None,
+            signal,
+            force=True,
+            summarize=True,
+            instructions=instructions,
         )
         if result.status == "completed":
             text = "Compacted the conversation."
         else:
             text = f"The conversation was not compacted: {result.error}."
-        await self._emit(MessageChunk(turn_id, self._ids("msg"), text))
+        await self._emit(MessageChunk(None, self._ids("msg"), text))
         return rec.Completed()
 
     def _end_step(self, turn_id: str, step: int, finish: str) -> None:

@@ -488,7 +488,7 @@ class Compaction(
     """The message id of the first user or assistant message kept verbatim."""
     summary: str | None = None
     turn_id: str | None = None
-    """The turn it ran in (a `/compact` command runs as a turn of its own)."""
+    """The turn it ran in; None for one asked for by `/compact` (which opens no turn)."""
     tokens_before: int
     """Estimated tokens of the conversation before, and after, this compaction."""
     tokens_after: int
