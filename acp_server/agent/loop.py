@@ -35,6 +35,7 @@ from acp_server.models.base import (
 from acp_server.session import records as rec
 from acp_server.session.log import SessionLog
 from acp_server.tools.base import CallAwareTool, PlanItem, Tool, ToolOutput
+from acp_server.tools.budget import ToolBudget, cap_output
 
 from .cancellation import (
     CancelCause,
@@ -86,6 +87,8 @@ class AgentConfig:
     tools: Sequence[Tool] = ()
     system_prompt: str = DEFAULT_SYSTEM_PROMPT
     max_steps: int = 25
+    max_result_bytes: int = ToolBudget().max_result_bytes
+    """Every tool result is cut to this before the model (or the journal) sees it."""
 
 
 class AgentLoop:
@@ -567,6 +570,7 @@ class AgentLoop:
         except Exception as exc:
             log.info("tool %s failed: %s", call.name, exc)
             output = ToolOutput(f"{type(exc).__name__}: {exc}", failed=True)
+        output = cap_output(output, self.config.max_result_bytes)
         for observe in self.seams.post_tool:
             await observe(call, output, signal)
             signal.raise_if_aborted()
