@@ -20,6 +20,7 @@ from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
+from acp_server.cancellation import TurnAborted, TurnSignal
 from acp_server.models.base import (
     AssistantTurn,
     ConversationItem,
@@ -35,7 +36,6 @@ from acp_server.models.base import (
 from acp_server.session import records as rec
 from acp_server.session.log import SessionLog
 
-from .cancellation import TurnAborted, TurnSignal
 from .conversation import SUMMARY_PREFIX, Conversation, compacted, item_chars, summary_item
 from .events import AgentEvent, CompactionEnded, CompactionStarted
 

@@ -72,7 +72,7 @@ async def test_compact_summarizes_with_the_instructions_and_the_next_prompt_star
     assert compaction.summary == "NOTES"
     # It opens no turn: the compaction record alone, between the turns around it.
     index = log.records.index(compaction)
-    assert isinstance(log.records[index - 1], rec.TurnEnd)
+    assert isinstance(log.records[index - 1], rec.TurnEndRecord)
     assert isinstance(log.records[index + 1], rec.TurnStart)
     assert compaction.turn_id is None
     last = model.requests[3]

@@ -11,10 +11,10 @@ from typing import Any
 import anyio
 import pytest
 
-from acp_server.agent.cancellation import TurnAborted, TurnCancellation, UserCancel
 from acp_server.agent.compaction import Compactor, transcript
 from acp_server.agent.conversation import SUMMARY_PREFIX, Conversation, tool_result_stub
 from acp_server.agent.events import AgentEvent, CompactionEnded, CompactionStarted
+from acp_server.cancellation import TurnAborted, TurnCancellation, UserCancel
 from acp_server.models.base import (
     ModelProvider,
     ModelRequest,
@@ -73,7 +73,7 @@ def turn(n: int, body: str) -> list[rec.Record]:
         rec.AssistantMessage(
             turn_id=t, message_id=f"b{n}", parts=[rec.TextPart(text=f"done {n}")], at=AT
         ),
-        rec.TurnEnd(turn_id=t, outcome=rec.Completed(), at=AT),
+        rec.TurnEndRecord(turn_id=t, outcome=rec.Completed(), at=AT),
     ]
 
 
