@@ -127,6 +127,7 @@ def main(argv: list[str] | None = None) -> int:
             model_spec=spec,
             offered_models=offered,
             load_model=functools.partial(load_model, settings=settings),
+            agent_settings=settings.agent,
             mode=mode,
             ids=ids,
             tool_budget=settings.tools,

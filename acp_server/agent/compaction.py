@@ -36,7 +36,7 @@ from acp_server.models.base import (
 from acp_server.session import records as rec
 from acp_server.session.log import SessionLog
 
-from .conversation import SUMMARY_PREFIX, Conversation, compacted, item_chars, summary_item
+from .conversation import SUMMARY_PREFIX, Conversation, compacted, summary_item
 from .events import AgentEvent, CompactionEnded, CompactionStarted
 
 KEEP_TURNS = 3
@@ -349,18 +349,3 @@ def transcript(items: Sequence[ConversationItem], room: int) -> str:
     if omitted:
         parts.append(f"[{omitted} earlier entries left out to fit]")
     return "TRANSCRIPT:\n\n" + "\n\n".join([*parts, *kept])
-
-
-class InterimBudget:
-    """Stands in for the session's context budget until it lands: a fixed window and a plain
-    character count (about 3 characters a token)."""
-
-    window = 100_000
-    limit = 80_000
-
-    def estimate(self, request: ModelRequest) -> int:
-        chars = len(request.system_prompt) + sum(item_chars(i) for i in request.messages)
-        return chars // 3
-
-    def forget_usage(self) -> None:
-        return None

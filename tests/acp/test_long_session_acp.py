@@ -91,9 +91,10 @@ async def test_forty_prompts_compact_within_the_window_and_continue_after_a_relo
 
 
 async def test_a_refusal_compacts_and_retries_in_the_same_turn(tmp_path: Path) -> None:
-    # The server counts twice what the agent estimates, so it refuses before the agent thinks
-    # it must compact: the refusal itself triggers the compaction and one retry.
-    with ContextWindowServer(n_ctx=3_000, bytes_per_token=2) as server:
+    # The server counts more than the agent estimates and reports no usage to learn from, so it
+    # refuses before the agent thinks it must compact: the refusal itself triggers the
+    # compaction and one retry.
+    with ContextWindowServer(n_ctx=6_000, bytes_per_token=2, report_usage=False) as server:
         cwd, env, args = workspace(tmp_path, server)
         async with running_agent(*args, env=env) as (conn, _, _, _):
             await conn.initialize(protocol_version=1)
@@ -113,15 +114,15 @@ async def test_a_refusal_compacts_and_retries_in_the_same_turn(tmp_path: Path) -
 async def test_a_request_that_never_fits_fails_naming_the_window_and_its_size(
     tmp_path: Path,
 ) -> None:
-    with ContextWindowServer(n_ctx=1_500) as server:
+    with ContextWindowServer(n_ctx=2_500) as server:
         cwd, env, args = workspace(tmp_path, server)
         async with running_agent(*args, env=env) as (conn, _, _, _):
             await conn.initialize(protocol_version=1)
             sid = (await conn.new_session(cwd=str(cwd), mcp_servers=[])).session_id
             with pytest.raises(RequestError) as caught:
-                await conn.prompt(session_id=sid, prompt=[text_block("x " * 6_000)])
+                await conn.prompt(session_id=sid, prompt=[text_block("x " * 10_000)])
             # The session stays usable.
             done = await conn.prompt(session_id=sid, prompt=[text_block("read it")])
     message = str(caught.value)
-    assert "1500" in message.replace(",", "") and "context window" in message
+    assert "2500" in message.replace(",", "") and "context window" in message
     assert done.stop_reason == "end_turn"

@@ -7,7 +7,8 @@
 - a request without tools (a compaction's summary request) answers a summary, or, with
   `hold_summaries`, holds the response open until the client goes away.
 
-It counts a request's tokens as its JSON body's bytes / `bytes_per_token`; a request over
+It counts a request's tokens as its JSON body's bytes / `bytes_per_token` (reported as usage
+unless `report_usage` is off); a request over
 `n_ctx` gets llama.cpp's answer: HTTP 400 with `error.type` `exceed_context_size_error`,
 `n_prompt_tokens` and `n_ctx`. `GET /props` reports `n_ctx` as llama.cpp's server does. Every
 request is recorded (`Seen`) with its size and what was answered. Used by the tests and by
@@ -47,6 +48,8 @@ class ContextWindowServer:
     file: str = "big.txt"
     bytes_per_token: int = 4
     hold_summaries: bool = False
+    report_usage: bool = True
+    """Whether answers carry `usage` (without it the agent can only estimate)."""
     seen: list[Seen] = field(default_factory=list)
     held: threading.Event = field(default_factory=threading.Event)
     """Set when a summary request is being held open."""
@@ -163,8 +166,8 @@ class ContextWindowServer:
         self._event(handler, {}, "stop", usage=tokens)
         handler.wfile.write(b"data: [DONE]\n\n")
 
-    @staticmethod
     def _event(
+        self,
         handler: BaseHTTPRequestHandler,
         delta: dict[str, Any],
         finish: str | None,
@@ -176,7 +179,7 @@ class ContextWindowServer:
             "model": "fake",
             "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
         }
-        if usage is not None:
+        if usage is not None and self.report_usage:
             chunk["usage"] = {
                 "prompt_tokens": usage,
                 "completion_tokens": 10,
