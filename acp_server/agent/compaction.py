@@ -33,6 +33,7 @@ from acp_server.models.base import (
     ToolResultTurn,
     UserTurn,
 )
+from acp_server.models.budget import estimate_request
 from acp_server.session import records as rec
 from acp_server.session.log import SessionLog
 
@@ -100,7 +101,12 @@ class Compactor:
         budget: Budget,
         ids: Callable[[str], str],
         emit: Callable[[AgentEvent], Awaitable[None]],
+        guess: Callable[[ModelRequest], int] = estimate_request,
     ) -> None:
+        """`budget.estimate` sizes the request about to be sent (it builds on the provider's
+        last report, which describes the uncompacted history); `guess` sizes the requests a
+        compaction would make, from their content alone."""
+        self._guess = guess
         self._session = session
         self._conversation = conversation
         self._budget = budget
@@ -134,26 +140,29 @@ class Compactor:
             return CompactionResult("failed", request, "nothing older than this turn to compact")
         compaction_id = self._ids("compact")
         items = list(self._conversation.items)
+        reading = items  # what the summarizer reads: stubs once a trim was tried
         if not summarize:
-            kept = bounds[0]
-            trimmed, _ = compacted(items, kept[1], None)
-            if trimmed != items:
-                after = budget.estimate(_with(request, prefix, trimmed))
+            # The trim costs no model request, so cut as deep as it takes before summarizing.
+            for kept_from, bound in bounds:
+                trimmed, _ = compacted(items, bound, None)
+                if trimmed == reading:
+                    continue
+                reading = trimmed
+                after = self._guess(_with(request, prefix, trimmed))
                 if after <= target:
                     await self._emit(CompactionStarted(turn_id, compaction_id))
-                    self._record(compaction_id, kept[0], None, turn_id, before, after)
+                    self._record(compaction_id, kept_from, None, turn_id, before, after)
                     await self._emit(
                         CompactionEnded(
                             turn_id, compaction_id, "completed", None, None, after, budget.window
                         )
                     )
                     return CompactionResult("completed", self._rebuilt(request, prefix))
-                items = trimmed  # the summarizer reads stubs, not the bodies again
         allowance = max(256, min(SUMMARY_TOKENS, budget.window // SUMMARY_SHARE))
         kept_from, bound = self._choose(bounds, items, request, prefix, allowance)
         await self._emit(CompactionStarted(turn_id, compaction_id))
         try:
-            summary = await self._summarize(items[:bound], model, allowance, instructions, signal)
+            summary = await self._summarize(reading[:bound], model, allowance, instructions, signal)
         except TurnAborted:
             await self._emit(
                 CompactionEnded(turn_id, compaction_id, "cancelled", None, None, None, None)
@@ -165,7 +174,7 @@ class Compactor:
             )
             return CompactionResult("failed", request, exc.message)
         signal.raise_if_aborted()  # the answer came in as the cancel did: write nothing
-        after = budget.estimate(_with(request, prefix, [summary_item(summary), *items[bound:]]))
+        after = self._guess(_with(request, prefix, [summary_item(summary), *items[bound:]]))
         self._record(compaction_id, kept_from, summary, turn_id, before, after)
         await self._emit(
             CompactionEnded(
@@ -215,7 +224,7 @@ class Compactor:
         placeholder = summary_item("x" * allowance * CHARS_PER_TOKEN * 2)
         for message_id, index in bounds:
             rest = _with(request, prefix, [placeholder, *items[index:]])
-            if self._budget.estimate(rest) <= self._budget.limit:
+            if self._guess(rest) <= self._budget.limit:
                 return message_id, index
         return bounds[-1]
 
@@ -239,7 +248,7 @@ class Compactor:
                 tools=[],
                 max_output_tokens=allowance,
             )
-            if self._budget.estimate(request) + allowance <= self._budget.window or room <= 1_000:
+            if self._guess(request) + allowance <= self._budget.window or room <= 1_000:
                 break
             room //= 2
         pieces: list[str] = []
