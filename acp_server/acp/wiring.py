@@ -68,7 +68,17 @@ class SessionWiring:
         if model is not None:
             ids = context.options.ids
             tools.append(
-                session_task_tool(self.store, cwd, extra_roots, log_, model, tools, policy, ids)
+                session_task_tool(
+                    self.store,
+                    cwd,
+                    extra_roots,
+                    log_,
+                    model,
+                    tools,
+                    policy,
+                    ids,
+                    context.options.agent_settings.context_threshold,
+                )
             )
             handle = spawn_agent(
                 log_,
