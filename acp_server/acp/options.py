@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -37,3 +37,5 @@ class ServerOptions:
     """`[tools]` of the config file: how much of a tool's result reaches the model."""
     agent_settings: AgentSettings = field(default_factory=AgentSettings)
     """The config file's step limit, compaction threshold and repeated-call limit."""
+    child_environment: Mapping[str, str] | None = None
+    """What child processes inherit (the CLI's: ours without the provider keys); None: ours."""

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from acp import RequestError, text_block
 
-from tests.models.sse_server import FakeServer, Reply, json_reply, openai_chunks, serve
 from tests.support.agent_process import running_agent
+from tests.support.sse_server import FakeServer, Reply, json_reply, openai_chunks, serve
 
 pytestmark = pytest.mark.anyio
 

@@ -31,7 +31,16 @@ from acp_server.models.base import (
 from acp_server.session import records as rec
 from acp_server.session.log import SessionLog
 from acp_server.tools.base import ToolOutput
-from tests.agent.harness import DEADLINE, FakeModel, FakeTool, call, finish, of_type, say, text
+from tests.support.agent_harness import (
+    DEADLINE,
+    FakeModel,
+    FakeTool,
+    call,
+    finish,
+    of_type,
+    say,
+    text,
+)
 
 pytestmark = pytest.mark.anyio
 

@@ -20,8 +20,8 @@ from acp_server.models.script import echo_provider
 from acp_server.models.spec import load_model
 from acp_server.models.switchable import SwitchableModel
 from acp_server.models.window import ContextWindow, context_window_of
-from tests.models.provider_support import FAST, close_all, track
 from tests.support.http_routes import Route, serve_routes
+from tests.support.providers import FAST, close_all, track
 
 pytestmark = pytest.mark.anyio
 

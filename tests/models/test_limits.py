@@ -20,8 +20,8 @@ from acp_server.models.base import (
 )
 from acp_server.models.openai import OpenAIProvider
 from acp_server.models.overflow import context_overflow
-from tests.models.provider_support import FAST, close_all, collect, finish, texts, track
-from tests.models.sse_server import Reply, anthropic_events, json_reply, openai_chunks, serve
+from tests.support.providers import FAST, close_all, collect, finish, texts, track
+from tests.support.sse_server import Reply, anthropic_events, json_reply, openai_chunks, serve
 
 pytestmark = pytest.mark.anyio
 
