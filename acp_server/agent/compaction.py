@@ -163,6 +163,7 @@ class Compactor:
         await self._emit(CompactionStarted(turn_id, compaction_id))
         try:
             summary = await self._summarize(reading[:bound], model, allowance, instructions, signal)
+            signal.raise_if_aborted()  # the answer came in as the cancel did: write nothing
         except TurnAborted:
             await self._emit(
                 CompactionEnded(turn_id, compaction_id, "cancelled", None, None, None, None)
@@ -173,7 +174,6 @@ class Compactor:
                 CompactionEnded(turn_id, compaction_id, "failed", None, exc.message, None, None)
             )
             return CompactionResult("failed", request, exc.message)
-        signal.raise_if_aborted()  # the answer came in as the cancel did: write nothing
         after = self._guess(_with(request, prefix, [summary_item(summary), *items[bound:]]))
         self._record(compaction_id, kept_from, summary, turn_id, before, after)
         await self._emit(

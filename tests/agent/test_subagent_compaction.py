@@ -14,7 +14,7 @@ from acp_server.agent.subagents import ChildJournal, TaskTool
 from acp_server.models.base import ModelProvider
 from acp_server.session import records as rec
 from acp_server.session.log import SessionLog
-from tests.agent.harness import DEADLINE, FakeModel, Response, call, say, text
+from tests.support.agent_harness import DEADLINE, FakeModel, Response, call, say, text
 
 pytestmark = pytest.mark.anyio
 
