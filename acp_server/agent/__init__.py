@@ -21,6 +21,12 @@ from .events import (
     TurnEnded,
 )
 from .inbox import Blocked, Dropped, PromptTicket, TicketResult
+from .instructions import (
+    InstructionSettings,
+    ProjectInstructions,
+    Workspace,
+    user_instructions_file,
+)
 from .loop import AgentConfig
 from .seams import PromptSubmission, Seams, StepInfo, StepResult, TurnProgress
 from .subagents import session_task_tool
@@ -34,8 +40,10 @@ __all__ = [
     "CompactionEnded",
     "CompactionStarted",
     "Dropped",
+    "InstructionSettings",
     "MessageChunk",
     "PlanUpdated",
+    "ProjectInstructions",
     "PromptSubmission",
     "PromptTicket",
     "Seams",
@@ -48,6 +56,8 @@ __all__ = [
     "ToolCallProgress",
     "TurnEnded",
     "TurnProgress",
+    "Workspace",
     "session_task_tool",
     "spawn_agent",
+    "user_instructions_file",
 ]

@@ -19,6 +19,9 @@
   are marked `cache_control: {"type": "ephemeral"}` (three of the four breakpoints the API
   allows), so each request reads the previous one's prefix from the cache; `Usage` counts
   `cache_read_input_tokens` as `cache_read_tokens`.
+
+Over 400 lines: the request builder and the event parser of one API are read and changed
+together.
 """
 
 from __future__ import annotations

@@ -13,6 +13,9 @@ Works with the hosted API and with compatible servers (vLLM, llama.cpp's server,
 - with `stream_options.include_usage` the last chunk carries `usage`, emitted as `Usage` just
   before the single `Finish`, which follows `data: [DONE]` (or the end of the body, if the
   choice had finished).
+
+Over 400 lines: the request builder, the chunk parser and the tool-call assembly of one API
+are read and changed together.
 """
 
 from __future__ import annotations
