@@ -114,15 +114,15 @@ async def test_a_refusal_compacts_and_retries_in_the_same_turn(tmp_path: Path) -
 async def test_a_request_that_never_fits_fails_naming_the_window_and_its_size(
     tmp_path: Path,
 ) -> None:
-    with ContextWindowServer(n_ctx=2_500) as server:
+    with ContextWindowServer(n_ctx=4_500) as server:
         cwd, env, args = workspace(tmp_path, server)
         async with running_agent(*args, env=env) as (conn, _, _, _):
             await conn.initialize(protocol_version=1)
             sid = (await conn.new_session(cwd=str(cwd), mcp_servers=[])).session_id
             with pytest.raises(RequestError) as caught:
-                await conn.prompt(session_id=sid, prompt=[text_block("x " * 10_000)])
+                await conn.prompt(session_id=sid, prompt=[text_block("x " * 20_000)])
             # The session stays usable.
             done = await conn.prompt(session_id=sid, prompt=[text_block("read it")])
     message = str(caught.value)
-    assert "2500" in message.replace(",", "") and "context window" in message
+    assert "4500" in message.replace(",", "") and "context window" in message
     assert done.stop_reason == "end_turn"
