@@ -493,6 +493,8 @@ class AgentLoop:
                 )
                 await self._emit(ToolCallProgress(turn_id, call.call_id, "failed", "cancelled"))
                 raise
+            # A denial's reason (a hook's) or the list of unknown tools is capped too.
+            output = cap_output(output, self.config.max_result_bytes)
             self._tool_result(shown, output, synthetic=None)
             if output.plan is not None:
                 await self._replace_plan(turn_id, output.plan)
