@@ -17,10 +17,11 @@ An aborted turn therefore ends with exactly::
 
     {"type":"turn/end","turn_id":"...","outcome":{"kind":"aborted"},"at":"..."}
 
-whether a user or a parent agent cancelled it. Every outcome struct forbids unknown fields, so
-decoding rejects legacy reason-bearing aborted records such as
-``{"kind":"aborted","reason":"user"}`` (and any other extra field) instead of silently
-dropping the detail. See
+whether a user or a parent agent cancelled it. Every outcome struct, and ``turn/end`` itself,
+forbids unknown fields, so decoding rejects legacy reason-bearing aborted records such as
+``{"kind":"aborted","reason":"user"}`` or a ``"reason"`` beside the outcome (and any other
+extra field) instead of silently dropping the detail. The other records ignore unknown fields
+(see the journal RFC for why). See
 docs/rfc/implemented/architecture/2026-11-30-explicit-turn-cancellation.md.
 
 Wire names are the snake_case attribute names and are part of the on-disk format: keep them
@@ -404,9 +405,19 @@ class StepEnd(
 
 
 class TurnEnd(
-    msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, tag_field="type", tag="turn/end"
+    msgspec.Struct,
+    frozen=True,
+    kw_only=True,
+    omit_defaults=True,
+    forbid_unknown_fields=True,
+    tag_field="type",
+    tag="turn/end",
 ):
-    """The turn is over. The outcome says what happened, never who asked for it."""
+    """The turn is over. The outcome says what happened, never who asked for it.
+
+    The one record that forbids unknown fields: a legacy `"reason"` beside the outcome is the
+    cancel detail durable records must not hold, so loading refuses it instead of dropping it.
+    """
 
     turn_id: str
     outcome: Outcome
