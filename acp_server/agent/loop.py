@@ -522,6 +522,7 @@ class AgentLoop:
         except Exception as exc:
             log.info("tool %s failed: %s", call.name, exc)
             output = ToolOutput(f"{type(exc).__name__}: {exc}", failed=True)
+        signal.raise_if_aborted()  # like every seam: a cancel meanwhile stops the turn here
         for observe in self.seams.post_tool:
             await observe(call, output, signal)
             signal.raise_if_aborted()

@@ -127,6 +127,9 @@ class Trace:
             self.hit("approval", signal)
             return None
 
+        async def post_tool(call: ToolCallRequest, output: ToolOutput, signal: TurnSignal) -> None:
+            self.hit("post_tool", signal)
+
         async def continuation(progress: TurnProgress, signal: TurnSignal) -> None:
             self.hit("continuation", signal)
 
@@ -140,6 +143,7 @@ class Trace:
         seams.request_config.append(request_config)
         seams.step_result.append(step_result)
         seams.approval.append(approval)
+        seams.post_tool.append(post_tool)
         seams.continuation.append(continuation)
         seams.turn_stop.append(turn_stop)
         return seams
