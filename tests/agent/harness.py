@@ -310,6 +310,21 @@ def request_user_texts(request: ModelRequest) -> list[str]:
     ]
 
 
+# --- blocking doubles ------------------------------------------------------------------------
+
+
+async def hold(release: anyio.Event) -> None:
+    """Wait for `release`, but never past DEADLINE.
+
+    For doubles that block inside a turn's close (the durability flush, a `turn/end` sink):
+    the close runs shielded, so the harness's deadline cannot end it, and a runtime broken in
+    a way that leaves `release` unset would hang the suite instead of failing the test. This
+    guard is not shielded: it ends the wait itself, the turn closes, and the test fails.
+    """
+    with anyio.move_on_after(DEADLINE):
+        await release.wait()
+
+
 # --- model actions ---------------------------------------------------------------------------
 
 

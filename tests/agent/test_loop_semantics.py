@@ -29,6 +29,7 @@ from tests.agent.harness import (
     finish,
     gate,
     gated_tool,
+    hold,
     kinds,
     make_handle,
     of_type,
@@ -116,7 +117,7 @@ async def test_cancel_during_a_blocked_durability_flush_has_no_authority() -> No
 
     async def flush() -> None:
         flushing.set()
-        await release.wait()
+        await hold(release)  # bounded: the close is shielded from the harness's deadline
 
     async with running_agent(FakeModel(), flush=flush) as handle:
         agent = handle.agent
