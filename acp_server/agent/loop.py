@@ -173,13 +173,7 @@ class AgentLoop:
                 if not keep_inbox:
                     self.inbox.drop_pending()
                 return
-            # Observers hear the request before anything is cleared or aborted, so work they
-            # queue now is cleared with the rest; their failures cannot veto the stop.
-            for listener in list(self.cancel_listeners):
-                try:
-                    listener(cause)
-                except Exception:
-                    log.exception("a cancel-requested listener failed")
+            self._cancel_requested(cause)
             if not keep_inbox:
                 self.inbox.drop_pending()
             holder.abort(cause)
@@ -187,9 +181,21 @@ class AgentLoop:
         if self.inbox.followups and not keep_inbox:
             # The pre-run marker: work queued but not yet claimed. Claiming and installing a
             # holder happen in one synchronous step here, so the marker is applied at once:
-            # exactly the work queued now is dropped; later follow-ups still run.
+            # exactly the work queued now is dropped; later follow-ups still run. Clearing
+            # work makes the cancel effective, so it is announced like one (see
+            # docs/rfc/implemented/architecture/2026-12-01-cancel-edges.md).
+            self._cancel_requested(cause)
             self.inbox.drop_pending()
-        # Idle with nothing queued: nothing to stop, and nothing is armed for later.
+        # Idle with nothing queued (or keeping it): nothing to stop, nothing armed, no notice.
+
+    def _cancel_requested(self, cause: CancelCause) -> None:
+        # Observers hear the request before anything is cleared or aborted, so work they
+        # queue now is cleared with the rest; their failures cannot veto the stop.
+        for listener in list(self.cancel_listeners):
+            try:
+                listener(cause)
+            except Exception:
+                log.exception("a cancel-requested listener failed")
 
     async def dispose(self) -> None:
         self.disposing = True
@@ -240,6 +246,7 @@ class AgentLoop:
                     # A running-status listener cancelled this follow-up before admission
                     # (and may have queued a replacement, which gets a fresh holder).
                     self.holder = None
+                    self.inbox.steering.clear()  # as at any aborted turn's close
                     ticket.resolve(rec.DisposedOutcome() if self.disposing else rec.Aborted())
                     continue
                 await self._run_turn(ticket, holder)
@@ -314,6 +321,10 @@ class AgentLoop:
             outcome = rec.Aborted()
         elif outcome is None:
             outcome = rec.ErrorOutcome(message="the turn ended without an outcome")
+        # Steering left staged belongs to a step this turn will never take: it is discarded,
+        # never recorded or re-queued, keep_inbox or not (see
+        # docs/rfc/implemented/architecture/2026-12-01-cancel-edges.md).
+        self.inbox.steering.clear()
         if opened:
             for call in self.session.open_tool_calls(turn_id):
                 self.session.append(
