@@ -277,7 +277,7 @@ class AcpConnection:
                     used=usage.input_tokens + usage.output_tokens, size=usage.context_window
                 )
             )
-        return PromptResponse(stop_reason=stop_reason_for(result))
+        return PromptResponse(stop_reason=stop_reason_for(result, ticket.error_detail))
 
     async def _run_command(self, session: AcpSession, name: str, argument: str) -> PromptResponse:
         """A slash command (see `modes.COMMANDS`): handled here, the model is not asked."""

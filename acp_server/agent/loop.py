@@ -54,6 +54,7 @@ from .events import (
     ToolCallProgress,
     TurnEnded,
 )
+from .failures import durable_error, redact
 from .inbox import Blocked, Dropped, Inbox, PromptTicket
 from .initiator import enter_initiator, leave_initiator
 from .seams import PromptSubmission, Seams, StepInfo, StepResult, TurnProgress
@@ -289,7 +290,11 @@ class AgentLoop:
             except TurnAborted:
                 pass
             except ModelError as exc:
-                outcome = rec.ErrorOutcome(message=str(exc), code=exc.code)
+                # The journal keeps a coarse error; the provider's text only reaches the
+                # prompt's answer and the log, redacted.
+                outcome = durable_error(exc)
+                ticket.error_detail = redact(exc.message)
+                log.warning("turn %s: %s", turn_id, ticket.error_detail)
             except Exception:
                 log.exception("turn %s failed", turn_id)
                 outcome = rec.ErrorOutcome(message="internal error in the agent; see its log")

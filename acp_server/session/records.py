@@ -211,7 +211,8 @@ class ErrorOutcome(
     tag_field="kind",
     tag="error",
 ):
-    """The turn failed (model or runtime error). Only a message and an optional code."""
+    """The turn failed (model or runtime error). Only a message and an optional code, both
+    ours: provider text never becomes durable (see acp_server/agent/failures.py)."""
 
     message: str
     code: str | None = None

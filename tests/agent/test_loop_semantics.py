@@ -16,6 +16,7 @@ from anyio import wait_all_tasks_blocked
 
 from acp_server.agent.cancellation import CancelCause, ParentCancel, TurnSignal, UserCancel
 from acp_server.agent.events import AgentEvent, Status, ToolCallAnnounced, TurnEnded
+from acp_server.agent.failures import MODEL_FAILED
 from acp_server.agent.inbox import Dropped, PromptTicket
 from acp_server.agent.seams import PromptSubmission, Seams, StepInfo, TurnProgress
 from acp_server.models.base import ModelError, ModelRequest
@@ -600,8 +601,9 @@ async def test_model_error_ends_the_turn_with_an_error_outcome() -> None:
     model = FakeModel([say("partial"), fail])
     async with running_agent(model) as handle:
         agent = handle.agent
-        outcome = await agent.followup(text("q")).wait()
-        assert outcome == rec.ErrorOutcome(message="provider is down", code="503")
+        ticket = agent.followup(text("q"))
+        assert await ticket.wait() == rec.ErrorOutcome(message=MODEL_FAILED, code="503")
+        assert ticket.error_detail == "provider is down"  # for the client, never durable
         assert await agent.followup(text("again")).wait() == rec.Completed()
 
 
