@@ -43,7 +43,7 @@ from .cancellation import (
     TurnCancellation,
     TurnSignal,
 )
-from .conversation import conversation_from
+from .conversation import Conversation
 from .events import (
     AgentEvent,
     MessageChunk,
@@ -116,6 +116,9 @@ class AgentLoop:
         self._task_group = task_group
         self._ids = ids
         self._durability_flush = durability_flush
+        # Kept in step with the log, so a step never rebuilds the whole history.
+        self.conversation = Conversation(session.records)
+        session.on_append(self.conversation.add)
         self._tools = {tool.name: tool for tool in config.tools}
         self._tool_specs = [
             ToolSpec(name=t.name, description=t.description, parameters=dict(t.parameters))
@@ -383,7 +386,7 @@ class AgentLoop:
             request = ModelRequest(
                 session_id=self.session.session_id,
                 system_prompt="\n\n".join(part for part in system_parts if part),
-                messages=prefix + conversation_from(self.session.records),
+                messages=[*prefix, *self.conversation.items],
                 tools=list(self._tool_specs),
             )
             for configure in self.seams.request_config:

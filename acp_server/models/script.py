@@ -232,16 +232,12 @@ def _last_user_text(messages: Sequence[ConversationItem]) -> str:
     return ""
 
 
-def _input_words(request: ModelRequest) -> int:
-    words = len(request.system_prompt.split())
-    for item in request.messages:
-        if isinstance(item, UserTurn):
-            words += sum(len(p.text.split()) for p in item.parts if isinstance(p, TextPart))
-        elif isinstance(item, AssistantTurn):
-            words += len(item.text.split()) + len(item.tool_calls)
-        else:
-            words += len(item.output.split())
-    return words
+def _item_words(item: ConversationItem) -> int:
+    if isinstance(item, UserTurn):
+        return sum(len(p.text.split()) for p in item.parts if isinstance(p, TextPart))
+    if isinstance(item, AssistantTurn):
+        return len(item.text.split()) + len(item.tool_calls)
+    return len(item.output.split())
 
 
 def _highest_call_number(messages: Sequence[ConversationItem]) -> int:
@@ -277,6 +273,7 @@ class ScriptedProvider:
 
     __slots__ = (
         "_call_counters",
+        "_counted",
         "_cursors",
         "_responses",
         "_subagent",
@@ -295,6 +292,7 @@ class ScriptedProvider:
         self._subagent_responses = subagent_responses
         self._cursors: dict[str, int] = {}
         self._call_counters: dict[str, int] = {}
+        self._counted: dict[str, tuple[list[ConversationItem], int]] = {}
         self._subagent: ScriptedProvider | None = None
 
     def for_subagent(self) -> ModelProvider:
@@ -317,6 +315,22 @@ class ScriptedProvider:
         counter += 1
         self._call_counters[session] = counter
         return f"call_{counter}"
+
+    def _input_words(self, request: ModelRequest) -> int:
+        """Words of the request. Only items after the part already counted for the session
+        are split: a conversation grows by appending, and recounting it all at every step
+        would make a long session's steps slower and slower. The prefix is compared with
+        `==` (identity first, then content), so a rewritten history is recounted."""
+        messages = request.messages
+        counted = self._counted.get(request.session_id)
+        words, start = 0, 0
+        if counted is not None:
+            seen, seen_words = counted
+            if len(seen) <= len(messages) and messages[: len(seen)] == seen:
+                words, start = seen_words, len(seen)
+        words += sum(_item_words(item) for item in messages[start:])
+        self._counted[request.session_id] = (list(messages), words)
+        return words + len(request.system_prompt.split())
 
     async def stream(
         self, request: ModelRequest, signal: TurnSignal
@@ -370,7 +384,7 @@ class ScriptedProvider:
 
         signal.raise_if_aborted()
         yield Usage(
-            input_tokens=_input_words(request),
+            input_tokens=self._input_words(request),
             output_tokens=output_words,
             context_window=SCRIPTED_CONTEXT_WINDOW,
         )

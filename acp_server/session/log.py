@@ -19,6 +19,7 @@ from .records import (
     ToolCallRecord,
     ToolResult,
     TurnEnd,
+    TurnStart,
 )
 
 __all__ = ["SessionLog"]
@@ -133,7 +134,7 @@ class SessionLog:
         so providers that reuse call ids across steps still balance correctly.
         """
         pending: list[ToolCallRecord] = []
-        for record in self._records:
+        for record in self._records[self._turn_start(turn_id) :]:
             if _turn_of(record) != turn_id:
                 continue
             if isinstance(record, AssistantMessage):
@@ -144,6 +145,15 @@ class SessionLog:
                         del pending[index]
                         break
         return pending
+
+    def _turn_start(self, turn_id: str) -> int:
+        """Index of the turn's `turn/start` (0 if absent). Searched from the end: the turn is
+        normally the last one, so closing a turn costs its own length, not the log's."""
+        for index in range(len(self._records) - 1, -1, -1):
+            record = self._records[index]
+            if isinstance(record, TurnStart) and record.turn_id == turn_id:
+                return index
+        return 0
 
     def last_turn_end(self) -> TurnEnd | None:
         """The most recent `turn/end`, or None if no turn has ended."""
