@@ -49,6 +49,7 @@ from tests.agent.harness import (
     turn_ends,
     user_texts,
 )
+from tests.support.backends import anyio_backend  # noqa: F401 - on asyncio and trio
 
 pytestmark = [
     pytest.mark.anyio,

@@ -27,6 +27,7 @@ from acp_server.process import (
     reap_orphans,
     run_process,
 )
+from tests.support.backends import anyio_backend  # noqa: F401 - on asyncio and trio
 
 pytestmark = [
     pytest.mark.anyio,
