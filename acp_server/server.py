@@ -4,7 +4,12 @@ Three ways to end (see docs/rfc/implemented/architecture/2026-11-30-json-rpc-pee
 - stdin EOF: the client will send nothing more. Our requests to it fail at once, requests in
   flight finish and are answered (a piped fixture wants its answers), then we exit 0.
 - the client stops reading stdout (EPIPE, or the pipe's error condition while idle), or SIGTERM:
-  it is gone. Everything is disposed within `DISPOSE_DEADLINE` and we exit 0.
+  it is gone. Everything is disposed within `DISPOSE_DEADLINE` and we exit 0; every child
+  process tree is stopped at once with a short grace (`SHUTDOWN_GRACE`), so that SIGKILL
+  reaches a child that ignores SIGTERM before we exit.
+
+Child processes: the one `ProcessRegistry` is created here and passed down to everything that
+spawns; the subreaper is set once, at start-up.
 - SIGINT acts like SIGTERM only when stdin is a terminal. A terminal client's Ctrl+C reaches
   its whole process group, and a client that launched us on pipes cancels over the protocol.
 """
@@ -13,19 +18,16 @@ from __future__ import annotations
 
 import logging
 import os
+import resource
 import signal
-import sys
 import threading
-from collections.abc import Callable
-from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING
 
 import anyio
 
-from acp_server.acp.connection import AcpConnection, BridgeOptions
-from acp_server.rpc.dispatch import JsonRpcDispatcher
-from acp_server.rpc.framing import DEFAULT_MAX_LINE_BYTES
+from acp_server.acp.connection import AcpConnection
+from acp_server.acp.options import ServerOptions
+from acp_server.process import ProcessRegistry, become_subreaper
+from acp_server.rpc.jsonrpcserver_adapter import JsonRpcDispatcher
 from acp_server.rpc.peer import Peer
 from acp_server.rpc.stdio import (
     FdReceiveStream,
@@ -35,36 +37,22 @@ from acp_server.rpc.stdio import (
     wait_for_hangup,
 )
 
-if TYPE_CHECKING:
-    from acp_server.determinism import SequentialIds
-    from acp_server.models.base import ModelProvider
-    from acp_server.tools.permissions import Mode
-
 log = logging.getLogger(__name__)
 
 DISPOSE_DEADLINE = 2.0
 """Seconds from "the client is gone" to process exit, whatever is still running."""
-
-
-@dataclass(frozen=True)
-class ServerOptions:
-    """Everything the CLI decides."""
-
-    data_dir: Path
-    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
-    model: ModelProvider | None = None
-    model_spec: str | None = None
-    offered_models: tuple[str, ...] = ()
-    load_model: Callable[[str], ModelProvider] | None = None
-    mode: Mode = "default"
-    ids: SequentialIds | None = None
-    """Deterministic mode's id factory (acp_server/determinism.py); None: random ids."""
+SHUTDOWN_GRACE = 0.5
+"""At shutdown, seconds between SIGTERM and SIGKILL for every child process tree: short
+enough that the kill and the join fit well inside `DISPOSE_DEADLINE`."""
 
 
 def run(options: ServerOptions) -> None:
     """Serve ACP on stdin/stdout until the client goes away."""
     protocol_fd = protect_stdout()
     _raise_open_file_limit()
+    # Orphaned descendants of our children re-parent to us: the process package reaps them at
+    # once and finds a double-forked grandchild by its token, even when we are PID 1.
+    become_subreaper()
     stdin_is_terminal = os.isatty(0)
     if not stdin_is_terminal:
         # A Python-level no-op rather than SIG_IGN: an ignored signal stays ignored in every
@@ -73,20 +61,10 @@ def run(options: ServerOptions) -> None:
     anyio.run(_serve, options, protocol_fd, stdin_is_terminal)
 
 
-async def _kill_leftover_processes() -> None:
-    """Kill every process group still alive. The runner is imported with the first session's
-    tools; if it never was, this process started no child."""
-    runner = sys.modules.get("acp_server.process")
-    if runner is not None:
-        await runner.kill_all()
-
-
 def _raise_open_file_limit() -> None:
     """Each active session holds its journal open (the file lock lives on that descriptor), so
     a long-lived agent with many sessions would hit a default soft limit of 1024 (256 on
     macOS) long before memory matters. The hard limit is ours to use."""
-    import resource
-
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if hard == resource.RLIM_INFINITY or soft < hard:
         try:
@@ -108,6 +86,7 @@ async def _serve(options: ServerOptions, protocol_fd: int, stdin_is_terminal: bo
         max_line_bytes=options.max_line_bytes,
     )
     stopping = anyio.Event()
+    processes = ProcessRegistry()
 
     async def stop(reason: str) -> None:
         if stopping.is_set():
@@ -119,8 +98,11 @@ async def _serve(options: ServerOptions, protocol_fd: int, stdin_is_terminal: bo
         watchdog.daemon = True
         watchdog.start()
         with anyio.move_on_after(DISPOSE_DEADLINE - 0.3):
-            await connection.dispose()
-            await _kill_leftover_processes()
+            async with anyio.create_task_group() as both:
+                # Not after dispose: a turn's own stop gives a child the full grace, longer
+                # than we have; this one overtakes it with SIGKILL after SHUTDOWN_GRACE.
+                both.start_soon(processes.kill_all, SHUTDOWN_GRACE)
+                await connection.dispose()
         with anyio.move_on_after(0.2):
             await peer.writer.drained()
         peer.close()
@@ -148,19 +130,7 @@ async def _serve(options: ServerOptions, protocol_fd: int, stdin_is_terminal: bo
         await stop("stdout closed")
 
     async with anyio.create_task_group() as tg:
-        connection = AcpConnection(
-            peer,
-            tg,
-            BridgeOptions(
-                data_dir=options.data_dir,
-                model=options.model,
-                model_spec=options.model_spec,
-                offered_models=options.offered_models,
-                load_model=options.load_model,
-                mode=options.mode,
-                ids=options.ids,
-            ),
-        )
+        connection = AcpConnection(peer, tg, options, processes)
         connection.register(dispatcher)
         tg.start_soon(watch_signals)
         tg.start_soon(watch_output)
@@ -170,5 +140,5 @@ async def _serve(options: ServerOptions, protocol_fd: int, stdin_is_terminal: bo
             # End of input: in-flight requests were answered; release what sessions hold.
             with anyio.CancelScope(shield=True), anyio.move_on_after(DISPOSE_DEADLINE):
                 await connection.dispose()
-                await _kill_leftover_processes()
+                await processes.kill_all(SHUTDOWN_GRACE)
         tg.cancel_scope.cancel()

@@ -44,10 +44,10 @@ __all__ = [
     "AssistantMessage",
     "AssistantPart",
     "Completed",
+    "CrashedOutcome",
     "DisposedOutcome",
     "ErrorOutcome",
     "ImagePart",
-    "Interrupted",
     "MaxTokens",
     "MaxTurnRequests",
     "Origin",
@@ -64,7 +64,7 @@ __all__ = [
     "ThoughtPart",
     "ToolCallRecord",
     "ToolResult",
-    "TurnEnd",
+    "TurnEndRecord",
     "TurnStart",
     "UserMessage",
     "decode_record",
@@ -74,20 +74,33 @@ __all__ = [
 ]
 
 
+# --- the configuration every durable struct shares -------------------------------------------
+
+
+class _Durable(msgspec.Struct, frozen=True, omit_defaults=True):
+    """Frozen, defaults left out of the JSON. Each struct still states `frozen=True,
+    kw_only=True`: msgspec applies `kw_only` only to the fields a class defines, and mypy reads
+    a subclass that passes any option but not `frozen=True` as mutable."""
+
+
+class _TaggedByType(_Durable, frozen=True, tag_field="type"):
+    """A content part or a log record, told apart by ``type``."""
+
+
+class _TaggedByKind(_Durable, frozen=True, forbid_unknown_fields=True, tag_field="kind"):
+    """A turn outcome, told apart by ``kind``; strict (see the module docstring)."""
+
+
 # --- content parts (tagged by "type") -------------------------------------------------------
 
 
-class TextPart(
-    msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, tag_field="type", tag="text"
-):
+class TextPart(_TaggedByType, tag="text", frozen=True, kw_only=True):
     """Plain text, from the user or the model."""
 
     text: str
 
 
-class ImagePart(
-    msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, tag_field="type", tag="image"
-):
+class ImagePart(_TaggedByType, tag="image", frozen=True, kw_only=True):
     """An image given inline."""
 
     data: str
@@ -96,9 +109,7 @@ class ImagePart(
     uri: str | None = None
 
 
-class ResourcePart(
-    msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, tag_field="type", tag="resource"
-):
+class ResourcePart(_TaggedByType, tag="resource", frozen=True, kw_only=True):
     """An embedded resource: its contents travel with the message (text or base64 blob)."""
 
     uri: str
@@ -107,14 +118,7 @@ class ResourcePart(
     mime_type: str | None = None
 
 
-class ResourceLinkPart(
-    msgspec.Struct,
-    frozen=True,
-    kw_only=True,
-    omit_defaults=True,
-    tag_field="type",
-    tag="resource_link",
-):
+class ResourceLinkPart(_TaggedByType, tag="resource_link", frozen=True, kw_only=True):
     """A reference to a resource the agent may read; its contents are not included."""
 
     uri: str
@@ -129,9 +133,7 @@ Part: TypeAlias = TextPart | ImagePart | ResourcePart | ResourceLinkPart
 """Content of a user message."""
 
 
-class ThoughtPart(
-    msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, tag_field="type", tag="thought"
-):
+class ThoughtPart(_TaggedByType, tag="thought", frozen=True, kw_only=True):
     """The model's reasoning text."""
 
     text: str
@@ -141,7 +143,7 @@ AssistantPart: TypeAlias = TextPart | ThoughtPart
 """Content of an assistant message."""
 
 
-class DiffRecord(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+class DiffRecord(_Durable, frozen=True, kw_only=True):
     """A file change made by a tool call; `old_text` None means a new file."""
 
     path: str
@@ -149,14 +151,14 @@ class DiffRecord(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     new_text: str
 
 
-class LocationRecord(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+class LocationRecord(_Durable, frozen=True, kw_only=True):
     """A file (and 1-based line) a tool call touched."""
 
     path: str
     line: int | None = None
 
 
-class PlanEntryRecord(msgspec.Struct, frozen=True, kw_only=True):
+class PlanEntryRecord(_Durable, frozen=True, kw_only=True):
     """One entry of the agent's plan."""
 
     content: str
@@ -164,7 +166,7 @@ class PlanEntryRecord(msgspec.Struct, frozen=True, kw_only=True):
     status: Literal["pending", "in_progress", "completed"]
 
 
-class ToolCallRecord(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+class ToolCallRecord(_Durable, frozen=True, kw_only=True):
     """One tool call the model asked for (part of an `AssistantMessage`, not a record itself)."""
 
     call_id: str
@@ -175,42 +177,18 @@ class ToolCallRecord(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=Tr
 # --- turn outcomes (tagged by "kind"; unknown fields are an error) ----------------------------
 
 
-class Completed(
-    msgspec.Struct,
-    frozen=True,
-    kw_only=True,
-    omit_defaults=True,
-    forbid_unknown_fields=True,
-    tag_field="kind",
-    tag="completed",
-):
+class Completed(_TaggedByKind, tag="completed", frozen=True, kw_only=True):
     """The model finished and no further step was owed."""
 
 
-class Aborted(
-    msgspec.Struct,
-    frozen=True,
-    kw_only=True,
-    omit_defaults=True,
-    forbid_unknown_fields=True,
-    tag_field="kind",
-    tag="aborted",
-):
+class Aborted(_TaggedByKind, tag="aborted", frozen=True, kw_only=True):
     """The turn was cancelled (by the user or a parent agent; deliberately not recorded which).
 
     Has no fields and must never gain one: it encodes as exactly ``{"kind":"aborted"}``.
     """
 
 
-class ErrorOutcome(
-    msgspec.Struct,
-    frozen=True,
-    kw_only=True,
-    omit_defaults=True,
-    forbid_unknown_fields=True,
-    tag_field="kind",
-    tag="error",
-):
+class ErrorOutcome(_TaggedByKind, tag="error", frozen=True, kw_only=True):
     """The turn failed (model or runtime error). Only a message and an optional code, both
     ours: provider text never becomes durable (see acp_server/agent/failures.py)."""
 
@@ -218,63 +196,23 @@ class ErrorOutcome(
     code: str | None = None
 
 
-class DisposedOutcome(
-    msgspec.Struct,
-    frozen=True,
-    kw_only=True,
-    omit_defaults=True,
-    forbid_unknown_fields=True,
-    tag_field="kind",
-    tag="disposed",
-):
+class DisposedOutcome(_TaggedByKind, tag="disposed", frozen=True, kw_only=True):
     """The agent's owner disposed it while the turn ran (wins over an earlier cancel)."""
 
 
-class MaxTokens(
-    msgspec.Struct,
-    frozen=True,
-    kw_only=True,
-    omit_defaults=True,
-    forbid_unknown_fields=True,
-    tag_field="kind",
-    tag="max_tokens",
-):
+class MaxTokens(_TaggedByKind, tag="max_tokens", frozen=True, kw_only=True):
     """The model stopped at its output token limit."""
 
 
-class MaxTurnRequests(
-    msgspec.Struct,
-    frozen=True,
-    kw_only=True,
-    omit_defaults=True,
-    forbid_unknown_fields=True,
-    tag_field="kind",
-    tag="max_turn_requests",
-):
+class MaxTurnRequests(_TaggedByKind, tag="max_turn_requests", frozen=True, kw_only=True):
     """The turn hit the step limit."""
 
 
-class Refusal(
-    msgspec.Struct,
-    frozen=True,
-    kw_only=True,
-    omit_defaults=True,
-    forbid_unknown_fields=True,
-    tag_field="kind",
-    tag="refusal",
-):
+class Refusal(_TaggedByKind, tag="refusal", frozen=True, kw_only=True):
     """The model refused to continue."""
 
 
-class Interrupted(
-    msgspec.Struct,
-    frozen=True,
-    kw_only=True,
-    omit_defaults=True,
-    forbid_unknown_fields=True,
-    tag_field="kind",
-    tag="interrupted",
-):
+class CrashedOutcome(_TaggedByKind, tag="interrupted", frozen=True, kw_only=True):
     """The process died while the turn was open; written by crash repair when loading."""
 
 
@@ -286,7 +224,7 @@ Outcome: TypeAlias = (
     | MaxTokens
     | MaxTurnRequests
     | Refusal
-    | Interrupted
+    | CrashedOutcome
 )
 """How a turn ended."""
 
@@ -301,28 +239,14 @@ Synthetic: TypeAlias = Literal["not_run", "outcome_unknown"]
 """How the runtime made up a tool result it did not get from running the tool."""
 
 
-class TurnStart(
-    msgspec.Struct,
-    frozen=True,
-    kw_only=True,
-    omit_defaults=True,
-    tag_field="type",
-    tag="turn/start",
-):
+class TurnStart(_TaggedByType, tag="turn/start", frozen=True, kw_only=True):
     """A claimed follow-up opened a turn."""
 
     turn_id: str
     at: str
 
 
-class UserMessage(
-    msgspec.Struct,
-    frozen=True,
-    kw_only=True,
-    omit_defaults=True,
-    tag_field="type",
-    tag="message/user",
-):
+class UserMessage(_TaggedByType, tag="message/user", frozen=True, kw_only=True):
     """A user message: the prompt of a turn, context added to it, steering, or an idle inject."""
 
     message_id: str
@@ -333,14 +257,7 @@ class UserMessage(
     at: str
 
 
-class StepStart(
-    msgspec.Struct,
-    frozen=True,
-    kw_only=True,
-    omit_defaults=True,
-    tag_field="type",
-    tag="step/start",
-):
+class StepStart(_TaggedByType, tag="step/start", frozen=True, kw_only=True):
     """One model request of a turn begins (steps count from the turn's start)."""
 
     turn_id: str
@@ -348,14 +265,7 @@ class StepStart(
     at: str
 
 
-class AssistantMessage(
-    msgspec.Struct,
-    frozen=True,
-    kw_only=True,
-    omit_defaults=True,
-    tag_field="type",
-    tag="message/assistant",
-):
+class AssistantMessage(_TaggedByType, tag="message/assistant", frozen=True, kw_only=True):
     """The model's answer in one step, with the tool calls it asked for."""
 
     turn_id: str
@@ -365,14 +275,7 @@ class AssistantMessage(
     at: str
 
 
-class ToolResult(
-    msgspec.Struct,
-    frozen=True,
-    kw_only=True,
-    omit_defaults=True,
-    tag_field="type",
-    tag="tool/result",
-):
+class ToolResult(_TaggedByType, tag="tool/result", frozen=True, kw_only=True):
     """The result of one requested tool call. Refused or rejected calls are `failed` results."""
 
     turn_id: str
@@ -394,9 +297,7 @@ class ToolResult(
     at: str
 
 
-class StepEnd(
-    msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, tag_field="type", tag="step/end"
-):
+class StepEnd(_TaggedByType, tag="step/end", frozen=True, kw_only=True):
     """The step is over; `finish` is the model's finish reason."""
 
     turn_id: str
@@ -405,14 +306,8 @@ class StepEnd(
     at: str
 
 
-class TurnEnd(
-    msgspec.Struct,
-    frozen=True,
-    kw_only=True,
-    omit_defaults=True,
-    forbid_unknown_fields=True,
-    tag_field="type",
-    tag="turn/end",
+class TurnEndRecord(
+    _TaggedByType, tag="turn/end", frozen=True, kw_only=True, forbid_unknown_fields=True
 ):
     """The turn is over. The outcome says what happened, never who asked for it.
 
@@ -425,9 +320,7 @@ class TurnEnd(
     at: str
 
 
-class PlanUpdate(
-    msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, tag_field="type", tag="plan"
-):
+class PlanRecord(_TaggedByType, tag="plan", frozen=True, kw_only=True):
     """The agent replaced its plan (the complete list, as ACP sends it)."""
 
     turn_id: str
@@ -435,42 +328,21 @@ class PlanUpdate(
     at: str
 
 
-class ModeChange(
-    msgspec.Struct,
-    frozen=True,
-    kw_only=True,
-    omit_defaults=True,
-    tag_field="type",
-    tag="session/mode",
-):
+class ModeChange(_TaggedByType, tag="session/mode", frozen=True, kw_only=True):
     """The session's permission mode changed; the last one is restored on load."""
 
     mode: str
     at: str
 
 
-class ModelChange(
-    msgspec.Struct,
-    frozen=True,
-    kw_only=True,
-    omit_defaults=True,
-    tag_field="type",
-    tag="session/model",
-):
+class ModelChange(_TaggedByType, tag="session/model", frozen=True, kw_only=True):
     """The session switched model (a model spec such as `openai:gpt-4o`); restored on load."""
 
     model: str
     at: str
 
 
-class PermissionRule(
-    msgspec.Struct,
-    frozen=True,
-    kw_only=True,
-    omit_defaults=True,
-    tag_field="type",
-    tag="session/permission",
-):
+class PermissionRule(_TaggedByType, tag="session/permission", frozen=True, kw_only=True):
     """The user chose "always" for a kind of tool call; restored on load."""
 
     tool_kind: str
@@ -485,8 +357,8 @@ Record: TypeAlias = (
     | AssistantMessage
     | ToolResult
     | StepEnd
-    | TurnEnd
-    | PlanUpdate
+    | TurnEndRecord
+    | PlanRecord
     | ModeChange
     | ModelChange
     | PermissionRule

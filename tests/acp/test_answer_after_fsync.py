@@ -55,7 +55,7 @@ async def test_each_prompt_is_answered_after_its_turn_end_is_fsynced(
     async with in_process_bridge(FakeModel(), tmp_path / "data") as bridge:
         session_id = await bridge.new_session(tmp_path)
         _instrument_fsync(monkeypatch, bridge)
-        journal = bridge.connection.lifecycle.store.path_for(session_id)
+        journal = bridge.journal_path(session_id)
         inode = journal.stat().st_ino
         responses = []
         for text in ("first", "second"):

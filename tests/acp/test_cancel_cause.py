@@ -17,7 +17,7 @@ from typing import Any
 import anyio
 import pytest
 
-from acp_server.agent.cancellation import CancelCause, TurnSignal, UserCancel
+from acp_server.cancellation import CancelCause, TurnSignal, UserCancel
 from acp_server.models.base import ModelError, ModelRequest
 from tests.agent.harness import FakeModel, say
 from tests.support.bridge import Bridge, in_process_bridge
@@ -53,7 +53,7 @@ async def _running_prompt(
 
 
 def _turn_end_lines(bridge: Bridge, session_id: str) -> list[dict[str, Any]]:
-    path = bridge.connection.lifecycle.store.path_for(session_id)
+    path = bridge.journal_path(session_id)
     lines = [json.loads(line) for line in path.read_bytes().splitlines()]
     return [line for line in lines if line.get("type") == "turn/end"]
 

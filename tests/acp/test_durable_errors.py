@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from acp_server.agent.cancellation import TurnSignal
 from acp_server.agent.failures import MODEL_FAILED, redact
+from acp_server.cancellation import TurnSignal
 from acp_server.models.base import ModelError, ModelRequest
 from tests.agent.harness import FakeModel, say
 from tests.support.bridge import in_process_bridge
@@ -39,7 +39,7 @@ async def _failed_turn(
         session_id = await bridge.new_session(tmp_path)
         prompt = {"sessionId": session_id, "prompt": [{"type": "text", "text": "go"}]}
         answer = await bridge.response(await bridge.send_request("session/prompt", prompt))
-        journal = bridge.connection.lifecycle.store.path_for(session_id)
+        journal = bridge.journal_path(session_id)
     assert "error" in answer, answer
     return answer["error"], journal.read_bytes()
 

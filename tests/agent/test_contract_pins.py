@@ -17,11 +17,12 @@ import anyio
 import pytest
 
 from acp_server.acp.prompting import stop_reason_for
-from acp_server.agent.cancellation import CancelCause, ParentCancel, TurnSignal, UserCancel
 from acp_server.agent.inbox import Dropped, PromptTicket
-from acp_server.agent.seams import Block, PromptSubmission, Seams, StepResult
+from acp_server.agent.seams import PromptSubmission, Seams, StepResult
+from acp_server.cancellation import CancelCause, ParentCancel, TurnSignal, UserCancel
 from acp_server.models.base import ModelError, ModelRequest
 from acp_server.session import records as rec
+from acp_server.verdicts import Block
 from tests.agent.harness import (
     FakeModel,
     FakeTool,

@@ -17,7 +17,7 @@ from acp_server.session.records import (
     Aborted,
     TextPart,
     ToolResult,
-    TurnEnd,
+    TurnEndRecord,
     TurnStart,
     UserMessage,
     encode_record,
@@ -71,7 +71,7 @@ def test_the_coarse_turn_end_still_loads(store: JournalStore) -> None:
     end = {"type": "turn/end", "turn_id": "t1", "outcome": {"kind": "aborted"}, "at": AT}
     _session(store, [*_open_turn(), end])
     loaded = store.open("s1")
-    assert loaded.records[-1] == TurnEnd(turn_id="t1", outcome=Aborted(), at=AT)
+    assert loaded.records[-1] == TurnEndRecord(turn_id="t1", outcome=Aborted(), at=AT)
     loaded.journal.close()
 
 

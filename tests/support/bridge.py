@@ -21,11 +21,14 @@ import anyio
 from anyio.abc import ByteSendStream
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
-from acp_server.acp.connection import AcpConnection, BridgeOptions
+from acp_server.acp.connection import AcpConnection
+from acp_server.acp.options import ServerOptions
 from acp_server.agent.agent import Agent
 from acp_server.models.base import ModelProvider
-from acp_server.rpc.dispatch import JsonRpcDispatcher
+from acp_server.process import ProcessRegistry
+from acp_server.rpc.jsonrpcserver_adapter import JsonRpcDispatcher
 from acp_server.rpc.peer import Peer
+from acp_server.session.journal import JournalStore
 from tests.support.memory import MemoryByteReceive, MemoryByteSend
 from tests.support.wire import validate_agent_frame
 
@@ -58,11 +61,13 @@ class Bridge:
     def __init__(
         self,
         connection: AcpConnection,
+        data_dir: Path,
         to_agent: MemoryObjectSendStream[bytes],
         from_agent: MemoryObjectReceiveStream[bytes],
         events: list[Event],
     ) -> None:
         self.connection = connection
+        self.data_dir = data_dir
         self.events = events
         self.frames: list[dict[str, Any]] = []
         self._to_agent = to_agent
@@ -73,9 +78,13 @@ class Bridge:
 
     def agent(self, session_id: str) -> Agent:
         """The runtime agent behind an ACP session."""
-        session = self.connection.sessions.get(session_id)
+        session = self.connection.context.sessions.get(session_id)
         assert session is not None and session.agent is not None, session_id
         return session.agent
+
+    def journal_path(self, session_id: str) -> Path:
+        """Where the session's journal lives."""
+        return JournalStore(self.data_dir).path_for(session_id)
 
     async def send_request(self, method: str, params: dict[str, Any]) -> int:
         """Write a request; returns its id (see `response`)."""
@@ -144,11 +153,10 @@ async def in_process_bridge(model: ModelProvider, data_dir: Path) -> AsyncIterat
     try:
         with anyio.fail_after(DEADLINE):
             async with anyio.create_task_group() as tg:
-                connection = AcpConnection(
-                    peer, tg, BridgeOptions(data_dir=data_dir, model=model, model_spec="fake")
-                )
+                options = ServerOptions(data_dir=data_dir, model=model, model_spec="fake")
+                connection = AcpConnection(peer, tg, options, ProcessRegistry())
                 connection.register(dispatcher)
-                bridge = Bridge(connection, to_agent, from_agent, events)
+                bridge = Bridge(connection, data_dir, to_agent, from_agent, events)
                 served = anyio.Event()
 
                 async def serve() -> None:
