@@ -255,7 +255,7 @@ async def test_close_abandons_work_and_returns_promptly() -> None:
         finally:
             cancelled.set()  # only cancellation can end sleep_forever
 
-    dispatcher.request("stuck", stuck)
+    dispatcher.install(HandlerTable(requests={"stuck": stuck}))
     with anyio.fail_after(10):  # a guard against a hang, not a speed measure
         async with peer_harness(dispatcher) as (peer, client):
             await client.write({"jsonrpc": "2.0", "id": 1, "method": "stuck"})
