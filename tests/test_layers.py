@@ -18,15 +18,17 @@ REPO = Path(__file__).resolve().parent.parent
 PACKAGES = ("acp_protocol", "acp_server", "acp_fixture")
 
 LAYERS: tuple[frozenset[str], ...] = (
-    # The leaves: the turn signal, the approval verdicts, ids, the version. Import nothing.
-    frozenset({"acp_server", "cancellation", "verdicts", "ids"}),
+    # The leaves: the turn signal, the approval verdicts, ids, redaction, the version. Import
+    # nothing.
+    frozenset({"acp_server", "cancellation", "verdicts", "ids", "redaction"}),
     frozenset({"acp_protocol"}),  # wire types only
     frozenset({"rpc"}),  # the JSON-RPC peer over byte streams
     frozenset({"models", "tools", "process", "session"}),  # what the runtime is built from
     frozenset({"agent"}),  # the runtime
     frozenset({"extensions"}),  # hooks and MCP servers: plug-ins of the runtime
     frozenset({"acp"}),  # the ACP bridge
-    frozenset({"server", "cli", "determinism", "acp_fixture"}),  # the process and its tools
+    # the process and its tools
+    frozenset({"server", "cli", "__main__", "determinism", "acp_fixture"}),
 )
 """Bottom to top. A unit may import its own layer's units and those below, never above."""
 

@@ -41,6 +41,7 @@ from acp_server.models.base import (
     ToolSpec,
     Usage,
 )
+from acp_server.redaction import redact
 from acp_server.session import records as rec
 from acp_server.session.log import SessionLog
 from acp_server.tools.base import CallAwareTool, PlanItem, Tool, ToolOutput
@@ -57,7 +58,7 @@ from .events import (
     ToolCallProgress,
     TurnEnded,
 )
-from .failures import durable_error, redact
+from .failures import durable_error
 from .inbox import Blocked, Dropped, Inbox, PromptTicket
 from .initiator import Initiator, enter_initiator, leave_initiator
 from .seams import PromptSubmission, Seams, StepInfo, StepResult, TurnProgress

@@ -21,8 +21,9 @@ The format::
 that is not valid JSON or does not have this shape is reported on stderr and ignored as a whole.
 
 How a hook runs: `sh -c COMMAND` through the process runner, in the session's cwd, with a JSON
-payload on stdin (`event`, `session_id`, `cwd` and the event's fields) and the turn signal.
-Cancelling the turn kills and reaps the hook's process group; the listener then raises
+payload on stdin (`event`, `session_id`, `cwd` and the event's fields) and the turn signal, in
+the agent's environment without the provider keys (the process registry's). Cancelling the
+turn kills and reaps the hook's process tree; the listener then raises
 `TurnAborted`. What a hook may answer on stdout (JSON; empty output means "no opinion"):
 
 - `prompt_submit`: `{"decision": "block", "reason": "..."}` blocks the prompt (no turn opens;
@@ -60,6 +61,8 @@ from acp_server.models.base import ToolCallRequest
 from acp_server.process import ProcessRegistry, run_process
 from acp_server.session import records as rec
 from acp_server.tools.base import ToolOutput
+from acp_server.tools.local_files import read_small_file
+from acp_server.tools.workspace import PathRefused
 from acp_server.verdicts import Block, Deny
 
 log = logging.getLogger(__name__)
@@ -69,6 +72,8 @@ HOOK_EVENTS: tuple[HookEvent, ...] = ("prompt_submit", "pre_tool", "post_tool", 
 Source = Literal["user", "workspace"]
 
 DEFAULT_TIMEOUT_MS = 30_000
+HOOKS_FILE_LIMIT = 1 << 20
+"""Bytes a hooks file may hold (more is refused, as an invalid file is)."""
 WORKSPACE_FILE = Path(".acp-server") / "hooks.json"
 
 Notify = Callable[[str], Awaitable[None]]
@@ -158,10 +163,12 @@ def _parse_entry(event: HookEvent, number: int, entry: object, source: Source, p
 def load_hooks_file(path: Path, source: Source) -> list[Hook]:
     """The hooks of one file: none if it does not exist; none (reported) if it is invalid."""
     try:
-        text = path.read_text(encoding="utf-8")
+        # A repository's hooks file may be a FIFO or /dev/zero: read it without blocking,
+        # and only so much of it.
+        text = read_small_file(str(path), HOOKS_FILE_LIMIT).decode("utf-8")
     except FileNotFoundError:
         return []
-    except (OSError, UnicodeDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, PathRefused) as exc:
         log.error("ignoring the %s hooks file %s: cannot read it: %s", source, path, exc)
         return []
     try:
@@ -336,7 +343,7 @@ class SessionHooks:
         self, hook: Hook, payload: Mapping[str, Any], signal: TurnSignal
     ) -> dict[str, Any] | None:
         """The hook's JSON answer ({} for empty output), or None if it failed (reported)."""
-        env = dict(os.environ if self._env is None else self._env)
+        env = dict(self._base_environment())
         env["ACP_SERVER_HOOK_EVENT"] = hook.event
         env["ACP_SERVER_SESSION_ID"] = self.session_id
         try:
@@ -383,6 +390,15 @@ class SessionHooks:
             )
             return None
         return answer
+
+    def _base_environment(self) -> Mapping[str, str]:
+        """The environment given at construction, else the registry's (the server's without
+        provider keys), else ours."""
+        if self._env is not None:
+            return self._env
+        if self._processes is not None and self._processes.environment is not None:
+            return self._processes.environment
+        return os.environ
 
     async def _tell(self, text: str) -> None:
         if self._notify is None:

@@ -20,7 +20,7 @@ import anyio.to_thread
 import pytest
 
 from acp_server.session import journal as journal_module
-from tests.agent.harness import FakeModel
+from tests.support.agent_harness import FakeModel
 from tests.support.bridge import DEADLINE, Bridge, in_process_bridge
 
 pytestmark = pytest.mark.anyio

@@ -19,7 +19,7 @@ import pytest
 
 from acp_server.cancellation import CancelCause, TurnSignal, UserCancel
 from acp_server.models.base import ModelError, ModelRequest
-from tests.agent.harness import FakeModel, say
+from tests.support.agent_harness import FakeModel, say
 from tests.support.bridge import Bridge, in_process_bridge
 
 pytestmark = pytest.mark.anyio

@@ -13,9 +13,16 @@ import pytest
 from acp import text_block
 from acp.schema import EnvVariable, McpServerStdio
 
-from tests.acp.test_tools import SANDBOXED, ToolClient, call, script
+from tests.extensions.test_mcp import in_flight
 from tests.support.agent_process import running_agent
-from tests.test_mcp import SERVER_SCRIPT, alive, in_flight
+from tests.support.processes import alive, read_pids
+from tests.support.programs import MCP_SERVER
+from tests.support.scripted_model import script
+from tests.support.tool_client import (
+    SANDBOXED,
+    ToolClient,
+    call,
+)
 
 pytestmark = [
     pytest.mark.anyio,
@@ -27,11 +34,7 @@ def demo(pidfile: Path, calls: Path | None = None) -> McpServerStdio:
     env = [EnvVariable(name="MCP_TEST_PIDFILE", value=str(pidfile))]
     if calls is not None:
         env.append(EnvVariable(name="MCP_TEST_CALLS", value=str(calls)))
-    return McpServerStdio(name="demo", command=sys.executable, args=[SERVER_SCRIPT], env=env)
-
-
-def read_pids(pidfile: Path) -> list[int]:
-    return [int(p) for p in pidfile.read_text().split()] if pidfile.exists() else []
+    return McpServerStdio(name="demo", command=sys.executable, args=[MCP_SERVER], env=env)
 
 
 async def pids_of(pidfile: Path, within: float = 10.0) -> list[int]:

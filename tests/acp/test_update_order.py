@@ -10,7 +10,7 @@ import anyio
 import pytest
 
 from acp_server.models.base import Usage
-from tests.agent.harness import FakeModel, finish, say, wait_for_abort
+from tests.support.agent_harness import FakeModel, finish, say, wait_for_abort
 from tests.support.bridge import Bridge, in_process_bridge
 
 pytestmark = pytest.mark.anyio

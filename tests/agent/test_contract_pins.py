@@ -23,7 +23,7 @@ from acp_server.cancellation import CancelCause, ParentCancel, TurnSignal, UserC
 from acp_server.models.base import ModelError, ModelRequest
 from acp_server.session import records as rec
 from acp_server.verdicts import Block
-from tests.agent.harness import (
+from tests.support.agent_harness import (
     FakeModel,
     FakeTool,
     call,
