@@ -61,14 +61,11 @@ from .events import (
 from .failures import durable_error
 from .inbox import Blocked, Dropped, Inbox, PromptTicket
 from .initiator import Initiator, enter_initiator, leave_initiator
+from .instructions import DEFAULT_SYSTEM_PROMPT
 from .seams import PromptSubmission, Seams, StepInfo, StepResult, TurnProgress
 
 log = logging.getLogger(__name__)
 
-DEFAULT_SYSTEM_PROMPT = (
-    "You are acp-server, a coding agent working in the user's workspace through the tools you "
-    "are given. Be concise."
-)
 
 EventSink = Callable[[AgentEvent], Awaitable[None]]
 

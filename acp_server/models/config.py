@@ -19,6 +19,10 @@ A missing file at the default place is the same as an empty one. Example:
     max_read_lines = 2000       # read_file's window when no limit is given
     max_search_results = 500    # matches grep, paths glob, entries list_dir show
 
+    [instructions]
+    files = ["AGENTS.md", "CLAUDE.md"]   # looked for from the repository root down to the cwd
+    max_bytes = 32768                    # budget for all instruction files together
+
 Which model a server uses (`choose_model_spec`): `--model` > `ACP_SERVER_MODEL` >
 `default_model` here. Which endpoint a provider talks to (`acp_server.models.spec.load_model`):
 the `OPENAI_BASE_URL` / `ANTHROPIC_BASE_URL` variable > `base_url` here > the public
@@ -42,6 +46,7 @@ from acp_server.tools.budget import ToolBudget
 __all__ = [
     "MODEL_ENV",
     "PROVIDERS",
+    "InstructionFiles",
     "ModelSettings",
     "ProviderSettings",
     "check_spec",
@@ -75,6 +80,16 @@ class ProviderSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class InstructionFiles:
+    """The `[instructions]` table; None means "not set here" (the defaults apply)."""
+
+    files: tuple[str, ...] | None = None
+    """File names read as project instructions (default: AGENTS.md)."""
+    max_bytes: int | None = None
+    """Budget for all instruction files together."""
+
+
+@dataclass(frozen=True, slots=True)
 class ModelSettings:
     """What the config file says (all empty when there is no file)."""
 
@@ -88,6 +103,8 @@ class ModelSettings:
     """`[tools]`: how much of a tool's result reaches the model."""
     path: Path | None = None
     """The file these came from, for messages; None when no file was read."""
+    instructions: InstructionFiles = field(default_factory=InstructionFiles)
+    """`[instructions]`: which project instruction files reach the system prompt."""
 
     def provider(self, name: str) -> ProviderSettings:
         """The settings of provider `name` (empty when the file has no table for it)."""
@@ -229,6 +246,7 @@ class _Reader:
         offered: list[str] = []
         providers: dict[str, ProviderSettings] = {}
         tools = ToolBudget()
+        instructions = InstructionFiles()
         for key, value in table.items():
             if key == "default_model":
                 if not isinstance(value, str):
@@ -253,13 +271,49 @@ class _Reader:
                     providers[name] = self.provider(name, entry)
             elif key == "tools":
                 tools = self.tools(value)
+            elif key == "instructions":
+                instructions = self.instructions(value)
             else:
                 raise self.error(
-                    f"unknown key `{key}`; expected default_model, models, [providers.NAME] "
-                    "or [tools]",
+                    f"unknown key `{key}`; expected default_model, models, [providers.NAME], "
+                    "[tools] or [instructions]",
                     key,
                 )
-        return ModelSettings(default, offered, providers, tools, self.file)
+        return ModelSettings(default, offered, providers, tools, self.file, instructions)
+
+    def instructions(self, entry: Any) -> InstructionFiles:
+        table = "instructions"
+        if not isinstance(entry, dict):
+            raise self.error("[instructions] must be a table", "instructions")
+        files: tuple[str, ...] | None = None
+        max_bytes: int | None = None
+        for key, value in entry.items():
+            if key == "files":
+                if not isinstance(value, list) or not all(
+                    isinstance(v, str) and v and "/" not in v and v not in (".", "..")
+                    for v in value
+                ):
+                    raise self.error(
+                        "[instructions] `files` must be a list of file names (no directories)",
+                        key,
+                        table,
+                    )
+                files = tuple(value)
+            elif key == "max_bytes":
+                if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                    raise self.error(
+                        "[instructions] `max_bytes` must be a whole number of bytes (0 or more)",
+                        key,
+                        table,
+                    )
+                max_bytes = value
+            else:
+                raise self.error(
+                    f"unknown key `{key}` in [instructions]; expected files or max_bytes",
+                    key,
+                    table,
+                )
+        return InstructionFiles(files, max_bytes)
 
     def provider(self, name: str, entry: Any) -> ProviderSettings:
         table = f"providers.{name}"
