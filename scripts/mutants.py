@@ -296,17 +296,14 @@ MUTANTS = (
         (
             Edit(
                 "            await SessionUpdates(self.context.peer, session.id).send(\n"
-                "                UsageUpdate(\n"
-                "                    used=usage.input_tokens + usage.output_tokens,"
-                " size=usage.context_window\n"
-                "                )\n"
-                "            )\n",
-                "            update = UsageUpdate(\n"
-                "                used=usage.input_tokens + usage.output_tokens,"
-                " size=usage.context_window\n"
-                "            )\n"
+                "                UsageUpdate(\n",
                 "            updates = SessionUpdates(self.context.peer, session.id)\n"
-                "            request.after_response.append(lambda: updates.send(update))\n",
+                "            request.after_response.append(lambda: updates.send(\n"
+                "                UsageUpdate(\n",
+            ),
+            Edit(
+                "            )\n        return PromptResponse(stop_reason=stop_reason_for(",
+                "            ))\n        return PromptResponse(stop_reason=stop_reason_for(",
             ),
         ),
         ("tests/acp/test_update_order.py",),

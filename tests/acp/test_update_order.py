@@ -27,7 +27,7 @@ def _after_response(bridge: Bridge, request_id: int) -> list[dict[str, Any]]:
 
 
 async def test_chunks_and_the_usage_update_precede_the_response(tmp_path: Path) -> None:
-    usage = Usage(input_tokens=12, output_tokens=3, context_window=1000)
+    usage = Usage(input_tokens=12, output_tokens=3)
     model = FakeModel([say("a"), say("b"), usage, finish()])
     async with in_process_bridge(model, tmp_path / "data") as bridge:
         session_id = await bridge.new_session(tmp_path)
