@@ -11,6 +11,7 @@ import anyio
 import pytest
 
 from acp_server.agent.agent import spawn_agent
+from acp_server.agent.compaction import SUMMARIZER_SYSTEM
 from acp_server.agent.conversation import SUMMARY_PREFIX
 from acp_server.agent.events import AgentEvent, CompactionEnded, MessageChunk
 from acp_server.agent.loop import AgentConfig
@@ -33,7 +34,7 @@ class Recorder:
 
     def stream(self, request: ModelRequest, signal: Any) -> Any:
         self.requests.append(request)
-        if not request.tools:
+        if request.system_prompt == SUMMARIZER_SYSTEM:  # a compaction's summary request
             self.asked.set()
         return self.model.stream(request, signal)
 
