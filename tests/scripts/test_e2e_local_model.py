@@ -1,10 +1,12 @@
-"""The build progress of `scripts/e2e_local_model.py`, read from a log that grows the way a
-llama.cpp build's does, without the build: a fake log written line by line, and a real child
-process that prints ninja's step counter while `run_logged` watches it."""
+"""`scripts/e2e_local_model.py` without its hour of setup: the script starts and finds its
+package, and the build progress is read from a log that grows the way a llama.cpp build's does
+(a fake log written line by line, and a real child process that prints ninja's step counter
+while `run_logged` watches it)."""
 
 from __future__ import annotations
 
 import io
+import subprocess
 import sys
 from pathlib import Path
 
@@ -12,6 +14,17 @@ SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
 sys.path.insert(0, str(SCRIPTS))
 
 from e2e_local.progress import LogProgress, run_logged  # noqa: E402  (needs scripts/ on sys.path)
+
+
+def test_the_script_runs_as_a_file_and_imports_its_steps() -> None:
+    result = subprocess.run(
+        [sys.executable, str(SCRIPTS / "e2e_local_model.py"), "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "--keep-server" in result.stdout and "llama.cpp's servers" in result.stdout
 
 
 def append(log: Path, text: str) -> None:
