@@ -155,6 +155,7 @@ def main(argv: list[str] | None = None) -> int:
             child_environment=child_environment,
             tool_budget=settings.tools,
             instruction_files=settings.instructions,
+            sandbox=settings.sandbox,
             today=determinism.today if deterministic else None,
         )
     )

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from acp_server.rpc.framing import DEFAULT_MAX_LINE_BYTES
 from acp_server.tools.budget import ToolBudget
+from acp_server.tools.command_sandbox import SandboxSettings
 
 if TYPE_CHECKING:
     from acp_server.ids import SequentialIds
@@ -35,6 +36,8 @@ class ServerOptions:
     None: random ids."""
     tool_budget: ToolBudget = field(default_factory=ToolBudget)
     """`[tools]` of the config file: how much of a tool's result reaches the model."""
+    sandbox: SandboxSettings = field(default_factory=SandboxSettings)
+    """`[sandbox]` of the config file: what commands in sandboxed mode may do."""
     instruction_files: InstructionFiles | None = None
     """`[instructions]` of the config file; None: the defaults (AGENTS.md, 32 KiB)."""
     today: Callable[[], str] | None = None

@@ -23,6 +23,10 @@ A missing file at the default place is the same as an empty one. Example:
     files = ["AGENTS.md", "CLAUDE.md"]   # looked for from the repository root down to the cwd
     max_bytes = 32768                    # budget for all instruction files together
 
+    [sandbox]                            # commands in sandboxed mode
+    network = false                      # reach the network without asking
+    writable = ["~/.cache"]              # writable besides the workspace
+
 Which model a server uses (`choose_model_spec`): `--model` > `ACP_SERVER_MODEL` >
 `default_model` here. Which endpoint a provider talks to (`acp_server.models.spec.load_model`):
 the `OPENAI_BASE_URL` / `ANTHROPIC_BASE_URL` variable > `base_url` here > the public
@@ -42,6 +46,7 @@ from typing import Any
 
 from acp_server.models.base import ModelConfigError
 from acp_server.tools.budget import ToolBudget
+from acp_server.tools.command_sandbox import SandboxSettings
 
 __all__ = [
     "MODEL_ENV",
@@ -105,6 +110,8 @@ class ModelSettings:
     """The file these came from, for messages; None when no file was read."""
     instructions: InstructionFiles = field(default_factory=InstructionFiles)
     """`[instructions]`: which project instruction files reach the system prompt."""
+    sandbox: SandboxSettings = field(default_factory=SandboxSettings)
+    """`[sandbox]`: what commands may do in sandboxed mode."""
 
     def provider(self, name: str) -> ProviderSettings:
         """The settings of provider `name` (empty when the file has no table for it)."""
@@ -247,6 +254,7 @@ class _Reader:
         providers: dict[str, ProviderSettings] = {}
         tools = ToolBudget()
         instructions = InstructionFiles()
+        sandbox = SandboxSettings()
         for key, value in table.items():
             if key == "default_model":
                 if not isinstance(value, str):
@@ -273,13 +281,38 @@ class _Reader:
                 tools = self.tools(value)
             elif key == "instructions":
                 instructions = self.instructions(value)
+            elif key == "sandbox":
+                sandbox = self.sandbox(value)
             else:
                 raise self.error(
                     f"unknown key `{key}`; expected default_model, models, [providers.NAME], "
-                    "[tools] or [instructions]",
+                    "[tools], [instructions] or [sandbox]",
                     key,
                 )
-        return ModelSettings(default, offered, providers, tools, self.file, instructions)
+        return ModelSettings(default, offered, providers, tools, self.file, instructions, sandbox)
+
+    def sandbox(self, entry: Any) -> SandboxSettings:
+        if not isinstance(entry, dict):
+            raise self.error("[sandbox] must be a table", "sandbox")
+        network, writable = False, ()
+        for key, value in entry.items():
+            if key == "network" and isinstance(value, bool):
+                network = value
+            elif key == "writable" and (
+                isinstance(value, list)
+                and all(isinstance(v, str) and v[:1] in "/~" and "\0" not in v for v in value)
+            ):
+                writable = tuple(value)
+            elif key in ("network", "writable"):
+                kind = "true or false" if key == "network" else "a list of paths (/... or ~/...)"
+                raise self.error(f"[sandbox] `{key}` must be {kind}", key, "sandbox")
+            else:
+                raise self.error(
+                    f"unknown key `{key}` in [sandbox]; expected network or writable",
+                    key,
+                    "sandbox",
+                )
+        return SandboxSettings(network, writable)
 
     def instructions(self, entry: Any) -> InstructionFiles:
         table = "instructions"
