@@ -39,7 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--mode",
         default="default",
-        choices=("default", "accept_edits", "read_only", "bypass"),
+        choices=("default", "accept_edits", "read_only", "sandboxed", "bypass"),
         help="permission mode of new sessions (default: default, which asks before edits "
         "and commands)",
     )

@@ -104,7 +104,8 @@ class CommandSandbox:
 _READ_ONLY = re.compile(r"read-only file system|EROFS", re.IGNORECASE)
 _NO_NETWORK = re.compile(
     r"network is unreachable|could not resolve host|temporary failure in name resolution|"
-    r"name or service not known|ENETUNREACH|EAI_AGAIN|getaddrinfo",
+    r"name or service not known|connection refused|"
+    r"ENETUNREACH|ECONNREFUSED|EAI_AGAIN|getaddrinfo",
     re.IGNORECASE,
 )
 
@@ -122,7 +123,8 @@ def refusal_note(output: str, plan: CommandPlan, roots: Sequence[str]) -> str | 
         )
     if not plan.network and _NO_NETWORK.search(output):
         notes.append(
-            "the sandbox has no network; if the command needs it, run it again with "
-            'needs: ["network"] (the user is asked)'
+            "the sandbox has no network (its 127.0.0.1 is its own: nothing of the host listens "
+            'there); if the command needs the network, run it again with needs: ["network"] '
+            "(the user is asked)"
         )
     return f"[{'; '.join(notes)}]" if notes else None
