@@ -47,7 +47,7 @@ from .modes import COMMANDS, SessionConfig
 from .replay import replay_updates
 from .sandbox_availability import probe_sandbox, tell_about_sandbox
 from .sessions import AcpSession
-from .updates import SessionUpdates
+from .updates import SessionUpdates, shows_compactions
 from .wiring import SessionWiring
 
 log = logging.getLogger(__name__)
@@ -136,7 +136,8 @@ class SessionMethods:
         # Replay precedes the response: clients register the session before awaiting it and
         # show history that arrives meanwhile; history after the response is shown late or lost.
         updates = SessionUpdates(self.context.peer, session.id)
-        for update in replay_updates(session.log.records):
+        compaction = shows_compactions(self.context.client_capabilities)
+        for update in replay_updates(session.log.records, compaction=compaction):
             await updates.send(update)
         self._tell_after(request, session)
         return LoadSessionResponse(
