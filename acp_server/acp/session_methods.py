@@ -43,8 +43,9 @@ from acp_server.session.journal_format import (
 )
 
 from .context import BridgeContext, session_not_found
-from .modes import COMMANDS, SessionConfig, mode_state
+from .modes import COMMANDS, SessionConfig
 from .replay import replay_updates
+from .sandbox_availability import probe_sandbox, tell_about_sandbox
 from .sessions import AcpSession
 from .updates import SessionUpdates, shows_compactions
 from .wiring import SessionWiring
@@ -110,6 +111,7 @@ class SessionMethods:
                 f"cannot create the session journal under {self.wiring.store.sessions_dir}: {exc}"
                 " (check that --data-dir is writable)",
             ) from None
+        await probe_sandbox(self.context)
         session = self.wiring.start(
             session_id, new.cwd, extra_roots, list(new.mcp_servers), [], journal
         )
@@ -117,17 +119,19 @@ class SessionMethods:
 
         async def announce_commands() -> None:
             await SessionUpdates(self.context.peer, session_id).send(COMMANDS)
+            await tell_about_sandbox(self.context, session_id, session.mode_fallback)
 
         request.after_response.append(announce_commands)
         return NewSessionResponse(
             session_id=session_id,
-            modes=mode_state(session.policy.mode),
+            modes=self.config.mode_state(session),
             config_options=self.config.options_for(session),
         )
 
     async def load_session(
         self, request: IncomingRequest, params: msgspec.Raw | None
     ) -> LoadSessionResponse:
+        await probe_sandbox(self.context)
         session = self._reopen(decode_params(params, LoadSessionRequest))
         # Replay precedes the response: clients register the session before awaiting it and
         # show history that arrives meanwhile; history after the response is shown late or lost.
@@ -135,17 +139,29 @@ class SessionMethods:
         compaction = shows_compactions(self.context.client_capabilities)
         for update in replay_updates(session.log.records, compaction=compaction):
             await updates.send(update)
+        self._tell_after(request, session)
         return LoadSessionResponse(
-            modes=mode_state(session.policy.mode), config_options=self.config.options_for(session)
+            modes=self.config.mode_state(session), config_options=self.config.options_for(session)
         )
 
     async def resume_session(
         self, request: IncomingRequest, params: msgspec.Raw | None
     ) -> ResumeSessionResponse:
+        await probe_sandbox(self.context)
         session = self._reopen(decode_params(params, ResumeSessionRequest))
+        self._tell_after(request, session)
         return ResumeSessionResponse(
-            modes=mode_state(session.policy.mode), config_options=self.config.options_for(session)
+            modes=self.config.mode_state(session), config_options=self.config.options_for(session)
         )
+
+    def _tell_after(self, request: IncomingRequest, session: AcpSession) -> None:
+        """After the response: why sandboxed mode is not offered or not restored, if so."""
+        fallback, session.mode_fallback = session.mode_fallback, None
+
+        async def tell() -> None:
+            await tell_about_sandbox(self.context, session.id, fallback)
+
+        request.after_response.append(tell)
 
     async def list_sessions(
         self, request: IncomingRequest, params: msgspec.Raw | None
