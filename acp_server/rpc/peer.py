@@ -217,6 +217,10 @@ class Peer:
 
     async def _read_loop(self, requests: TaskGroup) -> None:
         while True:
+            # Each request ends in a response we must buffer until the client reads it; a
+            # client that writes without reading would grow that buffer (and the tasks waiting
+            # to add to it) without bound. Not reading meanwhile pushes back into its pipe.
+            await self.writer.room()
             try:
                 line = await self._lines.receive_line()
             except (anyio.EndOfStream, anyio.BrokenResourceError, anyio.ClosedResourceError):
@@ -337,4 +341,4 @@ def _why(frame: Frame) -> str:
         return 'jsonrpc must be "2.0"'
     if not isinstance(frame.method, str):
         return "method must be a string"
-    return "id must be an integer, a string or null"
+    return "id must be a 64-bit signed integer, a string or null"
