@@ -43,7 +43,7 @@ from .cancellation import (
     TurnCancellation,
     TurnSignal,
 )
-from .conversation import conversation_from
+from .conversation import Conversation
 from .events import (
     AgentEvent,
     MessageChunk,
@@ -105,6 +105,7 @@ class AgentLoop:
         self.config = config
         self.seams = seams
         self.inbox = Inbox()
+        self._conversation = Conversation(session)
         self.holder: TurnCancellation | None = None
         self.status: Status = "idle"
         self.disposing = False
@@ -184,7 +185,7 @@ class AgentLoop:
                 self.inbox.drop_pending()
             holder.abort(cause)
             return
-        if self.inbox.followups and not keep_inbox:
+        if self.inbox.queued and not keep_inbox:
             # The pre-run marker: work queued but not yet claimed. Claiming and installing a
             # holder happen in one synchronous step here, so the marker is applied at once:
             # exactly the work queued now is dropped; later follow-ups still run.
@@ -367,7 +368,7 @@ class AgentLoop:
             request = ModelRequest(
                 session_id=self.session.session_id,
                 system_prompt="\n\n".join(part for part in system_parts if part),
-                messages=prefix + conversation_from(self.session.records),
+                messages=[*prefix, *self._conversation.items],
                 tools=list(self._tool_specs),
             )
             for configure in self.seams.request_config:

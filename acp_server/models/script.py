@@ -232,16 +232,46 @@ def _last_user_text(messages: Sequence[ConversationItem]) -> str:
     return ""
 
 
-def _input_words(request: ModelRequest) -> int:
-    words = len(request.system_prompt.split())
-    for item in request.messages:
-        if isinstance(item, UserTurn):
-            words += sum(len(p.text.split()) for p in item.parts if isinstance(p, TextPart))
-        elif isinstance(item, AssistantTurn):
-            words += len(item.text.split()) + len(item.tool_calls)
-        else:
-            words += len(item.output.split())
-    return words
+def _item_words(item: ConversationItem) -> int:
+    if isinstance(item, UserTurn):
+        return sum(len(p.text.split()) for p in item.parts if isinstance(p, TextPart))
+    if isinstance(item, AssistantTurn):
+        return len(item.text.split()) + len(item.tool_calls)
+    return len(item.output.split())
+
+
+class _CountedPrefix:
+    """The words of a session's messages counted by an earlier request of that session.
+
+    The runtime hands each request the same item objects for the history it already sent, so
+    a request whose item at `length - 1` is `last` shares that prefix (items are only ever
+    appended, or a refused turn removed, which moves `last`), and only the new items are
+    counted: usage costs the turn, not the history.
+    """
+
+    __slots__ = ("last", "length", "words")
+
+    def __init__(self, length: int, last: ConversationItem | None, words: int) -> None:
+        self.length = length
+        self.last = last
+        self.words = words
+
+
+def _input_words(request: ModelRequest, counted: dict[str, _CountedPrefix]) -> int:
+    messages = request.messages
+    prefix = counted.get(request.session_id)
+    start, words = 0, 0
+    if (
+        prefix is not None
+        and 0 < prefix.length <= len(messages)
+        and messages[prefix.length - 1] is prefix.last
+    ):
+        start, words = prefix.length, prefix.words
+    for index in range(start, len(messages)):
+        words += _item_words(messages[index])
+    last = messages[-1] if messages else None
+    counted[request.session_id] = _CountedPrefix(len(messages), last, words)
+    return words + len(request.system_prompt.split())
 
 
 def _highest_call_number(messages: Sequence[ConversationItem]) -> int:
@@ -277,6 +307,7 @@ class ScriptedProvider:
 
     __slots__ = (
         "_call_counters",
+        "_counted",
         "_cursors",
         "_responses",
         "_subagent",
@@ -295,6 +326,7 @@ class ScriptedProvider:
         self._subagent_responses = subagent_responses
         self._cursors: dict[str, int] = {}
         self._call_counters: dict[str, int] = {}
+        self._counted: dict[str, _CountedPrefix] = {}
         self._subagent: ScriptedProvider | None = None
 
     def for_subagent(self) -> ModelProvider:
@@ -370,7 +402,7 @@ class ScriptedProvider:
 
         signal.raise_if_aborted()
         yield Usage(
-            input_tokens=_input_words(request),
+            input_tokens=_input_words(request, self._counted),
             output_tokens=output_words,
             context_window=SCRIPTED_CONTEXT_WINDOW,
         )

@@ -19,6 +19,7 @@ from .records import (
     ToolCallRecord,
     ToolResult,
     TurnEnd,
+    TurnStart,
 )
 
 __all__ = ["SessionLog"]
@@ -60,11 +61,17 @@ class _RecordsView(Sequence[Record]):
 class SessionLog:
     """The append-only record list of one session, with append listeners."""
 
-    __slots__ = ("_listeners", "_next_token", "_records", "_view", "session_id")
+    __slots__ = ("_listeners", "_next_token", "_records", "_turn_starts", "_view", "session_id")
 
     def __init__(self, session_id: str, records: list[Record] | None = None) -> None:
         self.session_id = session_id
         self._records: list[Record] = list(records) if records is not None else []
+        # Where each turn's `turn/start` stands, so per-turn queries cost the turn, not the log.
+        self._turn_starts: dict[str, int] = {
+            record.turn_id: index
+            for index, record in enumerate(self._records)
+            if isinstance(record, TurnStart)
+        }
         self._view = _RecordsView(self._records)
         self._listeners: dict[int, _Listener] = {}
         self._next_token = 0
@@ -83,6 +90,8 @@ class SessionLog:
         A listener that raises is logged and skipped: it can neither undo the append nor keep
         later listeners from seeing the record.
         """
+        if isinstance(record, TurnStart):
+            self._turn_starts[record.turn_id] = len(self._records)
         self._records.append(record)
         # Snapshot: a listener may subscribe or unsubscribe while we iterate.
         for listener in tuple(self._listeners.values()):
@@ -133,7 +142,8 @@ class SessionLog:
         so providers that reuse call ids across steps still balance correctly.
         """
         pending: list[ToolCallRecord] = []
-        for record in self._records:
+        start = self._turn_starts.get(turn_id, 0)
+        for record in self._records[start:]:
             if _turn_of(record) != turn_id:
                 continue
             if isinstance(record, AssistantMessage):

@@ -104,4 +104,3 @@ def test_a_client_that_never_reads_cannot_grow_the_agent_and_gets_every_answer_l
     assert stalled_at < REQUESTS, "the agent read the whole flood without pushing back"
     assert peak < PEAK_BOUND_MIB, f"peak RSS {peak:.1f} MiB with a client that never reads"
     assert len(answered) == REQUESTS and set(answered.values()) == {1}
-
