@@ -128,6 +128,7 @@ def main(argv: list[str] | None = None) -> int:
             load_model=functools.partial(load_model, settings=settings),
             mode=mode,
             ids=ids,
+            tool_budget=settings.tools,
         )
     )
     return 0

@@ -56,7 +56,7 @@ from acp_server.agent.agent import Agent
 from acp_server.agent.cancellation import TurnAborted, TurnSignal
 from acp_server.agent.seams import Block, Deny, PromptSubmission, TurnProgress
 from acp_server.models.base import ToolCallRequest
-from acp_server.process import run_process
+from acp_server.process import ProcessRegistry, run_process
 from acp_server.session import records as rec
 from acp_server.tools.base import ToolOutput
 
@@ -203,6 +203,7 @@ class SessionHooks:
         cwd: str,
         consent: WorkspaceHookConsent | None = None,
         notify: Notify | None = None,
+        processes: ProcessRegistry | None = None,
         env: Mapping[str, str] | None = None,
         grace: float = 2.0,
     ) -> None:
@@ -211,6 +212,7 @@ class SessionHooks:
         self.cwd = cwd
         self._consent = consent
         self._notify = notify
+        self._processes = processes
         self._env = env
         self._grace = grace
         self._steer: Callable[[list[rec.Part]], None] | None = None
@@ -339,6 +341,7 @@ class SessionHooks:
             result = await run_process(
                 ["sh", "-c", hook.command],
                 signal=signal,
+                registry=self._processes,
                 cwd=self.cwd,
                 env=env,
                 stdin_data=json.dumps(payload).encode(),
@@ -360,7 +363,7 @@ class SessionHooks:
             how = (
                 f"exit code {result.exit_code}"
                 if result.exit_code is not None
-                else f"signal {result.signal}"
+                else f"signal {result.posix_signal}"
             )
             log.warning("the %s failed (%s): %s", hook.describe(), how, _tail(result.stderr))
             return None

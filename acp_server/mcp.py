@@ -5,9 +5,9 @@ the connection's task group), so the session answers at once; a prompt waits for
 (bounded) through `ready()`. Each server's tools appear as `mcp__<server>__<tool>`. A server
 that fails is logged and reported once (`take_failures()`), never failing the session.
 
-stdio servers are spawned here, not by the SDK's `stdio_client`, so that each is the leader of
-its own process group (registered with the process registry for server shutdown) and the
-whole group is stopped and joined when the session closes.
+stdio servers are started by the process package's `spawn`, not by the SDK's `stdio_client`,
+so that each is the leader of its own process group, registered with the server's process
+registry for shutdown, and its whole tree is stopped and joined when the session closes.
 
 The `mcp` SDK is imported only inside functions: the server must answer `initialize` (and
 sessions without MCP servers) without paying for it.
@@ -23,6 +23,7 @@ import re
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from subprocess import PIPE
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -30,7 +31,7 @@ from anyio.abc import Process, TaskGroup
 from msgspec import UNSET
 
 from acp_server.agent.cancellation import TurnSignal
-from acp_server.process.groups import JOIN_TIMEOUT, default_registry, stop_groups
+from acp_server.process import ProcessRegistry, spawn
 from acp_server.tools.base import Location, Tool, ToolKind, ToolOutput
 from protocol.mcp import McpServer
 
@@ -171,7 +172,9 @@ class McpServers:
         servers: Sequence[McpServer],
         cwd: str,
         on_tools: Callable[[list[Tool]], None],
+        processes: ProcessRegistry | None = None,
     ) -> None:
+        self._processes = processes
         self._connections = [_Connection(s) for s in servers]
         self._cwd = cwd if os.path.isdir(cwd) else None
         self._on_tools = on_tools
@@ -296,21 +299,30 @@ class McpServers:
         args = list(config.args) if config.args is not UNSET else []
         env = get_default_environment()
         env.update({e.name: e.value for e in config.env or []} if config.env else {})
-        process = await anyio.open_process(
-            [command, *args], env=env, cwd=self._cwd, start_new_session=True, stderr=None
-        )
-        # From here on nothing may escape the finally below: the group must be stopped.
-        pgid = process.pid
-        connection.pgid = pgid
-        default_registry.register(pgid)
-        try:
-            async with _line_streams(process, config.name) as streams:
-                yield streams
-        finally:
-            with anyio.CancelScope(shield=True):
-                await _stop_process(process, pgid)
-            default_registry.unregister(pgid)
-            connection.pgid = None
+        async with spawn(
+            [command, *args],
+            registry=self._processes,
+            cwd=self._cwd,
+            env=env,
+            stdin=PIPE,
+            stderr=None,  # the server's log is our stderr's business, never fd 1
+            grace=STOP_GRACE,
+        ) as child:
+            process = child.process
+            connection.pgid = process.pid
+            try:
+                async with _line_streams(process, config.name) as streams:
+                    yield streams
+            finally:
+                # Closing stdin is the MCP way to ask a stdio server to exit; `spawn` then
+                # stops and joins whatever is left of its tree.
+                with anyio.CancelScope(shield=True):
+                    with contextlib.suppress(Exception):
+                        if process.stdin is not None:
+                            await process.stdin.aclose()
+                    with anyio.move_on_after(STOP_GRACE):
+                        await process.wait()
+                connection.pgid = None
 
 
 @asynccontextmanager
@@ -364,25 +376,6 @@ async def _line_streams(
             tg.cancel_scope.cancel()
             await write_send.aclose()
             await read_recv.aclose()
-
-
-async def _stop_process(process: Process, pgid: int) -> None:
-    """Close stdin (the MCP way to ask a stdio server to exit), wait briefly, then stop and
-    join the whole process group."""
-    with contextlib.suppress(Exception):
-        if process.stdin is not None:
-            await process.stdin.aclose()
-    with anyio.move_on_after(STOP_GRACE):
-        await process.wait()
-    survivors = await stop_groups([pgid], STOP_GRACE, JOIN_TIMEOUT)
-    if survivors:
-        log.warning("MCP server group %d left survivors: %s", pgid, survivors)
-    with anyio.move_on_after(JOIN_TIMEOUT):
-        await process.wait()
-    for stream in (process.stdout, process.stderr):
-        if stream is not None:
-            with contextlib.suppress(Exception):
-                await stream.aclose()
 
 
 def _describe(exc: BaseException) -> str:

@@ -4,7 +4,12 @@ Three ways to end (see docs/rfc/implemented/architecture/2026-11-30-json-rpc-pee
 - stdin EOF: the client will send nothing more. Our requests to it fail at once, requests in
   flight finish and are answered (a piped fixture wants its answers), then we exit 0.
 - the client stops reading stdout (EPIPE, or the pipe's error condition while idle), or SIGTERM:
-  it is gone. Everything is disposed within `DISPOSE_DEADLINE` and we exit 0.
+  it is gone. Everything is disposed within `DISPOSE_DEADLINE` and we exit 0; every child
+  process tree is stopped at once with a short grace (`SHUTDOWN_GRACE`), so that SIGKILL
+  reaches a child that ignores SIGTERM before we exit.
+
+Child processes: the one `ProcessRegistry` is created here and passed down to everything that
+spawns; the subreaper is set once, at start-up.
 - SIGINT acts like SIGTERM only when stdin is a terminal. A terminal client's Ctrl+C reaches
   its whole process group, and a client that launched us on pipes cancels over the protocol.
 """
@@ -14,16 +19,16 @@ from __future__ import annotations
 import logging
 import os
 import signal
-import sys
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import anyio
 
 from acp_server.acp.connection import AcpConnection, BridgeOptions
+from acp_server.process import ProcessRegistry, become_subreaper
 from acp_server.rpc.dispatch import JsonRpcDispatcher
 from acp_server.rpc.framing import DEFAULT_MAX_LINE_BYTES
 from acp_server.rpc.peer import Peer
@@ -34,6 +39,7 @@ from acp_server.rpc.stdio import (
     protect_stdout,
     wait_for_hangup,
 )
+from acp_server.tools.budget import ToolBudget
 
 if TYPE_CHECKING:
     from acp_server.determinism import SequentialIds
@@ -44,6 +50,9 @@ log = logging.getLogger(__name__)
 
 DISPOSE_DEADLINE = 2.0
 """Seconds from "the client is gone" to process exit, whatever is still running."""
+SHUTDOWN_GRACE = 0.5
+"""At shutdown, seconds between SIGTERM and SIGKILL for every child process tree: short
+enough that the kill and the join fit well inside `DISPOSE_DEADLINE`."""
 
 
 @dataclass(frozen=True)
@@ -59,26 +68,23 @@ class ServerOptions:
     mode: Mode = "default"
     ids: SequentialIds | None = None
     """Deterministic mode's id factory (acp_server/determinism.py); None: random ids."""
+    tool_budget: ToolBudget = field(default_factory=ToolBudget)
+    """`[tools]` of the config file: how much of a tool's result reaches the model."""
 
 
 def run(options: ServerOptions) -> None:
     """Serve ACP on stdin/stdout until the client goes away."""
     protocol_fd = protect_stdout()
     _raise_open_file_limit()
+    # Orphaned descendants of our children re-parent to us: the process package reaps them at
+    # once and finds a double-forked grandchild by its token, even when we are PID 1.
+    become_subreaper()
     stdin_is_terminal = os.isatty(0)
     if not stdin_is_terminal:
         # A Python-level no-op rather than SIG_IGN: an ignored signal stays ignored in every
         # child we exec, a handler does not.
         signal.signal(signal.SIGINT, _ignore_signal)
     anyio.run(_serve, options, protocol_fd, stdin_is_terminal)
-
-
-async def _kill_leftover_processes() -> None:
-    """Kill every process group still alive. The runner is imported with the first session's
-    tools; if it never was, this process started no child."""
-    runner = sys.modules.get("acp_server.process")
-    if runner is not None:
-        await runner.kill_all()
 
 
 def _raise_open_file_limit() -> None:
@@ -108,6 +114,7 @@ async def _serve(options: ServerOptions, protocol_fd: int, stdin_is_terminal: bo
         max_line_bytes=options.max_line_bytes,
     )
     stopping = anyio.Event()
+    processes = ProcessRegistry()
 
     async def stop(reason: str) -> None:
         if stopping.is_set():
@@ -119,8 +126,11 @@ async def _serve(options: ServerOptions, protocol_fd: int, stdin_is_terminal: bo
         watchdog.daemon = True
         watchdog.start()
         with anyio.move_on_after(DISPOSE_DEADLINE - 0.3):
-            await connection.dispose()
-            await _kill_leftover_processes()
+            async with anyio.create_task_group() as both:
+                # Not after dispose: a turn's own stop gives a child the full grace, longer
+                # than we have; this one overtakes it with SIGKILL after SHUTDOWN_GRACE.
+                both.start_soon(processes.kill_all, SHUTDOWN_GRACE)
+                await connection.dispose()
         with anyio.move_on_after(0.2):
             await peer.writer.drained()
         peer.close()
@@ -153,12 +163,14 @@ async def _serve(options: ServerOptions, protocol_fd: int, stdin_is_terminal: bo
             tg,
             BridgeOptions(
                 data_dir=options.data_dir,
+                processes=processes,
                 model=options.model,
                 model_spec=options.model_spec,
                 offered_models=options.offered_models,
                 load_model=options.load_model,
                 mode=options.mode,
                 ids=options.ids,
+                tool_budget=options.tool_budget,
             ),
         )
         connection.register(dispatcher)
@@ -170,5 +182,5 @@ async def _serve(options: ServerOptions, protocol_fd: int, stdin_is_terminal: bo
             # End of input: in-flight requests were answered; release what sessions hold.
             with anyio.CancelScope(shield=True), anyio.move_on_after(DISPOSE_DEADLINE):
                 await connection.dispose()
-                await _kill_leftover_processes()
+                await processes.kill_all(SHUTDOWN_GRACE)
         tg.cancel_scope.cancel()

@@ -25,6 +25,7 @@ __all__ = [
     "BooleanConfigOptionCapabilities",
     "ClientCapabilities",
     "ClientSessionCapabilities",
+    "CompactionCapabilities",
     "ElicitationCapabilities",
     "ElicitationFormCapabilities",
     "ElicitationUrlCapabilities",
@@ -36,6 +37,7 @@ __all__ = [
     "LogoutRequest",
     "LogoutResponse",
     "McpCapabilities",
+    "NoticeCapabilities",
     "PromptCapabilities",
     "SessionAdditionalDirectoriesCapabilities",
     "SessionCapabilities",
@@ -88,8 +90,18 @@ class SessionConfigOptionsCapabilities(Wire, frozen=True, kw_only=True):
     meta: dict[str, Any] | UnsetType | None = msgspec.field(default=UNSET, name="_meta")
 
 
+class CompactionCapabilities(Wire, frozen=True, kw_only=True):
+    """Client opt-in to `compaction_update` / `compaction_summary_chunk` (`{}` = supported)."""
+
+
+class NoticeCapabilities(Wire, frozen=True, kw_only=True):
+    """Client opt-in to `notice` session updates (`{}` = supported)."""
+
+
 class ClientSessionCapabilities(Wire, frozen=True, kw_only=True):
     config_options: SessionConfigOptionsCapabilities | UnsetType | None = UNSET
+    compaction: CompactionCapabilities | UnsetType | None = UNSET
+    notices: NoticeCapabilities | UnsetType | None = UNSET
     meta: dict[str, Any] | UnsetType | None = msgspec.field(default=UNSET, name="_meta")
 
 

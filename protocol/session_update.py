@@ -19,9 +19,14 @@ __all__ = [
     "AvailableCommand",
     "AvailableCommandInput",
     "AvailableCommandsUpdate",
+    "CompactionStatus",
+    "CompactionSummaryChunk",
+    "CompactionUpdate",
     "ConfigOptionUpdate",
     "Cost",
     "CurrentModeUpdate",
+    "Notice",
+    "NoticeSeverity",
     "Plan",
     "PlanEntry",
     "PlanEntryPriority",
@@ -38,6 +43,10 @@ __all__ = [
 
 PlanEntryPriority: TypeAlias = Literal["high", "medium", "low"]
 PlanEntryStatus: TypeAlias = Literal["pending", "in_progress", "completed"]
+NoticeSeverity: TypeAlias = Literal["info", "warning", "error"] | str
+"""Open set: clients must tolerate unknown severities (custom ones start with `_`)."""
+CompactionStatus: TypeAlias = Literal["in_progress", "completed", "failed", "cancelled"] | str
+"""Open set: clients must tolerate unknown statuses (custom ones start with `_`)."""
 
 
 class _ContentChunk(Wire, frozen=True, kw_only=True):
@@ -156,6 +165,45 @@ class UsageUpdate(Wire, frozen=True, kw_only=True, tag_field="sessionUpdate", ta
     meta: dict[str, Any] | UnsetType | None = msgspec.field(default=UNSET, name="_meta")
 
 
+class Notice(Wire, frozen=True, kw_only=True, tag_field="sessionUpdate", tag="notice"):
+    """A live, fire-and-forget message for the user (only if the client advertised
+    `session.notices`). `title` must not be empty."""
+
+    severity: NoticeSeverity
+    title: str
+    description: str | UnsetType | None = UNSET
+    meta: dict[str, Any] | UnsetType | None = msgspec.field(default=UNSET, name="_meta")
+
+    def __post_init__(self) -> None:
+        if not self.title:
+            raise ValueError("a notice needs a non-empty `title`")
+
+
+class CompactionUpdate(
+    Wire, frozen=True, kw_only=True, tag_field="sessionUpdate", tag="compaction_update"
+):
+    """Creates or patches the compaction `compaction_id` (only if the client advertised
+    `session.compaction`). The first update fixes its place in the timeline; later ones patch
+    it: `UNSET` leaves a field unchanged, `None` clears it."""
+
+    compaction_id: str
+    status: CompactionStatus
+    summary: list[ContentBlock] | UnsetType | None = UNSET
+    error: str | UnsetType | None = UNSET
+    meta: dict[str, Any] | UnsetType | None = msgspec.field(default=UNSET, name="_meta")
+
+
+class CompactionSummaryChunk(
+    Wire, frozen=True, kw_only=True, tag_field="sessionUpdate", tag="compaction_summary_chunk"
+):
+    """One content block appended to a compaction's summary (a new id starts an in-progress
+    compaction)."""
+
+    compaction_id: str
+    content: ContentBlock
+    meta: dict[str, Any] | UnsetType | None = msgspec.field(default=UNSET, name="_meta")
+
+
 SessionUpdate: TypeAlias = (
     UserMessageChunk
     | AgentMessageChunk
@@ -168,6 +216,9 @@ SessionUpdate: TypeAlias = (
     | ConfigOptionUpdate
     | SessionInfoUpdate
     | UsageUpdate
+    | Notice
+    | CompactionUpdate
+    | CompactionSummaryChunk
 )
 
 

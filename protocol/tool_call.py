@@ -68,6 +68,7 @@ class ToolCall(Wire, frozen=True, kw_only=True, tag_field="sessionUpdate", tag="
 
     tool_call_id: str
     title: str
+    name: str | UnsetType | None = UNSET
     kind: ToolKind | UnsetType = UNSET
     status: ToolCallStatus | UnsetType = UNSET
     content: list[ToolCallContent] | UnsetType = UNSET
@@ -86,6 +87,7 @@ class _ToolCallPatch(Wire, frozen=True, kw_only=True):
 
     tool_call_id: str
     title: str | UnsetType | None = UNSET
+    name: str | UnsetType | None = UNSET
     kind: ToolKind | UnsetType | None = UNSET
     status: ToolCallStatus | UnsetType | None = UNSET
     content: list[ToolCallContent] | UnsetType | None = UNSET

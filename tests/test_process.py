@@ -21,9 +21,7 @@ from acp_server.process import (
     ProcessRegistry,
     ProcessResult,
     become_subreaper,
-    default_registry,
     group_members,
-    kill_all,
     reap_orphans,
     run_process,
 )
@@ -98,6 +96,7 @@ def assert_gone(pids: list[int]) -> None:
 
 async def run(argv: list[str], tmp_path: Path, **kwargs: object) -> ProcessResult:
     with anyio.fail_after(DEADLINE):
+        kwargs.setdefault("registry", None)
         return await run_process(argv, cwd=str(tmp_path), **kwargs)  # type: ignore[arg-type]
 
 
@@ -108,7 +107,7 @@ async def test_stdout_and_stderr_are_captured_separately(tmp_path: Path) -> None
     result = await run(bash("echo out; echo err >&2"), tmp_path, signal=None)
     assert result.stdout == "out\n"
     assert result.stderr == "err\n"
-    assert (result.exit_code, result.signal) == (0, None)
+    assert (result.exit_code, result.posix_signal) == (0, None)
     assert not (result.stdout_truncated or result.stderr_truncated)
     assert not (result.timed_out or result.aborted)
     assert result.survivors == []
@@ -117,12 +116,12 @@ async def test_stdout_and_stderr_are_captured_separately(tmp_path: Path) -> None
 
 async def test_the_exit_code_is_reported(tmp_path: Path) -> None:
     result = await run(bash("exit 3"), tmp_path, signal=None)
-    assert (result.exit_code, result.signal) == (3, None)
+    assert (result.exit_code, result.posix_signal) == (3, None)
 
 
 async def test_death_by_signal_is_reported_as_the_signal_not_an_exit_code(tmp_path: Path) -> None:
     result = await run(bash("kill -KILL $$"), tmp_path, signal=None)
-    assert (result.exit_code, result.signal) == (None, SIGKILL)
+    assert (result.exit_code, result.posix_signal) == (None, SIGKILL)
     assert not (result.timed_out or result.aborted)
 
 
@@ -232,7 +231,7 @@ async def test_a_timeout_stops_the_whole_group_with_sigterm(tmp_path: Path) -> N
     result = await run(bash(script), tmp_path, signal=None, timeout=1.0, grace=10.0)
     pids = await read_pids(pidfile)
     assert result.timed_out and not result.aborted
-    assert result.signal == SIGTERM  # respected SIGTERM: no need to wait out the grace
+    assert result.posix_signal == SIGTERM  # respected SIGTERM: no need to wait out the grace
     assert result.duration < 8.0
     assert result.survivors == []
     assert_gone(pids)
@@ -254,7 +253,7 @@ async def test_the_turn_signal_stops_the_whole_group(tmp_path: Path) -> None:
         turn.abort(UserCancel())
     [result] = results
     assert result.aborted and not result.timed_out
-    assert result.signal == SIGTERM
+    assert result.posix_signal == SIGTERM
     assert result.survivors == []
     assert_gone(pids)
 
@@ -277,7 +276,7 @@ async def test_a_group_that_ignores_sigterm_dies_by_sigkill_after_the_grace(tmp_
     elapsed = time.monotonic() - aborted_at
     [result] = results
     assert result.aborted
-    assert result.signal == SIGKILL
+    assert result.posix_signal == SIGKILL
     assert 0.4 <= elapsed < 8.0
     assert result.survivors == []
     assert_gone(pids)
@@ -287,6 +286,7 @@ async def test_a_cancelled_caller_still_stops_and_reaps_the_group(tmp_path: Path
     pidfile = tmp_path / "pids"
     script = f"sleep 300 & a=$!; sleep 300 & b=$!; {write_pids(pidfile, '$$', '$a', '$b')}; wait"
     pids: list[int] = []
+    registry = ProcessRegistry()
 
     async def cancel_when_started(scope: anyio.CancelScope) -> None:
         pids.extend(await read_pids(pidfile))
@@ -295,11 +295,13 @@ async def test_a_cancelled_caller_still_stops_and_reaps_the_group(tmp_path: Path
     with anyio.fail_after(DEADLINE), anyio.CancelScope() as scope:
         async with anyio.create_task_group() as tg:
             tg.start_soon(cancel_when_started, scope)
-            await run_process(bash(script), signal=None, cwd=str(tmp_path), grace=0.5)
+            await run_process(
+                bash(script), signal=None, registry=registry, cwd=str(tmp_path), grace=0.5
+            )
             pytest.fail("run_process returned instead of propagating the cancellation")
     assert scope.cancelled_caught
     assert_gone(pids)
-    assert not default_registry.groups
+    assert not registry.groups
 
 
 async def test_background_children_left_after_a_normal_exit_are_killed(tmp_path: Path) -> None:
@@ -308,7 +310,7 @@ async def test_background_children_left_after_a_normal_exit_are_killed(tmp_path:
     result = await run(bash(script), tmp_path, signal=None, grace=5.0)
     pids = [int(word) for word in result.stdout.split()]
     assert len(pids) == 2
-    assert (result.exit_code, result.signal) == (0, None)
+    assert (result.exit_code, result.posix_signal) == (0, None)
     assert not (result.timed_out or result.aborted)
     assert result.duration < 4.0  # the sleeps obeyed SIGTERM
     assert result.survivors == []
@@ -318,12 +320,15 @@ async def test_background_children_left_after_a_normal_exit_are_killed(tmp_path:
 async def test_an_already_aborted_signal_spawns_nothing(tmp_path: Path) -> None:
     marker = tmp_path / "spawned"
     turn = TurnCancellation()
+    registry = ProcessRegistry()
     turn.abort(UserCancel())
     with pytest.raises(TurnAborted):
-        await run_process(["touch", str(marker)], signal=turn.signal, cwd=str(tmp_path))
+        await run_process(
+            ["touch", str(marker)], signal=turn.signal, registry=registry, cwd=str(tmp_path)
+        )
     await anyio.sleep(0.2)
     assert not await anyio.Path(marker).exists()
-    assert not default_registry.groups
+    assert not registry.groups
 
 
 async def test_a_signal_never_aborted_lets_the_process_finish(tmp_path: Path) -> None:
@@ -348,34 +353,41 @@ async def test_registry_kill_all_stops_every_live_group(tmp_path: Path) -> None:
         for pidfile in pidfiles:
             tg.start_soon(call, pidfile)
         pids = [pid for pidfile in pidfiles for pid in await read_pids(pidfile)]
-        assert len(registry) == 2
+        with anyio.fail_after(DEADLINE):
+            # A child can write its pids before `spawn` has registered it.
+            while len(registry) < 2:  # noqa: ASYNC110
+                await anyio.sleep(0.01)
         with anyio.fail_after(DEADLINE):
             assert await registry.kill_all(grace=0.5) == []
     assert_gone(pids)
     assert len(results) == 2
     for result in results:
-        assert result.signal == SIGTERM
+        assert result.posix_signal == SIGTERM
         assert not (result.aborted or result.timed_out)
     assert not registry.groups
 
 
-async def test_kill_all_uses_the_default_registry_and_escalates(tmp_path: Path) -> None:
+async def test_kill_all_escalates_to_sigkill_after_its_grace(tmp_path: Path) -> None:
+    registry = ProcessRegistry()
     pidfile = tmp_path / "pids"
     script = f"trap '' TERM; sleep 300 & a=$!; {write_pids(pidfile, '$$', '$a')}; wait"
     results: list[ProcessResult] = []
 
     async def call() -> None:
-        results.append(await run(bash(script), tmp_path, signal=None))
+        results.append(await run(bash(script), tmp_path, signal=None, registry=registry))
 
     async with anyio.create_task_group() as tg:
         tg.start_soon(call)
         pids = await read_pids(pidfile)
-        assert pids[0] in default_registry.groups
         with anyio.fail_after(DEADLINE):
-            await kill_all(grace=0.2)
+            # The child can write its pids before `spawn` has registered it.
+            while pids[0] not in registry.groups:  # noqa: ASYNC110
+                await anyio.sleep(0.01)
+        with anyio.fail_after(DEADLINE):
+            await registry.kill_all(grace=0.2)
     assert_gone(pids)
-    assert results[0].signal == SIGKILL
-    assert not default_registry.groups
+    assert results[0].posix_signal == SIGKILL
+    assert not registry.groups
 
 
 async def test_kill_all_with_nothing_running_returns_at_once() -> None:

@@ -17,6 +17,7 @@ from acp_server.agent.cancellation import TurnAborted, TurnSignal
 from acp_server.rpc.errors import PeerClosed, RemoteError
 from acp_server.rpc.peer import Peer
 from acp_server.tools.permissions import Answer
+from acp_server.tools.text_window import TextWindow, window_of_text
 from acp_server.tools.workspace import CommandResult
 from protocol import errors
 from protocol.client import (
@@ -108,6 +109,13 @@ class ClientFiles:
             raise OSError(f"the client could not read {path}: {exc.message}") from None
         return response.content
 
+    async def read_window(
+        self, path: str, start: int, max_lines: int, max_bytes: int, signal: TurnSignal
+    ) -> TextWindow:
+        # The whole text: clients differ in honouring `line`/`limit`, and the frame that
+        # carries it is already bounded by the line limit of the connection.
+        return window_of_text(await self.read_text(path, signal), start, max_lines, max_bytes)
+
     async def write_text(self, path: str, content: str, signal: TurnSignal) -> None:
         request = WriteTextFileRequest(session_id=self._session_id, path=path, content=content)
         try:
@@ -187,7 +195,7 @@ class ClientTerminals:
         return CommandResult(
             output=output.output,
             exit_code=None if exit_code is UNSET else exit_code,
-            signal=None if killed_by is UNSET else killed_by,
+            posix_signal=None if killed_by is UNSET else killed_by,
             truncated=output.truncated,
             timed_out=timed_out,
             terminal_id=terminal,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -17,8 +17,10 @@ import msgspec
 from anyio.abc import TaskGroup
 
 from acp_server import __version__
+from acp_server.process import ProcessRegistry
 from acp_server.rpc.dispatch import JsonRpcDispatcher, RequestHandler, RpcError, decode_params
 from acp_server.rpc.peer import IncomingRequest, Peer
+from acp_server.tools.budget import ToolBudget
 from protocol import errors
 from protocol.content import TextContent
 from protocol.initialize import (
@@ -102,6 +104,9 @@ class BridgeOptions:
     """What the command line decided for every session."""
 
     data_dir: Path
+    processes: ProcessRegistry
+    """Where every child process of every session is registered (the server's, created at
+    start-up and stopped at shutdown)."""
     model: ModelProvider | None = None
     model_spec: str | None = None
     offered_models: tuple[str, ...] = ()
@@ -111,6 +116,8 @@ class BridgeOptions:
     mode: Mode = "default"
     ids: SequentialIds | None = None
     """Deterministic mode's id factory for sessions, turns and messages; None: random ids."""
+    tool_budget: ToolBudget = field(default_factory=ToolBudget)
+    """How much of a tool's result reaches the model (`[tools]` of the config file)."""
 
 
 class AcpConnection:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import TypeVar
 from urllib.parse import unquote
 
@@ -9,7 +10,8 @@ import anyio
 from msgspec import UnsetType
 
 from acp_server.session import records as rec
-from acp_server.tools.workspace import Sandbox
+from acp_server.tools.local_files import open_checked
+from acp_server.tools.workspace import PathRefused, Sandbox
 from protocol.content import (
     AudioContent,
     ContentBlock,
@@ -75,7 +77,12 @@ async def read_resource_links(parts: list[rec.Part], sandbox: Sandbox) -> list[r
         if not isinstance(part, rec.ResourceLinkPart) or not part.uri.startswith("file://"):
             resolved.append(part)
             continue
-        path = sandbox.resolve(unquote(part.uri.removeprefix("file://")))
+        try:
+            path = sandbox.resolve(unquote(part.uri.removeprefix("file://")))
+        except PathRefused as exc:
+            resolved.append(part)
+            resolved.append(rec.TextPart(text=f"[{part.uri} was not read: {exc}]"))
+            continue
         if not sandbox.contains(path):
             resolved.append(part)
             resolved.append(rec.TextPart(text=f"[{part.uri} is outside the workspace: not read]"))
@@ -86,12 +93,16 @@ async def read_resource_links(parts: list[rec.Part], sandbox: Sandbox) -> list[r
             resolved.append(part)
             resolved.append(rec.TextPart(text=f"[{part.uri} could not be read: {exc.strerror}]"))
             continue
+        except PathRefused as exc:  # a FIFO or device (it would block), or a swapped link
+            resolved.append(part)
+            resolved.append(rec.TextPart(text=f"[{part.uri} was not read: {exc}]"))
+            continue
         resolved.append(rec.ResourcePart(uri=part.uri, text=text, mime_type=part.mime_type))
     return resolved
 
 
 def _read_head(path: str) -> str:
-    with open(path, "rb") as file:
+    with open(open_checked(path, os.O_RDONLY), "rb") as file:
         data = file.read(RESOURCE_LINK_LIMIT + 1)
     text = data[:RESOURCE_LINK_LIMIT].decode("utf-8", errors="replace")
     if len(data) > RESOURCE_LINK_LIMIT:

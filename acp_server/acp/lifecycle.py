@@ -19,7 +19,6 @@ import msgspec
 from acp_server.agent.cancellation import TurnSignal
 from acp_server.models.base import ModelConfigError
 from acp_server.models.switchable import SwitchableModel
-from acp_server.process import become_subreaper
 from acp_server.rpc.dispatch import RpcError, decode_params
 from acp_server.rpc.peer import IncomingRequest
 from acp_server.session import records as rec
@@ -36,6 +35,7 @@ from acp_server.session.log import SessionLog
 from acp_server.tools.base import Tool, ToolKind
 from acp_server.tools.builtin import builtin_tools
 from acp_server.tools.local_commands import LocalCommands
+from acp_server.tools.local_files import LocalFiles
 from acp_server.tools.permissions import (
     MODE_IDS,
     Mode,
@@ -43,7 +43,8 @@ from acp_server.tools.permissions import (
     PermissionPolicy,
     check_mode,
 )
-from acp_server.tools.workspace import CommandRunner, FileAccess, LocalFiles, Sandbox
+from acp_server.tools.text_window import TextWindow
+from acp_server.tools.workspace import CommandRunner, FileAccess, Sandbox
 from protocol import errors
 from protocol.mcp import McpServer
 from protocol.session import (
@@ -414,9 +415,6 @@ class SessionLifecycle:
         journal: Journal,
     ) -> AcpSession:
         connection = self._connection
-        # Orphaned grandchildren of this session's tools re-parent to us, so the process runner
-        # can reap a whole group at once, even when we are PID 1 in a container.
-        become_subreaper()
         log_ = SessionLog(session_id, records)
         log_.on_append(journal.append)
         tools, policy = self._tools_for(session_id, cwd, extra_roots, log_, records)
@@ -435,7 +433,11 @@ class SessionLifecycle:
             )
             handle = spawn_agent(
                 log_,
-                AgentConfig(model=model, tools=tools),
+                AgentConfig(
+                    model=model,
+                    tools=tools,
+                    max_result_bytes=connection.options.tool_budget.max_result_bytes,
+                ),
                 connection.task_group,
                 seams=Seams(approval=[policy.approve]),
                 ids=ids if ids is not None else random_ids,
@@ -454,7 +456,7 @@ class SessionLifecycle:
                 if agent is not None:
                     agent.add_tools(new)
 
-            mcp = McpServers(servers, cwd, add_tools)
+            mcp = McpServers(servers, cwd, add_tools, connection.options.processes)
             self._mcp[session_id] = mcp
             mcp.start(connection.task_group)
         session = AcpSession(
@@ -508,9 +510,11 @@ class SessionLifecycle:
             client if caps.fs.write_text_file else local,
         )
         commands: CommandRunner = (
-            ClientTerminals(peer, session_id) if caps.terminal else LocalCommands()
+            ClientTerminals(peer, session_id)
+            if caps.terminal
+            else LocalCommands(registry=self._connection.options.processes)
         )
-        tools = builtin_tools(sandbox, files, commands)
+        tools = builtin_tools(sandbox, files, commands, self._connection.options.tool_budget)
         mode: Mode = self._connection.options.mode
         always: dict[ToolKind, bool] = {}
         for record in records:
@@ -590,9 +594,14 @@ class SessionLifecycle:
                 AgentMessageChunk(content=TextContent(text=text), message_id=ids("msg"))
             )
 
-        SessionHooks(hooks, session_id=session_id, cwd=cwd, consent=consent, notify=notify).install(
-            agent
-        )
+        SessionHooks(
+            hooks,
+            session_id=session_id,
+            cwd=cwd,
+            consent=consent,
+            notify=notify,
+            processes=self._connection.options.processes,
+        ).install(agent)
 
 
 class _ToolsByName(Mapping[str, Tool]):
@@ -623,6 +632,11 @@ class SplitFiles:
 
     async def read_text(self, path: str, signal: TurnSignal) -> str:
         return await self._reader.read_text(path, signal)
+
+    async def read_window(
+        self, path: str, start: int, max_lines: int, max_bytes: int, signal: TurnSignal
+    ) -> TextWindow:
+        return await self._reader.read_window(path, start, max_lines, max_bytes, signal)
 
     async def write_text(self, path: str, content: str, signal: TurnSignal) -> None:
         await self._writer.write_text(path, content, signal)

@@ -87,6 +87,7 @@ def replay_updates(records: Sequence[rec.Record]) -> list[SessionUpdate]:
                     ToolCall(
                         tool_call_id=call.call_id,
                         title=title,
+                        name=call.name,
                         kind=kind,  # type: ignore[arg-type]
                         status="pending",
                         raw_input=dict(call.arguments),

@@ -46,6 +46,7 @@ def update_for(event: AgentEvent) -> SessionUpdate | None:
         return ToolCall(
             tool_call_id=event.call_id,
             title=event.title,
+            name=event.name,
             kind=event.kind,
             status="pending",
             raw_input=dict(event.arguments),

@@ -35,6 +35,7 @@ from acp_server.models.base import (
 from acp_server.session import records as rec
 from acp_server.session.log import SessionLog
 from acp_server.tools.base import CallAwareTool, PlanItem, Tool, ToolOutput
+from acp_server.tools.budget import ToolBudget, cap_output
 
 from .cancellation import (
     CancelCause,
@@ -85,6 +86,8 @@ class AgentConfig:
     tools: Sequence[Tool] = ()
     system_prompt: str = DEFAULT_SYSTEM_PROMPT
     max_steps: int = 25
+    max_result_bytes: int = ToolBudget().max_result_bytes
+    """Every tool result is cut to this before the model (or the journal) sees it."""
 
 
 class AgentLoop:
@@ -105,7 +108,6 @@ class AgentLoop:
         self.config = config
         self.seams = seams
         self.inbox = Inbox()
-        self._conversation = Conversation(session)
         self.holder: TurnCancellation | None = None
         self.status: Status = "idle"
         self.disposing = False
@@ -116,6 +118,9 @@ class AgentLoop:
         self._task_group = task_group
         self._ids = ids
         self._durability_flush = durability_flush
+        # Kept in step with the log, so a step never rebuilds the whole history.
+        self.conversation = Conversation(session.records)
+        session.on_append(self.conversation.add)
         self._tools = {tool.name: tool for tool in config.tools}
         self._tool_specs = [
             ToolSpec(name=t.name, description=t.description, parameters=dict(t.parameters))
@@ -368,7 +373,7 @@ class AgentLoop:
             request = ModelRequest(
                 session_id=self.session.session_id,
                 system_prompt="\n\n".join(part for part in system_parts if part),
-                messages=[*prefix, *self._conversation.items],
+                messages=[*prefix, *self.conversation.items],
                 tools=list(self._tool_specs),
             )
             for configure in self.seams.request_config:
@@ -523,6 +528,7 @@ class AgentLoop:
         except Exception as exc:
             log.info("tool %s failed: %s", call.name, exc)
             output = ToolOutput(f"{type(exc).__name__}: {exc}", failed=True)
+        output = cap_output(output, self.config.max_result_bytes)
         for observe in self.seams.post_tool:
             await observe(call, output, signal)
             signal.raise_if_aborted()

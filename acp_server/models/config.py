@@ -14,6 +14,11 @@ A missing file at the default place is the same as an empty one. Example:
     [providers.anthropic]
     api_key_env = "ANTHROPIC_API_KEY"
 
+    [tools]
+    max_result_bytes = 65536    # the most of one tool result the model is sent
+    max_read_lines = 2000       # read_file's window when no limit is given
+    max_search_results = 500    # matches grep, paths glob, entries list_dir show
+
 Which model a server uses (`choose_model_spec`): `--model` > `ACP_SERVER_MODEL` >
 `default_model` here. Which endpoint a provider talks to (`acp_server.models.spec.load_model`):
 the `OPENAI_BASE_URL` / `ANTHROPIC_BASE_URL` variable > `base_url` here > the public
@@ -32,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from acp_server.models.base import ModelConfigError
+from acp_server.tools.budget import ToolBudget
 
 __all__ = [
     "MODEL_ENV",
@@ -75,6 +81,8 @@ class ModelSettings:
     """`models`: the specs offered to clients as choices, in the file's order."""
     providers: dict[str, ProviderSettings] = field(default_factory=dict)
     """`[providers.NAME]` tables by provider name (`openai`, `anthropic`)."""
+    tools: ToolBudget = field(default_factory=ToolBudget)
+    """`[tools]`: how much of a tool's result reaches the model."""
     path: Path | None = None
     """The file these came from, for messages; None when no file was read."""
 
@@ -174,6 +182,9 @@ _PROVIDER_KEYS = {
     "context_window": int,
 }
 
+_TOOL_MINIMUMS = {"max_result_bytes": 1024, "max_read_lines": 1, "max_search_results": 1}
+"""The `[tools]` keys and their smallest values (a result must hold its closing note)."""
+
 
 class _Reader:
     """Validates a decoded file; messages say `config file PATH, line N: ...`."""
@@ -207,6 +218,7 @@ class _Reader:
         default: str | None = None
         offered: list[str] = []
         providers: dict[str, ProviderSettings] = {}
+        tools = ToolBudget()
         for key, value in table.items():
             if key == "default_model":
                 if not isinstance(value, str):
@@ -229,12 +241,15 @@ class _Reader:
                     raise self.error("`providers` must be a table of [providers.NAME]", key)
                 for name, entry in value.items():
                     providers[name] = self.provider(name, entry)
+            elif key == "tools":
+                tools = self.tools(value)
             else:
                 raise self.error(
-                    f"unknown key `{key}`; expected default_model, models or [providers.NAME]",
+                    f"unknown key `{key}`; expected default_model, models, [providers.NAME] "
+                    "or [tools]",
                     key,
                 )
-        return ModelSettings(default, offered, providers, self.file)
+        return ModelSettings(default, offered, providers, tools, self.file)
 
     def provider(self, name: str, entry: Any) -> ProviderSettings:
         table = f"providers.{name}"
@@ -267,3 +282,22 @@ class _Reader:
                 value = float(value)
             values[key] = value
         return ProviderSettings(**values)
+
+    def tools(self, entry: Any) -> ToolBudget:
+        if not isinstance(entry, dict):
+            raise self.error("[tools] must be a table", "tools")
+        values: dict[str, int] = {}
+        for key, value in entry.items():
+            minimum = _TOOL_MINIMUMS.get(key)
+            if minimum is None:
+                raise self.error(
+                    f"unknown key `{key}` in [tools]; expected {', '.join(_TOOL_MINIMUMS)}",
+                    key,
+                    "tools",
+                )
+            if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+                raise self.error(
+                    f"[tools] `{key}` must be an integer of at least {minimum}", key, "tools"
+                )
+            values[key] = value
+        return ToolBudget(**values)

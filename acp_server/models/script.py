@@ -240,40 +240,6 @@ def _item_words(item: ConversationItem) -> int:
     return len(item.output.split())
 
 
-class _CountedPrefix:
-    """The words of a session's messages counted by an earlier request of that session.
-
-    The runtime hands each request the same item objects for the history it already sent, so
-    a request whose item at `length - 1` is `last` shares that prefix (items are only ever
-    appended, or a refused turn removed, which moves `last`), and only the new items are
-    counted: usage costs the turn, not the history.
-    """
-
-    __slots__ = ("last", "length", "words")
-
-    def __init__(self, length: int, last: ConversationItem | None, words: int) -> None:
-        self.length = length
-        self.last = last
-        self.words = words
-
-
-def _input_words(request: ModelRequest, counted: dict[str, _CountedPrefix]) -> int:
-    messages = request.messages
-    prefix = counted.get(request.session_id)
-    start, words = 0, 0
-    if (
-        prefix is not None
-        and 0 < prefix.length <= len(messages)
-        and messages[prefix.length - 1] is prefix.last
-    ):
-        start, words = prefix.length, prefix.words
-    for index in range(start, len(messages)):
-        words += _item_words(messages[index])
-    last = messages[-1] if messages else None
-    counted[request.session_id] = _CountedPrefix(len(messages), last, words)
-    return words + len(request.system_prompt.split())
-
-
 def _highest_call_number(messages: Sequence[ConversationItem]) -> int:
     """The largest n of a `call_<n>` id already in the conversation (0 if none), so ids stay
     unique within a session that was reloaded into a fresh process."""
@@ -326,7 +292,7 @@ class ScriptedProvider:
         self._subagent_responses = subagent_responses
         self._cursors: dict[str, int] = {}
         self._call_counters: dict[str, int] = {}
-        self._counted: dict[str, _CountedPrefix] = {}
+        self._counted: dict[str, tuple[list[ConversationItem], int]] = {}
         self._subagent: ScriptedProvider | None = None
 
     def for_subagent(self) -> ModelProvider:
@@ -349,6 +315,22 @@ class ScriptedProvider:
         counter += 1
         self._call_counters[session] = counter
         return f"call_{counter}"
+
+    def _input_words(self, request: ModelRequest) -> int:
+        """Words of the request. Only items after the part already counted for the session
+        are split: a conversation grows by appending, and recounting it all at every step
+        would make a long session's steps slower and slower. The prefix is compared with
+        `==` (identity first, then content), so a rewritten history is recounted."""
+        messages = request.messages
+        counted = self._counted.get(request.session_id)
+        words, start = 0, 0
+        if counted is not None:
+            seen, seen_words = counted
+            if len(seen) <= len(messages) and messages[: len(seen)] == seen:
+                words, start = seen_words, len(seen)
+        words += sum(_item_words(item) for item in messages[start:])
+        self._counted[request.session_id] = (list(messages), words)
+        return words + len(request.system_prompt.split())
 
     async def stream(
         self, request: ModelRequest, signal: TurnSignal
@@ -402,7 +384,7 @@ class ScriptedProvider:
 
         signal.raise_if_aborted()
         yield Usage(
-            input_tokens=_input_words(request, self._counted),
+            input_tokens=self._input_words(request),
             output_tokens=output_words,
             context_window=SCRIPTED_CONTEXT_WINDOW,
         )

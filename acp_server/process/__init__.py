@@ -1,54 +1,63 @@
-"""The one runner for child processes: nothing a call started outlives the call.
+"""The one way to start a child process: nothing a call started outlives the call.
 
-Every child is the leader of its own session and process group (`start_new_session=True`),
-so one `os.killpg` reaches the whole tree it builds. stdin is `/dev/null` (or a pipe that
-carries `stdin_data` and is then closed); stdout and stderr are always pipes, so no child
-ever writes to our fd 1, which carries the protocol.
+`spawn` (MCP servers) and `run_process` on top of it (the bash tool, hooks) start every child
+as the leader of its own session and process group (`start_new_session=True`), with a token
+in its environment that its descendants inherit. stdin is `/dev/null` (or a pipe the caller
+asked for); stdout is always a pipe and stderr a pipe or our fd 2, so no child ever writes
+to our fd 1, which carries the protocol.
 
 How a call ends:
 
-- The turn signal aborts or the timeout expires: SIGTERM to the group, up to `grace`
-  seconds for it to empty, SIGKILL, then the join.
-- The leader exits by itself: if members of its group are still running (`sleep 300 &`
-  followed by `exit`), they get the same treatment. A tool call owns everything it
-  started; a background job that should survive the call is out of scope by design.
+- The turn signal aborts or the timeout expires: the tree is stopped. Before every signal
+  the descendants are recorded (`descendants`: the ppid walk below the leader, and orphans
+  re-parented to us that carry the call's token), so a process that left the group with
+  `setsid`, `setpgid` or a double fork is signalled with it: SIGTERM to the group and each
+  recorded pid, up to `grace` seconds for all of it to be gone, SIGKILL, then the join.
+- The leader exits by itself: whatever is left of the tree (`sleep 300 &` followed by
+  `exit`, a detached daemon) gets the same treatment. A call owns everything it started;
+  a background job that should survive the call is out of scope by design.
 - The caller's anyio scope is cancelled: the same escalation runs shielded, and the
   cancellation is re-raised afterwards.
 
-The join waits until the group is really empty (`killpg(pgid, 0)` fails with ESRCH),
-reaping exited members that are our children on the way. It is bounded (`JOIN_TIMEOUT`);
-pids still in the group then are reported in `ProcessResult.survivors` and logged.
+The join waits until the group is empty (`killpg(pgid, 0)` fails with ESRCH) and every
+recorded pid is gone, reaping exited processes that are our children on the way, and
+rescans at the end for processes forked or re-parented meanwhile. It is bounded
+(`JOIN_TIMEOUT`); pids still there are reported in `ProcessResult.survivors` and logged.
 
-Orphans: members whose parent died are re-parented to the nearest subreaper, or to PID 1.
-`become_subreaper()` (called once by the server at start-up on Linux) makes us that
-subreaper, so we reap them within milliseconds instead of waiting for init, and zombies
-cannot pile up when we run as PID 1. We reap only exited members of the group being
-joined, never the group leader (its exit status belongs to the event loop's child watcher)
-and never with `waitpid(-1)`.
+The registry (`ProcessRegistry`) is created once by the server and passed to everything
+that spawns; server shutdown calls its `kill_all`, which refuses later spawns and stops
+every live tree with a short grace, so SIGKILL lands before the process exits.
 
-Limitation: a grandchild that calls `setsid()` leaves the group and escapes; only cgroups
-would catch it. See docs/rfc/implemented/architecture/2026-11-30-process-groups.md.
+Orphans are re-parented to the nearest subreaper, or to PID 1. `become_subreaper()`, called
+once by the server at start-up on Linux, makes us that subreaper, so we reap them within
+milliseconds instead of waiting for init, zombies cannot pile up when we run as PID 1, and
+a double-forked grandchild stays within our reach. We reap only processes we recorded,
+never the group leader (its exit status belongs to the event loop's child watcher) and
+never with `waitpid(-1)`.
+
+See docs/rfc/implemented/architecture/2026-11-30-process-groups.md.
 """
 
 from acp_server.process.groups import (
     JOIN_TIMEOUT,
     ProcessRegistry,
+    RegistryClosed,
     become_subreaper,
-    default_registry,
     group_members,
-    kill_all,
     reap_orphans,
 )
 from acp_server.process.runner import ProcessResult, run_process
+from acp_server.process.spawn import Child, spawn
 
 __all__ = [
     "JOIN_TIMEOUT",
+    "Child",
     "ProcessRegistry",
     "ProcessResult",
+    "RegistryClosed",
     "become_subreaper",
-    "default_registry",
     "group_members",
-    "kill_all",
     "reap_orphans",
     "run_process",
+    "spawn",
 ]

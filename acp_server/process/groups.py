@@ -1,8 +1,10 @@
-"""Process groups: signalling, joining and reaping them, the subreaper, and the registry of
-live groups that server shutdown stops. See the package docstring for the rules."""
+"""Process trees: signalling, joining and reaping a child's group and its recorded
+descendants, the subreaper, and the registry of live trees that server shutdown stops. See
+the package docstring for the rules."""
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import logging
 import os
@@ -12,6 +14,8 @@ from collections.abc import Collection, Iterable
 from signal import SIGKILL, SIGTERM
 
 import anyio
+
+from acp_server.process.descendants import children, descendants, is_same, read_stat
 
 log = logging.getLogger(__name__)
 
@@ -26,50 +30,128 @@ _PR_SET_CHILD_SUBREAPER = 36
 _HAVE_WAITID = all(hasattr(os, name) for name in ("waitid", "P_PGID", "WNOWAIT"))
 
 
-class ProcessRegistry:
-    """The process groups of the calls currently running, for shutdown.
+class RegistryClosed(RuntimeError):
+    """The server is shutting down: no new process may start."""
 
-    `run_process` registers a group right after spawning it and unregisters it once the
-    group is joined. `kill_all` stops every group still registered.
+
+class ProcessTree:
+    """A child we spawned, the leader of process group `pgid`, and every descendant of it
+    found so far outside that group (`acp_server.process.descendants`)."""
+
+    __slots__ = ("members", "pgid", "token")
+
+    def __init__(self, pgid: int, token: str) -> None:
+        self.pgid = pgid
+        self.token = token
+        self.members: dict[int, int] = {}
+        """pid -> start time of recorded descendants; the leader is never one."""
+
+    def rescan(self) -> None:
+        """Record the descendants that exist now (before every signal: a process killed
+        first would hand its children to us without a link to this tree)."""
+        self.members.update(descendants(self.pgid, self.token))
+
+    def alive(self) -> bool:
+        """Reap what we can, forget what is gone, and say whether anything is left (zombies
+        count: they are not reaped yet)."""
+        me = os.getpid()
+        for pid, start in list(self.members.items()):
+            stat = is_same(pid, start)
+            if stat is not None and stat.state == "Z" and stat.ppid == me and reap_orphans([pid]):
+                stat = None
+            if stat is None:
+                del self.members[pid]
+        group = _group_alive(self.pgid)
+        return group or bool(self.members)
+
+    def send(self, posix_signal: int) -> None:
+        """Signal the group and every recorded descendant that is still the same process."""
+        _signal_group(self.pgid, posix_signal)
+        for pid, start in list(self.members.items()):
+            if is_same(pid, start) is None:
+                continue
+            try:
+                os.kill(pid, posix_signal)
+            except ProcessLookupError:
+                pass
+            except PermissionError:
+                log.warning("not permitted to signal process %d", pid)
+
+    def leftovers(self) -> list[int]:
+        return sorted({*group_members(self.pgid), *self.members})
+
+
+class ProcessRegistry:
+    """The process trees of the calls currently running, for shutdown.
+
+    One per server, created at start-up and passed to everything that spawns (never found
+    through a module global). `spawn` registers a tree right after the fork and unregisters
+    it once the tree is joined. `kill_all` closes the registry (later spawns raise
+    `RegistryClosed`) and stops every tree still registered.
     """
 
-    __slots__ = ("_groups",)
+    __slots__ = ("_closed", "_trees", "spawning")
 
     def __init__(self) -> None:
-        self._groups: set[int] = set()
+        self._trees: dict[int, ProcessTree] = {}
+        self._closed = False
+        self.spawning = 0
+        """Spawns between their fork and their `register` (see `reap_strays`)."""
 
-    def register(self, pgid: int) -> None:
-        self._groups.add(pgid)
+    def register(self, tree: ProcessTree) -> None:
+        self._trees[tree.pgid] = tree
 
-    def unregister(self, pgid: int) -> None:
-        self._groups.discard(pgid)
+    def unregister(self, tree: ProcessTree) -> None:
+        if self._trees.get(tree.pgid) is tree:
+            del self._trees[tree.pgid]
+
+    @property
+    def is_open(self) -> bool:
+        return not self._closed
+
+    def check_open(self) -> None:
+        if self._closed:
+            raise RegistryClosed("the agent is shutting down: no new process may start")
+
+    def reap_strays(self) -> None:
+        """Reap every exited child of ours that is not a registered leader: orphans no tree
+        recorded (a double fork's middle process, re-parented to us, that exited before any
+        scan). Skipped while a spawn is between its fork and its registration: its leader is
+        not known yet, and a leader's exit status belongs to the event loop."""
+        if self.spawning:
+            return
+        for pid in children(os.getpid()):
+            if pid in self._trees:
+                continue
+            stat = read_stat(pid)
+            if stat is not None and stat.state == "Z":
+                reap_orphans([pid])
 
     @property
     def groups(self) -> frozenset[int]:
         """The ids of the live groups (each equals its leader's pid)."""
-        return frozenset(self._groups)
+        return frozenset(self._trees)
 
     def __len__(self) -> int:
-        return len(self._groups)
+        return len(self._trees)
 
     async def kill_all(self, grace: float = 0.5, join_timeout: float = JOIN_TIMEOUT) -> list[int]:
-        """SIGTERM every live group at once, wait up to `grace`, SIGKILL what remains, then
-        join them all. Shielded: runs to the end even if the caller is cancelled. Returns
-        the pids that survived the join (normally none). The calls that own the groups see
-        their leaders die by signal and return on their own.
+        """Close the registry; SIGTERM every live tree at once, wait up to `grace`, SIGKILL
+        what remains, then join them all; SIGKILL any other child of ours (an orphan whose
+        call could not be told, see `descendants`). Shielded: runs to the end even if the
+        caller is cancelled. Returns the pids that survived the join (normally none). The
+        calls that own the trees see their leaders die by signal and return on their own;
+        a call still in its own, longer grace is overtaken by this one.
         """
+        self._closed = True
         with anyio.CancelScope(shield=True):
-            survivors = await stop_groups(sorted(self._groups), grace, join_timeout)
+            survivors = await stop_trees(list(self._trees.values()), grace, join_timeout)
+            leaders = set(self._trees)
+            for pid in children(os.getpid()):
+                if pid not in leaders:
+                    with contextlib.suppress(OSError):
+                        os.kill(pid, SIGKILL)
         return survivors
-
-
-default_registry = ProcessRegistry()
-"""The registry `run_process` uses unless it is given another one."""
-
-
-async def kill_all(grace: float = 0.5) -> None:
-    """Server shutdown: stop every group of the default registry (`ProcessRegistry.kill_all`)."""
-    await default_registry.kill_all(grace)
 
 
 def become_subreaper() -> bool:
@@ -117,39 +199,54 @@ def group_members(pgid: int) -> list[int]:
     return sorted(pid for pid, _ in _scan_group(pgid))
 
 
-async def stop_groups(pgids: Collection[int], grace: float, join_timeout: float) -> list[int]:
-    """SIGTERM, grace, SIGKILL, join, for all `pgids` at once; each signal only to groups
-    that still exist. Returns the pids left in any group after `join_timeout`."""
-    live = [pgid for pgid in pgids if _group_alive(pgid)]
+async def stop_trees(
+    trees: Collection[ProcessTree], grace: float, join_timeout: float
+) -> list[int]:
+    """SIGTERM, grace, SIGKILL, join, for all `trees` at once; each signal only to what
+    still exists, after a rescan for descendants. The join ends with a rescan: a process
+    that was forked or re-parented while we signalled is killed and joined too. Returns the
+    pids left after `join_timeout`."""
+    live = _rescanned(trees)
     if not live:
         return []
-    for pgid in live:
-        _signal_group(pgid, SIGTERM)
-    live = await _join(live, time.monotonic() + grace)
-    if not live:
-        return []
-    for pgid in live:
-        _signal_group(pgid, SIGKILL)
-    live = await _join(live, time.monotonic() + join_timeout)
-    survivors = sorted(pid for pgid in live for pid in group_members(pgid))
+    for tree in live:
+        tree.send(SIGTERM)
+    await _join(live, time.monotonic() + grace)
+    live = _rescanned(trees)
+    deadline = time.monotonic() + join_timeout
+    while live:
+        for tree in live:
+            tree.send(SIGKILL)
+        await _join(live, deadline)
+        live = _rescanned(trees)
+        if time.monotonic() >= deadline:
+            break
+    survivors = sorted(pid for tree in live for pid in tree.leftovers())
     if live:
         log.warning(
             "process groups %s not empty %.1fs after SIGKILL; surviving pids: %s",
-            live,
+            [tree.pgid for tree in live],
             join_timeout,
             survivors,
         )
     return survivors
 
 
-async def _join(pgids: list[int], deadline: float) -> list[int]:
-    """Poll until every group is empty or `deadline` passes; return the ones left."""
+def _rescanned(trees: Collection[ProcessTree]) -> list[ProcessTree]:
+    """Rescan every tree; the ones with anything left."""
+    for tree in trees:
+        tree.rescan()
+    return [tree for tree in trees if tree.alive()]
+
+
+async def _join(trees: list[ProcessTree], deadline: float) -> list[ProcessTree]:
+    """Poll until every tree is gone or `deadline` passes; return the ones left."""
     interval = _POLL_FIRST
     while True:
-        pgids = [pgid for pgid in pgids if _group_alive(pgid)]
+        trees = [tree for tree in trees if tree.alive()]
         remaining = deadline - time.monotonic()
-        if not pgids or remaining <= 0:
-            return pgids
+        if not trees or remaining <= 0:
+            return trees
         await anyio.sleep(min(interval, remaining))
         interval = min(interval * _POLL_GROWTH, _POLL_MAX)
 
@@ -166,11 +263,11 @@ def _group_alive(pgid: int) -> bool:
     return True
 
 
-def _signal_group(pgid: int, sig: int) -> None:
+def _signal_group(pgid: int, posix_signal: int) -> None:
     if not _group_alive(pgid):
         return  # never signal a group id that may have been recycled
     try:
-        os.killpg(pgid, sig)
+        os.killpg(pgid, posix_signal)
     except ProcessLookupError:
         pass
     except PermissionError:
@@ -201,15 +298,7 @@ def _scan_group(pgid: int) -> list[tuple[int, int]]:
         return []
     members: list[tuple[int, int]] = []
     for name in entries:
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as f:
-                stat = f.read()
-        except OSError:
-            continue
-        # "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses.
-        fields = stat[stat.rfind(b")") + 2 :].split()
-        if len(fields) >= 3 and int(fields[2]) == pgid:
-            members.append((int(name), int(fields[1])))
+        stat = read_stat(int(name)) if name.isdigit() else None
+        if stat is not None and stat.pgrp == pgid:
+            members.append((int(name), stat.ppid))
     return members

@@ -61,17 +61,11 @@ class _RecordsView(Sequence[Record]):
 class SessionLog:
     """The append-only record list of one session, with append listeners."""
 
-    __slots__ = ("_listeners", "_next_token", "_records", "_turn_starts", "_view", "session_id")
+    __slots__ = ("_listeners", "_next_token", "_records", "_view", "session_id")
 
     def __init__(self, session_id: str, records: list[Record] | None = None) -> None:
         self.session_id = session_id
         self._records: list[Record] = list(records) if records is not None else []
-        # Where each turn's `turn/start` stands, so per-turn queries cost the turn, not the log.
-        self._turn_starts: dict[str, int] = {
-            record.turn_id: index
-            for index, record in enumerate(self._records)
-            if isinstance(record, TurnStart)
-        }
         self._view = _RecordsView(self._records)
         self._listeners: dict[int, _Listener] = {}
         self._next_token = 0
@@ -90,8 +84,6 @@ class SessionLog:
         A listener that raises is logged and skipped: it can neither undo the append nor keep
         later listeners from seeing the record.
         """
-        if isinstance(record, TurnStart):
-            self._turn_starts[record.turn_id] = len(self._records)
         self._records.append(record)
         # Snapshot: a listener may subscribe or unsubscribe while we iterate.
         for listener in tuple(self._listeners.values()):
@@ -142,8 +134,7 @@ class SessionLog:
         so providers that reuse call ids across steps still balance correctly.
         """
         pending: list[ToolCallRecord] = []
-        start = self._turn_starts.get(turn_id, 0)
-        for record in self._records[start:]:
+        for record in self._records[self._turn_start(turn_id) :]:
             if _turn_of(record) != turn_id:
                 continue
             if isinstance(record, AssistantMessage):
@@ -154,6 +145,15 @@ class SessionLog:
                         del pending[index]
                         break
         return pending
+
+    def _turn_start(self, turn_id: str) -> int:
+        """Index of the turn's `turn/start` (0 if absent). Searched from the end: the turn is
+        normally the last one, so closing a turn costs its own length, not the log's."""
+        for index in range(len(self._records) - 1, -1, -1):
+            record = self._records[index]
+            if isinstance(record, TurnStart) and record.turn_id == turn_id:
+                return index
+        return 0
 
     def last_turn_end(self) -> TurnEnd | None:
         """The most recent `turn/end`, or None if no turn has ended."""

@@ -13,7 +13,7 @@ import signal as signals
 from collections.abc import Mapping
 
 from acp_server.agent.cancellation import TurnAborted, TurnSignal
-from acp_server.process import ProcessResult, run_process
+from acp_server.process import ProcessRegistry, ProcessResult, run_process
 from acp_server.tools.workspace import CommandResult
 
 OUTPUT_LIMIT = 1 << 20
@@ -48,16 +48,19 @@ def combine_output(result: ProcessResult) -> str:
 
 
 class LocalCommands:
-    """Runs shell commands as local child processes."""
+    """Runs shell commands as local child processes, registered with `registry` (the
+    server's; None only for standalone use, where nothing else needs to stop them)."""
 
     def __init__(
         self,
         *,
+        registry: ProcessRegistry | None = None,
         shell: str | None = None,
         env: Mapping[str, str] | None = None,
         output_limit: int = OUTPUT_LIMIT,
         grace: float = 2.0,
     ) -> None:
+        self.registry = registry
         self.shell = shell or default_shell()
         self.env = env
         self.output_limit = output_limit
@@ -73,6 +76,7 @@ class LocalCommands:
         result = await run_process(
             [self.shell, "-c", command],
             signal=signal,
+            registry=self.registry,
             cwd=cwd,
             env=self.env,
             timeout=timeout,
@@ -85,7 +89,7 @@ class LocalCommands:
         return CommandResult(
             output=combine_output(result),
             exit_code=result.exit_code,
-            signal=None if result.signal is None else signal_name(result.signal),
+            posix_signal=None if result.posix_signal is None else signal_name(result.posix_signal),
             truncated=result.stdout_truncated or result.stderr_truncated,
             timed_out=result.timed_out,
         )

@@ -9,7 +9,8 @@ docs/rfc/implemented/feature/2026-11-30-permissions-and-modes.md.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+import stat
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
@@ -18,7 +19,7 @@ from acp_server.agent.seams import Deny
 from acp_server.models.base import ToolCallRequest
 
 from .base import Tool, ToolKind
-from .workspace import Sandbox
+from .workspace import PathRefused, Sandbox
 
 Mode = Literal["default", "accept_edits", "read_only", "bypass"]
 Answer = Literal["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"]
@@ -96,6 +97,38 @@ def decide(
     return "ask", ""
 
 
+@dataclass(frozen=True)
+class Crossing:
+    """A path of a tool call that leads, or may lead, outside the workspace."""
+
+    path: str
+    """The resolved path (what an explicit allow grants)."""
+    why: str
+    """Said to the user and the model: where the path really goes."""
+
+
+def _hard_links(path: str) -> int:
+    """How many names the regular file at `path` has (1 for anything else, or nothing)."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return 1
+    return info.st_nlink if stat.S_ISREG(info.st_mode) else 1
+
+
+def question_title(title: str, beyond: Sequence[Crossing]) -> str:
+    """The tool call's title as a permission question shows it: where each path that leaves
+    the workspace really goes ("Write README.md → /home/me/.bashrc (outside the workspace)")."""
+    notes: list[str] = []
+    for crossing in beyond:
+        if crossing.why == f"{crossing.path} is outside the workspace":
+            shown = "" if crossing.path in title else f"→ {crossing.path} "
+            notes.append(f"{shown}(outside the workspace)")
+        else:
+            notes.append(f"({crossing.why})")
+    return " ".join([title, *notes])
+
+
 class PermissionAsker(Protocol):
     """Asks the user about one announced tool call."""
 
@@ -127,22 +160,26 @@ class PermissionPolicy:
         tool = self._tools.get(call.name)
         if tool is None:
             return None  # the loop answers unknown tools itself
-        outside = [
-            loc.path
-            for loc in tool.locations(call.arguments)
-            if not self.sandbox.contains(self.sandbox.resolve(loc.path))
-        ]
-        verdict, reason = decide(self.mode, tool.kind, not outside, self.always)
+        paths = [loc.path for loc in tool.locations(call.arguments)]
+        # Resolving and a stat, on the loop like the sandbox's own checks: a thread hop here
+        # would let a client's EOF overtake the permission question.
+        beyond = self._beyond(tool.kind, paths)
+        verdict, reason = decide(self.mode, tool.kind, not beyond, self.always)
+        outside = [crossing.path for crossing in beyond]
         if verdict == "allow":
             self._grant(outside)
             return None
         if verdict == "deny":
             if reason == OUTSIDE:
                 roots = ", ".join(self.sandbox.roots)
-                reason = f"{', '.join(outside)} is {reason}; allowed roots: {roots}"
+                whys = "; ".join(crossing.why for crossing in beyond)
+                reason = (
+                    f"{whys} (only default mode asks before going further); allowed roots: {roots}"
+                )
             return Deny(reason)
-        why = f"{', '.join(outside)} is outside the workspace" if outside else ""
-        answer = await self._asker.ask(call.call_id, tool.title(call.arguments), why, signal)
+        title = question_title(tool.title(call.arguments), beyond)
+        why = "; ".join(crossing.why for crossing in beyond)
+        answer = await self._asker.ask(call.call_id, title, why, signal)
         signal.raise_if_aborted()
         if answer == "cancelled":
             # Clients answer `cancelled` when the turn is being cancelled; the tool does not run
@@ -156,6 +193,28 @@ class PermissionPolicy:
             self._grant(outside)
             return None
         return Deny("the user rejected this tool call")
+
+    def _beyond(self, kind: ToolKind, paths: list[str]) -> list[Crossing]:
+        """The paths of a call that lead, or may lead, outside the workspace (a few stats)."""
+        found: list[Crossing] = []
+        for path in paths:
+            try:
+                resolved = self.sandbox.resolve(path)
+            except PathRefused:
+                continue  # the tool refuses it itself, with the reason
+            if not self.sandbox.contains(resolved):
+                found.append(Crossing(resolved, f"{resolved} is outside the workspace"))
+            elif kind in _EDITS and resolved not in self.sandbox.granted:
+                links = _hard_links(resolved)
+                if links > 1:
+                    found.append(
+                        Crossing(
+                            resolved,
+                            f"{resolved} has {links} hard links, so the same file may be "
+                            "outside the workspace",
+                        )
+                    )
+        return found
 
     def _grant(self, outside: list[str]) -> None:
         # An explicit allow for a path outside the workspace lets the tool's own check pass.

@@ -1,8 +1,9 @@
 """Where tools act: the workspace roots, and how files and commands are reached.
 
 Tools never touch the disk or spawn processes directly: they go through `FileAccess` and
-`CommandRunner`, which the session wires either to the local machine or to the ACP client
-(`fs/*` sees the editor's unsaved buffers; `terminal/*` shows the command live in the editor).
+`CommandRunner`, which the session wires either to the local machine (`local_files`,
+`local_commands`) or to the ACP client (`fs/*` sees the editor's unsaved buffers; `terminal/*`
+shows the command live in the editor).
 """
 
 from __future__ import annotations
@@ -10,15 +11,17 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Protocol
 
-import anyio
-
 from acp_server.agent.cancellation import TurnSignal
+from acp_server.tools.text_window import TextWindow
 
 
-class PathOutsideWorkspace(Exception):
+class PathRefused(Exception):
+    """A path a tool must not use; the message says why (tools answer it as a failed call)."""
+
+
+class PathOutsideWorkspace(PathRefused):
     """A path resolves outside every workspace root."""
 
     def __init__(self, path: str, resolved: str, roots: Sequence[str]) -> None:
@@ -31,6 +34,23 @@ class PathOutsideWorkspace(Exception):
         self.roots = list(roots)
 
 
+class PathChanged(PathRefused):
+    """A checked path no longer leads where it did: a component became a symbolic link (or
+    vanished) between the check and the open."""
+
+    def __init__(self, path: str, why: str) -> None:
+        super().__init__(f"{path} changed while it was being opened ({why}); not followed")
+        self.path = path
+
+
+class NotRegularFile(PathRefused):
+    """A FIFO, device or socket: reading or writing one could block or act on hardware."""
+
+    def __init__(self, path: str, kind: str) -> None:
+        super().__init__(f"{path} is a {kind}, not a regular file; only regular files are used")
+        self.path = path
+
+
 class Sandbox:
     """The session's workspace roots: its cwd plus its additional directories."""
 
@@ -41,9 +61,17 @@ class Sandbox:
         """Resolved paths outside the roots that the user explicitly allowed."""
 
     def resolve(self, path: str) -> str:
-        """The absolute, symlink-free form of `path` (relative paths are against the cwd)."""
+        """The absolute, symlink-free form of `path` (relative paths are against the cwd).
+
+        Raises `PathRefused` for a NUL byte, and `PathChanged` when the path changes under
+        `realpath` (a link removed between its `lstat` and its `readlink`)."""
+        if "\0" in path:
+            raise PathRefused(f"{path!r} contains a NUL byte, which no path can hold")
         joined = path if os.path.isabs(path) else os.path.join(self.cwd, path)
-        return os.path.realpath(joined)
+        try:
+            return os.path.realpath(joined)
+        except OSError as exc:
+            raise PathChanged(path, exc.strerror or str(exc)) from None
 
     def contains(self, resolved: str) -> bool:
         """True if an already resolved path is inside one of the roots."""
@@ -61,7 +89,12 @@ class FileAccess(Protocol):
     """Reading and writing text files (paths are absolute and already checked)."""
 
     async def read_text(self, path: str, signal: TurnSignal) -> str:
-        """The file's text (raises FileNotFoundError, IsADirectoryError, ...)."""
+        """The file's whole text (raises FileNotFoundError, IsADirectoryError, ...)."""
+
+    async def read_window(
+        self, path: str, start: int, max_lines: int, max_bytes: int, signal: TurnSignal
+    ) -> TextWindow:
+        """At most `max_lines` lines (and `max_bytes` bytes) from line `start` (1-based)."""
 
     async def write_text(self, path: str, content: str, signal: TurnSignal) -> None:
         """Create or replace the file."""
@@ -73,7 +106,8 @@ class CommandResult:
 
     output: str
     exit_code: int | None
-    signal: str | None = None
+    posix_signal: str | None = None
+    """The name of the signal that killed the command (`SIGKILL`), if one did."""
     truncated: bool = False
     timed_out: bool = False
     terminal_id: str | None = None
@@ -91,27 +125,3 @@ class CommandRunner(Protocol):
     ) -> CommandResult:
         """Run `command` with `sh -c` semantics in `cwd`; on abort kill it and raise
         TurnAborted; on timeout kill it and return `timed_out=True`."""
-
-
-class LocalFiles:
-    """`FileAccess` on the local disk, in a worker thread (a slow disk must not stall the
-    loop). Line endings are kept exactly: `newline=""` stops Python turning CRLF into LF."""
-
-    async def read_text(self, path: str, signal: TurnSignal) -> str:
-        signal.raise_if_aborted()
-        return await anyio.to_thread.run_sync(_read_text, path)
-
-    async def write_text(self, path: str, content: str, signal: TurnSignal) -> None:
-        signal.raise_if_aborted()
-        await anyio.to_thread.run_sync(_write_text, path, content)
-
-
-def _read_text(path: str) -> str:
-    with open(path, encoding="utf-8", errors="replace", newline="") as file:
-        return file.read()
-
-
-def _write_text(path: str, content: str) -> None:
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", encoding="utf-8", newline="") as file:
-        file.write(content)

@@ -451,7 +451,7 @@ async def test_allow_once_runs_the_tool_after_asking_with_four_options(
         "allow_always",
         "reject_always",
     ]
-    assert s.client.finished() == [("Write a.txt", "completed", f"Created {ws}/a.txt (1 lines)")]
+    assert s.client.finished() == [("Write a.txt", "completed", f"Created {ws}/a.txt (1 line)")]
     statuses = [u.status for u in s.client.kinds("tool_call_update")]
     assert statuses == ["in_progress", "completed"]
     assert (ws / "a.txt").read_text() == "hi"
@@ -716,8 +716,7 @@ async def test_file_tools_go_through_the_client_fs_when_it_offers_it(
         assert await s.prompt() == "end_turn"
     assert s.client.calls == [
         ("fs/read_text_file", str(ws / "a.txt")),
-        ("fs/read_text_file", str(ws / "b.txt")),  # the old text, for the diff
-        ("fs/write_text_file", str(ws / "b.txt")),
+        ("fs/write_text_file", str(ws / "b.txt")),  # new on disk: no read for a diff
     ]
     finished = s.client.finished()
     assert [(title, st) for title, st, _ in finished] == [
@@ -903,7 +902,7 @@ async def test_default_mode_asks_before_reading_outside_the_workspace(
     spec = script(tmp_path, call("read_file", path=str(secret)), DONE)
     async with agent_session(ws, spec, client=ToolClient([answer])) as s:
         assert await s.prompt() == "end_turn"
-    assert s.client.asked_titles == [f"Read {secret}"]
+    assert s.client.asked_titles == [f"Read {secret} (outside the workspace)"]
     [(_, got, text)] = s.client.finished()
     assert got == status
     assert ("secret" in text) == (status == "completed")

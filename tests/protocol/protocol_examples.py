@@ -157,6 +157,17 @@ SESSION_UPDATES: list[su.SessionUpdate] = [
     su.UsageUpdate(used=1200, size=200000),
     su.UsageUpdate(used=1200, size=200000, cost=su.Cost(amount=0.25, currency="USD"), meta=META),
     su.UsageUpdate(used=0, size=1, cost=None),
+    su.Notice(severity="info", title="Context compacted"),
+    su.Notice(severity="_custom", title="T", description="Details", meta=META),
+    su.Notice(severity="warning", title="T", description=None, meta=None),
+    su.CompactionUpdate(compaction_id="c-1", status="in_progress"),
+    su.CompactionUpdate(
+        compaction_id="c-1", status="completed", summary=[TEXT], error=None, meta=META
+    ),
+    su.CompactionUpdate(compaction_id="c-1", status="failed", summary=None, error="too long"),
+    su.CompactionUpdate(compaction_id="c-1", status="cancelled", summary=[], meta=None),
+    su.CompactionSummaryChunk(compaction_id="c-1", content=TEXT),
+    su.CompactionSummaryChunk(compaction_id="c-1", content=TEXT, meta=META),
 ]
 
 SESSION_UPDATE_EXAMPLES: list[Wire] = [

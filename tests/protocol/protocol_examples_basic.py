@@ -87,6 +87,7 @@ LOCATION_FULL = tc.ToolCallLocation(path="/p/a.py", line=3, meta=META)
 TOOL_CALL_FULL = tc.ToolCall(
     tool_call_id="call-1",
     title="Edit a.py",
+    name="edit_file",
     kind="edit",
     status="in_progress",
     content=TOOL_CONTENT,
@@ -99,6 +100,7 @@ TOOL_CALL_UPDATE_TITLE_NULL = tc.ToolCallUpdate(tool_call_id="call-1", title=Non
 PERMISSION_TOOL_CALL_FULL = tc.ToolCallUpdateFields(
     tool_call_id="call-1",
     title="Run tests",
+    name="bash",
     kind="execute",
     status="pending",
     content=TOOL_CONTENT,
@@ -118,12 +120,14 @@ TOOL_CALL_EXAMPLES: list[Wire] = [
     LOCATION_FULL,
     tc.ToolCallLocation(path="/p/a.py", line=None),
     tc.ToolCall(tool_call_id="call-1", title="Read a.py"),
+    tc.ToolCall(tool_call_id="call-1", title="Read a.py", name=None),
     TOOL_CALL_FULL,
     tc.ToolCallUpdate(tool_call_id="call-1"),
     TOOL_CALL_UPDATE_TITLE_NULL,
     tc.ToolCallUpdate(
         tool_call_id="call-1",
         title="Edit a.py",
+        name="edit_file",
         kind="switch_mode",
         status="failed",
         content=TOOL_CONTENT,
@@ -135,6 +139,7 @@ TOOL_CALL_EXAMPLES: list[Wire] = [
     tc.ToolCallUpdate(
         tool_call_id="call-1",
         title=None,
+        name=None,
         kind=None,
         status=None,
         content=None,
@@ -228,6 +233,8 @@ CLIENT_SESSION_CAPS_FULL = i.ClientSessionCapabilities(
     config_options=i.SessionConfigOptionsCapabilities(
         boolean=i.BooleanConfigOptionCapabilities(meta=META), meta=META
     ),
+    compaction=i.CompactionCapabilities(),
+    notices=i.NoticeCapabilities(),
     meta=META,
 )
 ELICITATION_CAPS_FULL = i.ElicitationCapabilities(
@@ -282,7 +289,9 @@ INITIALIZE_EXAMPLES: list[Wire] = [
     i.SessionConfigOptionsCapabilities(),
     i.SessionConfigOptionsCapabilities(boolean=None, meta=None),
     i.ClientSessionCapabilities(),
-    i.ClientSessionCapabilities(config_options=None),
+    i.ClientSessionCapabilities(config_options=None, compaction=None, notices=None),
+    i.CompactionCapabilities(),
+    i.NoticeCapabilities(),
     CLIENT_SESSION_CAPS_FULL,
     i.ElicitationFormCapabilities(),
     i.ElicitationFormCapabilities(meta=META),

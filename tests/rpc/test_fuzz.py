@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from acp_server.acp.connection import AcpConnection, BridgeOptions
 from acp_server.models.script import echo_provider
+from acp_server.process import ProcessRegistry
 from acp_server.rpc.dispatch import JsonRpcDispatcher
 from tests.support.agent_process import SERVER
 from tests.support.memory import peer_harness
@@ -124,7 +125,9 @@ def test_every_request_line_gets_exactly_one_response_in_process(sent: list[byte
 
     async def exchange(dispatcher: JsonRpcDispatcher, data_dir: str) -> list[bytes]:
         async with anyio.create_task_group() as agents, peer_harness(dispatcher) as (peer, client):
-            options = BridgeOptions(data_dir=Path(data_dir), model=echo_provider())
+            options = BridgeOptions(
+                data_dir=Path(data_dir), processes=ProcessRegistry(), model=echo_provider()
+            )
             AcpConnection(peer, agents, options).register(dispatcher)
             for line in sent:
                 await client.write(line)

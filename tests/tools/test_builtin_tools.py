@@ -28,7 +28,8 @@ from acp_server.tools.builtin import builtin_tools
 from acp_server.tools.builtin.files import ListDir, ReadFile
 from acp_server.tools.builtin.search import Glob, Grep
 from acp_server.tools.local_commands import LocalCommands
-from acp_server.tools.workspace import LocalFiles, Sandbox
+from acp_server.tools.local_files import LocalFiles
+from acp_server.tools.workspace import Sandbox
 
 pytestmark = pytest.mark.anyio
 
@@ -334,7 +335,7 @@ async def test_edit_file_missing_match_shows_the_closest_line(ws: Workspace) -> 
     ws.file("src/app.py", SOURCE)
     output = await ws.run("edit_file", path="src/app.py", old_text='print("helo")', new_text="pass")
     assert output.failed
-    assert "closest line(s)" in output.text
+    assert "closest line to" in output.text
     assert '2 |     print("hello")' in output.text
 
     nothing_like = await ws.run(
@@ -399,7 +400,7 @@ async def test_list_dir_caps_and_failures(ws: Workspace) -> None:
     )
     assert capped.text.splitlines()[1:] == [
         *(f"{i:02}.txt" for i in range(10)),
-        "[2 more entries not shown]",
+        "[showing 10 of 12 entries; use glob with a pattern to find the others]",
     ]
     ws.file("f.txt", "x")
     not_dir = await ws.run("list_dir", path="f.txt")
@@ -456,7 +457,7 @@ async def test_glob_caps_results(ws: Workspace) -> None:
     )
     lines = output.text.splitlines()
     assert lines[:10] == [f"{ws.root}/f{i:02}.txt" for i in range(10)]
-    assert lines[10].startswith("[5 more matches not shown")
+    assert lines[10].startswith("[showing 10 of 15 matches")
 
 
 # grep -----------------------------------------------------------------------------------------
@@ -476,7 +477,7 @@ async def test_grep_matches_as_path_line_text(ws: Workspace) -> None:
     assert in_file.text == f"{ws.root}/src/notes.md:1: TODO: return later"
     nothing = await ws.run("grep", pattern="absent", path="src")
     assert not nothing.failed
-    assert nothing.text == f"No matches for `absent` in 2 file(s) under {ws.root}/src"
+    assert nothing.text == f"No matches for `absent` in 2 files under {ws.root}/src"
 
 
 async def test_grep_regex_error_missing_path_and_cap(ws: Workspace) -> None:
@@ -491,7 +492,7 @@ async def test_grep_regex_error_missing_path_and_cap(ws: Workspace) -> None:
         {"pattern": "hit"}, TurnCancellation().signal
     )
     assert len(capped.text.splitlines()) == 6
-    assert "stopped after 5 matches" in capped.text
+    assert "showing 5 of 20 matches in 1 file" in capped.text
 
 
 async def test_grep_skips_files_behind_symlinks_out(ws: Workspace) -> None:

@@ -9,6 +9,7 @@ naming the argument.
 from __future__ import annotations
 
 from acp_server.tools.base import Tool
+from acp_server.tools.budget import ToolBudget
 from acp_server.tools.builtin.files import EditFile, ListDir, ReadFile, WriteFile
 from acp_server.tools.builtin.plan import TodoWrite
 from acp_server.tools.builtin.search import Glob, Grep
@@ -28,15 +29,22 @@ __all__ = [
 ]
 
 
-def builtin_tools(sandbox: Sandbox, files: FileAccess, commands: CommandRunner) -> list[Tool]:
-    """The built-in tools for one session, in the order the model is shown them."""
+def builtin_tools(
+    sandbox: Sandbox,
+    files: FileAccess,
+    commands: CommandRunner,
+    budget: ToolBudget = ToolBudget(),  # noqa: B008 - frozen: one shared default is safe
+) -> list[Tool]:
+    """The built-in tools for one session, in the order the model is shown them, each shaping
+    its results to fit `budget`."""
+    body, results = budget.body_bytes, budget.max_search_results
     return [
-        ReadFile(sandbox, files),
+        ReadFile(sandbox, files, max_lines=budget.max_read_lines, max_bytes=body),
         WriteFile(sandbox, files),
         EditFile(sandbox, files),
-        ListDir(sandbox),
-        Glob(sandbox),
-        Grep(sandbox),
-        Bash(sandbox, commands),
+        ListDir(sandbox, max_entries=results, max_bytes=body),
+        Glob(sandbox, max_results=results, max_bytes=body),
+        Grep(sandbox, max_matches=results, max_bytes=body),
+        Bash(sandbox, commands, max_bytes=body),
         TodoWrite(sandbox),
     ]

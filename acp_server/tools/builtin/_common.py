@@ -11,7 +11,7 @@ import msgspec
 
 from acp_server.agent.cancellation import TurnSignal
 from acp_server.tools.base import Location, ToolKind, ToolOutput
-from acp_server.tools.workspace import PathOutsideWorkspace, Sandbox
+from acp_server.tools.workspace import PathRefused, Sandbox
 
 A = TypeVar("A", bound=msgspec.Struct)
 
@@ -53,9 +53,27 @@ def count_lines(text: str) -> int:
     return text.count("\n") + (0 if text.endswith("\n") or not text else 1)
 
 
+def fitting(lines: Sequence[str], max_bytes: int) -> list[str]:
+    """The first `lines` whose total size, a line break after each, fits in `max_bytes`."""
+    kept: list[str] = []
+    size = 0
+    for line in lines:
+        size += len(line.encode("utf-8", errors="replace")) + 1
+        if size > max_bytes:
+            break
+        kept.append(line)
+    return kept
+
+
+def plural(count: int, noun: str, nouns: str | None = None) -> str:
+    """`1 line`, `2 lines` (`nouns` for irregular plurals: `1 match`, `2 matches`)."""
+    return f"{count} {noun if count == 1 else nouns or noun + 's'}"
+
+
 class BuiltinTool(Generic[A]):
     """Base of the built-in tools: checks the signal, converts the arguments into `args_type`,
-    and turns a path outside the workspace into a failed output instead of an exception."""
+    and turns a refused path (outside the workspace, changed under the check, not a regular
+    file) into a failed output instead of an exception."""
 
     name: str
     description: str
@@ -82,7 +100,7 @@ class BuiltinTool(Generic[A]):
             return failed(format_validation_error(self.name, exc))
         try:
             return await self.call(args, signal)
-        except PathOutsideWorkspace as exc:
+        except PathRefused as exc:
             return failed(f"Refused: {exc}")
 
     async def call(self, args: A, signal: TurnSignal) -> ToolOutput:
@@ -91,7 +109,7 @@ class BuiltinTool(Generic[A]):
     # Paths -------------------------------------------------------------------------------
 
     def check(self, path: str) -> str:
-        """The absolute, resolved path; raises PathOutsideWorkspace (handled by `run`)."""
+        """The absolute, resolved path; raises PathRefused (handled by `run`)."""
         return self.sandbox.check(path)
 
     def display(self, path: str) -> str:
@@ -113,5 +131,5 @@ class BuiltinTool(Generic[A]):
             return []
         try:
             return [Location(self.sandbox.resolve(path))]
-        except (OSError, ValueError):
+        except PathRefused:
             return []

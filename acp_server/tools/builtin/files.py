@@ -1,27 +1,36 @@
 """File tools: `read_file`, `write_file`, `edit_file`, `list_dir`.
 
 Reads and writes go through `FileAccess` (the client's editor buffers when it offers `fs/*`);
-listing a directory reads the local disk.
+what only the local disk can answer (does the file exist, is it a FIFO or a device, what is in
+a directory) is asked of the local disk, through the same link-refusing opens (`local_files`).
 """
 
 from __future__ import annotations
 
 import difflib
 import os
+import stat
 from collections.abc import Mapping, Sequence
 from typing import Annotated, Any
 
-import anyio.to_thread
 import msgspec
 
 from acp_server.agent.cancellation import TurnSignal
 from acp_server.tools.base import Diff, Location, ToolKind, ToolOutput
-from acp_server.tools.builtin._common import BuiltinTool, count_lines, failed, str_arg
-from acp_server.tools.workspace import FileAccess, Sandbox
+from acp_server.tools.budget import ToolBudget, utf8_size
+from acp_server.tools.builtin._common import (
+    BuiltinTool,
+    count_lines,
+    failed,
+    fitting,
+    plural,
+    str_arg,
+)
+from acp_server.tools.local_files import in_thread, open_checked, special_kind
+from acp_server.tools.text_window import TextWindow
+from acp_server.tools.workspace import FileAccess, NotRegularFile, Sandbox
 
-READ_MAX_LINES = 2000
-READ_MAX_BYTES = 256 * 1024
-LIST_MAX_ENTRIES = 1000
+_DEFAULT = ToolBudget()
 
 _PositiveInt = Annotated[int, msgspec.Meta(ge=1)]
 
@@ -38,6 +47,21 @@ def split_lines(text: str) -> list[str]:
 def line_of(text: str, index: int) -> int:
     """The 1-based line number of character `index` of `text`."""
     return text.count("\n", 0, index) + 1
+
+
+def local_state(path: str) -> str | None:
+    """What is at the resolved `path` on the local disk: None (nothing), "file" or "dir";
+    raises `NotRegularFile` for a FIFO, device or socket. A stat: it never blocks on them."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return None
+    except NotADirectoryError:
+        return None  # a parent is a file: the write itself will say so
+    kind = special_kind(mode)
+    if kind is not None:
+        raise NotRegularFile(path, kind)
+    return "dir" if stat.S_ISDIR(mode) else "file"
 
 
 async def _read_existing(
@@ -67,13 +91,6 @@ class ReadFile(BuiltinTool[ReadFileArgs]):
     name = "read_file"
     kind: ToolKind = "read"
     args_type = ReadFileArgs
-    description = (
-        "Read a text file from the workspace. `path` is absolute or relative to the working "
-        "directory. By default the whole file is returned, up to 2000 lines or 256 KiB; for "
-        "larger files, pass `offset` (1-based number of the first line) and `limit` (number of "
-        "lines) to read it in parts. The text is returned as it is in the file, without line "
-        "numbers, so it can be copied into `edit_file`'s `old_text`."
-    )
     parameters: Mapping[str, Any] = {
         "type": "object",
         "properties": {
@@ -86,7 +103,7 @@ class ReadFile(BuiltinTool[ReadFileArgs]):
             "limit": {
                 "type": "integer",
                 "minimum": 1,
-                "description": "How many lines to read (default: up to 2000).",
+                "description": "How many lines to read (default: as many as fit).",
             },
         },
         "required": ["path"],
@@ -98,13 +115,21 @@ class ReadFile(BuiltinTool[ReadFileArgs]):
         sandbox: Sandbox,
         files: FileAccess,
         *,
-        max_lines: int = READ_MAX_LINES,
-        max_bytes: int = READ_MAX_BYTES,
+        max_lines: int = _DEFAULT.max_read_lines,
+        max_bytes: int = _DEFAULT.body_bytes,
     ) -> None:
         super().__init__(sandbox)
         self.files = files
         self.max_lines = max_lines
         self.max_bytes = max_bytes
+        self.description = (
+            "Read a text file from the workspace. `path` is absolute or relative to the working "
+            f"directory. By default the whole file is returned, up to {max_lines} lines or "
+            f"{max_bytes // 1024} KiB; for larger files, pass `offset` (1-based number of the "
+            "first line) and `limit` (number of lines) to read it in parts. The text is "
+            "returned as it is in the file, without line numbers, so it can be copied into "
+            "`edit_file`'s `old_text`."
+        )
 
     def title(self, arguments: Mapping[str, Any]) -> str:
         path = str_arg(arguments, "path")
@@ -126,8 +151,11 @@ class ReadFile(BuiltinTool[ReadFileArgs]):
         path = self.check(args.path)
         start = args.offset or 1
         where = [Location(path, start)]
+        wanted = self.max_lines if args.limit is None else min(args.limit, self.max_lines)
         try:
-            text = await self.files.read_text(path, signal)
+            # Asked of the local disk even when the client reads: a FIFO must not block either.
+            await in_thread(local_state, path)
+            window = await self.files.read_window(path, start, wanted, self.max_bytes, signal)
         except FileNotFoundError:
             return failed(f"File not found: {path}")
         except IsADirectoryError:
@@ -135,43 +163,54 @@ class ReadFile(BuiltinTool[ReadFileArgs]):
         except OSError as exc:
             return failed(f"Cannot read {path}: {exc.strerror or exc}")
         signal.raise_if_aborted()
-        if "\0" in text[:8192]:
+        if window.binary:
             return failed(f"{path} looks like a binary file (it contains NUL bytes); not shown")
-        lines = split_lines(text)
-        total = len(lines)
-        if total == 0:
+        if window.total == 0:
             return ToolOutput(f"[{path} is empty]", locations=where)
-        if start > total:
-            return failed(f"offset {start} is past the end of {path}, which has {total} lines")
-        limit = args.limit
-        wanted = self.max_lines if limit is None else min(limit, self.max_lines)
-        capped = (limit is None or limit > self.max_lines) and start - 1 + wanted < total
-        chosen: list[str] = []
-        size = 0
-        cut_line = False
-        for line in lines[start - 1 : start - 1 + wanted]:
-            length = len(line.encode("utf-8", errors="replace"))
-            if size + length > self.max_bytes:
-                capped = True
-                if not chosen:
-                    chosen.append(line[: self.max_bytes])
-                    cut_line = True
-                break
-            chosen.append(line)
-            size += length
-        end = start + len(chosen) - 1
-        body = "".join(chosen)
-        if start == 1 and end == total and not cut_line:
-            return ToolOutput(body, locations=where)
-        notes = [f"lines {start}-{end} of {total}"]
-        if cut_line:
-            notes.append(f"line {start} is longer than {self.max_bytes} bytes and was cut")
-        elif capped:
-            notes.append(f"output capped at {self.max_lines} lines / {self.max_bytes // 1024} KiB")
-        if end < total:
+        if window.count == 0:
+            return failed(
+                f"offset {start} is past the end of {path}, which has "
+                f"{plural(window.total or 0, 'line')}"
+            )
+        if start == 1 and not window.more:
+            return ToolOutput(window.text, locations=where)
+        limited = args.limit is not None and args.limit <= self.max_lines
+        notes = [self._span(window)]
+        end = start + window.count - 1
+        if window.cut:
+            notes.append(
+                f"line {start} is longer than {self.max_bytes} bytes and was cut; use bash "
+                "(e.g. cut or head -c) to see the rest of it"
+            )
+        elif window.more and (window.capped or not limited):
+            notes.append(
+                f"output capped at {plural(self.max_lines, 'line')} / {self.max_bytes // 1024} KiB"
+            )
+        if window.more:
             notes.append(f"call read_file with offset={end + 1} to read on")
-        separator = "" if body.endswith("\n") else "\n"
-        return ToolOutput(f"{body}{separator}[{'; '.join(notes)}]", locations=where)
+        separator = "" if window.text.endswith("\n") else "\n"
+        return ToolOutput(f"{window.text}{separator}[{'; '.join(notes)}]", locations=where)
+
+    @staticmethod
+    def _span(window: TextWindow) -> str:
+        end = window.first + window.count - 1
+        if window.total is not None:
+            return f"lines {window.first}-{end} of {window.total}"
+        return (
+            f"lines {window.first}-{end}; the file is {_size(window.size)}, too large to count "
+            "its lines"
+        )
+
+
+def _size(count: int) -> str:
+    if count < 1024:
+        return plural(count, "byte")
+    value = count / 1024
+    for unit in ("KiB", "MiB"):
+        if value < 1024:
+            return f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{value:.1f} GiB"
 
 
 # write_file ----------------------------------------------------------------------------------
@@ -215,7 +254,12 @@ class WriteFile(BuiltinTool[WriteFileArgs]):
 
     async def call(self, args: WriteFileArgs, signal: TurnSignal) -> ToolOutput:
         path = self.check(args.path)
-        old = await _read_existing(self.files, path, signal)
+        # A new file is known as new here, not from the client's answer to a read: clients
+        # answer a missing file with an error they show, or with empty text.
+        state = await in_thread(local_state, path)
+        if state == "dir":
+            return failed(f"{path} is a directory, not a file")
+        old = None if state is None else await _read_existing(self.files, path, signal)
         if isinstance(old, ToolOutput):
             return old
         signal.raise_if_aborted()
@@ -223,13 +267,13 @@ class WriteFile(BuiltinTool[WriteFileArgs]):
             await self.files.write_text(path, args.content, signal)
         except OSError as exc:
             return failed(f"Cannot write {path}: {exc.strerror or exc}")
-        lines = count_lines(args.content)
+        lines = plural(count_lines(args.content), "line")
         if old is None:
-            text = f"Created {path} ({lines} lines)"
+            text = f"Created {path} ({lines})"
         elif old == args.content:
-            text = f"Wrote {path}: the content is unchanged ({lines} lines)"
+            text = f"Wrote {path}: the content is unchanged ({lines})"
         else:
-            text = f"Overwrote {path} ({lines} lines, previously {count_lines(old)})"
+            text = f"Overwrote {path} ({lines}, previously {count_lines(old)})"
         return ToolOutput(text, diffs=[Diff(path, old, args.content)], locations=[Location(path)])
 
 
@@ -255,7 +299,7 @@ def _occurrences(text: str, needle: str) -> list[int]:
 def _numbered(lines: Sequence[str], first: int, limit: int = 12) -> str:
     shown = [f"  {first + i:>5} | {line.rstrip(chr(10))}" for i, line in enumerate(lines[:limit])]
     if len(lines) > limit:
-        shown.append(f"  ... ({len(lines) - limit} more lines)")
+        shown.append(f"  ... ({plural(len(lines) - limit, 'more line')})")
     return "\n".join(shown)
 
 
@@ -300,7 +344,7 @@ def _near_misses(content: str, old_text: str) -> str:
         _numbered([file_lines[number - 1]], number)
         for _, number in sorted(best, key=lambda x: x[1])
     )
-    return f"\nThe closest line(s) to {target!r}:\n{shown}"
+    return f"\nThe closest {'line' if len(best) == 1 else 'lines'} to {target!r}:\n{shown}"
 
 
 class EditFile(BuiltinTool[EditFileArgs]):
@@ -386,7 +430,8 @@ class EditFile(BuiltinTool[EditFileArgs]):
         line = line_of(content, index)
         removed, added = count_lines(old_text), count_lines(new_text)
         return ToolOutput(
-            f"Edited {path} at line {line}: replaced {removed} line(s) with {added} line(s)",
+            f"Edited {path} at line {line}: replaced {plural(removed, 'line')} with "
+            f"{plural(added, 'line')}",
             diffs=[Diff(path, content, updated)],
             locations=[Location(path, line)],
         )
@@ -401,7 +446,12 @@ class ListDirArgs(msgspec.Struct, forbid_unknown_fields=True):
 
 def _list(path: str) -> list[str]:
     entries: list[str] = []
-    with os.scandir(path) as scan:
+    fd = open_checked(path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        scan = os.scandir(fd)
+    finally:
+        os.close(fd)  # scandir works on its own duplicate
+    with scan:
         for entry in scan:
             try:
                 is_dir = entry.is_dir()
@@ -416,11 +466,6 @@ class ListDir(BuiltinTool[ListDirArgs]):
     name = "list_dir"
     kind: ToolKind = "read"
     args_type = ListDirArgs
-    description = (
-        "List the entries of a directory in the workspace (default: the working directory), "
-        "sorted by name; directories end with '/'. At most 1000 entries are shown. Use glob to "
-        "find files by pattern across directories."
-    )
     parameters: Mapping[str, Any] = {
         "type": "object",
         "properties": {
@@ -433,9 +478,21 @@ class ListDir(BuiltinTool[ListDirArgs]):
         "additionalProperties": False,
     }
 
-    def __init__(self, sandbox: Sandbox, *, max_entries: int = LIST_MAX_ENTRIES) -> None:
+    def __init__(
+        self,
+        sandbox: Sandbox,
+        *,
+        max_entries: int = _DEFAULT.max_search_results,
+        max_bytes: int = _DEFAULT.body_bytes,
+    ) -> None:
         super().__init__(sandbox)
         self.max_entries = max_entries
+        self.max_bytes = max_bytes
+        self.description = (
+            "List the entries of a directory in the workspace (default: the working "
+            f"directory), sorted by name; directories end with '/'. At most {max_entries} "
+            "entries are shown. Use glob to find files by pattern across directories."
+        )
 
     def title(self, arguments: Mapping[str, Any]) -> str:
         return f"List {self.display(str_arg(arguments, 'path') or '.')}"
@@ -446,7 +503,7 @@ class ListDir(BuiltinTool[ListDirArgs]):
     async def call(self, args: ListDirArgs, signal: TurnSignal) -> ToolOutput:
         path = self.check(args.path or self.sandbox.cwd)
         try:
-            entries = await anyio.to_thread.run_sync(_list, path)
+            entries = await in_thread(_list, path)
         except FileNotFoundError:
             return failed(f"Directory not found: {path}")
         except NotADirectoryError:
@@ -457,8 +514,11 @@ class ListDir(BuiltinTool[ListDirArgs]):
         where = [Location(path)]
         if not entries:
             return ToolOutput(f"{path} is empty", locations=where)
-        shown = entries[: self.max_entries]
+        shown = fitting(entries[: self.max_entries], self.max_bytes - utf8_size(path))
         text = f"{path}:\n" + "\n".join(shown)
         if len(entries) > len(shown):
-            text += f"\n[{len(entries) - len(shown)} more entries not shown]"
+            text += (
+                f"\n[showing {len(shown)} of {plural(len(entries), 'entry', 'entries')}; use "
+                "glob with a pattern to find the others]"
+            )
         return ToolOutput(text, locations=where)

@@ -3,13 +3,16 @@
 Both walk the local disk in a worker thread, so the event loop stays free to deliver a cancel;
 the walk checks the turn signal at every directory and file and stops as soon as it aborts.
 `.git` directories are skipped and symlinked directories are not followed while recursing;
-a result whose real path lies outside the workspace is dropped.
+a result whose real path lies outside the workspace is dropped, and grep opens each file with
+the same link-refusing open as the file tools (`local_files.open_checked`). Both cap what they
+show and say how many there were in all.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from fnmatch import fnmatchcase
 from typing import Any
@@ -19,28 +22,24 @@ import msgspec
 
 from acp_server.agent.cancellation import TurnSignal
 from acp_server.tools.base import Location, ToolKind, ToolOutput
-from acp_server.tools.builtin._common import BuiltinTool, failed, shorten, str_arg
-from acp_server.tools.workspace import Sandbox
+from acp_server.tools.budget import ToolBudget
+from acp_server.tools.builtin._common import (
+    BuiltinTool,
+    failed,
+    fitting,
+    plural,
+    shorten,
+    str_arg,
+)
+from acp_server.tools.local_files import CHUNK_BYTES, Stopped, open_checked, stopper
+from acp_server.tools.workspace import PathRefused, Sandbox
 
-GLOB_MAX_RESULTS = 1000
-GREP_MAX_MATCHES = 500
+_DEFAULT = ToolBudget()
 GREP_MAX_FILE_BYTES = 10 * 1024 * 1024
 GREP_MAX_LINE_CHARS = 400
 _BINARY_SNIFF = 8192
 _SKIPPED_DIRS = frozenset({".git"})
 _MAGIC = re.compile(r"[*?[]")
-
-
-class _Stopped(Exception):
-    """The turn signal aborted while a walk was running in its thread."""
-
-
-def _stopper(signal: TurnSignal) -> Callable[[], None]:
-    def check() -> None:
-        if signal.aborted:
-            raise _Stopped
-
-    return check
 
 
 def _scan(path: str) -> list[os.DirEntry[str]]:
@@ -121,20 +120,20 @@ def _glob(
             found.add(base)
     elif os.path.isdir(base):
         walk(base, 0)
-    return sorted(os.path.normpath(path) for path in found if contains(os.path.realpath(path)))
+    return sorted(os.path.normpath(path) for path in found if _inside(path, contains))
+
+
+def _inside(path: str, contains: Callable[[str], bool]) -> bool:
+    try:
+        return contains(os.path.realpath(path))
+    except OSError:
+        return False  # it changed while being resolved
 
 
 class Glob(BuiltinTool[GlobArgs]):
     name = "glob"
     kind: ToolKind = "search"
     args_type = GlobArgs
-    description = (
-        "Find files and directories whose paths match a glob pattern, relative to the working "
-        "directory (or an absolute pattern inside the workspace). `*` and `?` match within one "
-        "path segment, `[abc]` matches one character of a set, and `**` matches any number of "
-        "directories, e.g. `src/**/*.py`. Results are absolute paths, sorted; `.git` is skipped; "
-        "at most 1000 are shown."
-    )
     parameters: Mapping[str, Any] = {
         "type": "object",
         "properties": {
@@ -147,9 +146,23 @@ class Glob(BuiltinTool[GlobArgs]):
         "additionalProperties": False,
     }
 
-    def __init__(self, sandbox: Sandbox, *, max_results: int = GLOB_MAX_RESULTS) -> None:
+    def __init__(
+        self,
+        sandbox: Sandbox,
+        *,
+        max_results: int = _DEFAULT.max_search_results,
+        max_bytes: int = _DEFAULT.body_bytes,
+    ) -> None:
         super().__init__(sandbox)
         self.max_results = max_results
+        self.max_bytes = max_bytes
+        self.description = (
+            "Find files and directories whose paths match a glob pattern, relative to the "
+            "working directory (or an absolute pattern inside the workspace). `*` and `?` match "
+            "within one path segment, `[abc]` matches one character of a set, and `**` matches "
+            "any number of directories, e.g. `src/**/*.py`. Results are absolute paths, "
+            f"sorted; `.git` is skipped; at most {max_results} are shown, with the total."
+        )
 
     def title(self, arguments: Mapping[str, Any]) -> str:
         pattern = str_arg(arguments, "pattern")
@@ -160,7 +173,10 @@ class Glob(BuiltinTool[GlobArgs]):
         if pattern is None:
             return []
         base, _ = _split_pattern(pattern, self.sandbox.cwd)
-        return [Location(self.sandbox.resolve(base))]
+        try:
+            return [Location(self.sandbox.resolve(base))]
+        except PathRefused:
+            return []
 
     async def call(self, args: GlobArgs, signal: TurnSignal) -> ToolOutput:
         if not args.pattern.strip():
@@ -169,19 +185,20 @@ class Glob(BuiltinTool[GlobArgs]):
         root = self.check(base)
         try:
             results = await anyio.to_thread.run_sync(
-                _glob, root, segments, self.sandbox.contains, _stopper(signal)
+                _glob, root, segments, self.sandbox.contains, stopper(signal)
             )
-        except _Stopped:
+        except Stopped:
             signal.raise_if_aborted()
             raise
         signal.raise_if_aborted()
         if not results:
             return ToolOutput(f"No paths match `{args.pattern}`", locations=[Location(root)])
-        shown = results[: self.max_results]
+        shown = fitting(results[: self.max_results], self.max_bytes)
         text = "\n".join(shown)
         if len(results) > len(shown):
             text += (
-                f"\n[{len(results) - len(shown)} more matches not shown; use a narrower pattern]"
+                f"\n[showing {len(shown)} of {plural(len(results), 'match', 'matches')}; "
+                "use a narrower pattern]"
             )
         return ToolOutput(text, locations=[Location(root)])
 
@@ -196,9 +213,12 @@ class GrepArgs(msgspec.Struct, forbid_unknown_fields=True):
 
 class _GrepReport(msgspec.Struct):
     lines: list[str]
+    """The matches shown (at most `max_matches`)."""
+    matches: int = 0
+    """Every match, shown or not."""
+    matched_files: int = 0
     files: int = 0
     skipped_large: int = 0
-    capped: bool = False
 
 
 def _files_under(root: str, check: Callable[[], None]) -> Iterator[str]:
@@ -221,6 +241,36 @@ def _files_under(root: str, check: Callable[[], None]) -> Iterator[str]:
         stack.extend(reversed(subdirs))
 
 
+def _read_text_file(path: str, check: Callable[[], None]) -> bytes | None:
+    """The bytes of the regular file at the resolved `path`; None when it is not one, cannot be
+    read, is binary, or is over the size limit (-1 marks that)."""
+    try:
+        fd = open_checked(path, os.O_RDONLY)
+    except (OSError, PathRefused):
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return None
+        if info.st_size > GREP_MAX_FILE_BYTES:
+            raise _TooLarge
+        data = bytearray()
+        while chunk := os.read(fd, CHUNK_BYTES):
+            check()
+            data += chunk
+            if len(data) > GREP_MAX_FILE_BYTES:
+                raise _TooLarge
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return None if b"\0" in data[:_BINARY_SNIFF] else bytes(data)
+
+
+class _TooLarge(Exception):
+    """A file over GREP_MAX_FILE_BYTES (counted, not searched)."""
+
+
 def _grep(
     regex: re.Pattern[str],
     root: str,
@@ -228,36 +278,39 @@ def _grep(
     check: Callable[[], None],
     max_matches: int,
 ) -> _GrepReport:
+    """Every match under `root` counted; the first `max_matches` kept as lines."""
     report = _GrepReport(lines=[])
     for path in _files_under(root, check):
         check()
-        real = os.path.realpath(path)
-        if not contains(real) or not os.path.isfile(real):
-            continue
         try:
-            if os.path.getsize(real) > GREP_MAX_FILE_BYTES:
-                report.skipped_large += 1
-                continue
-            with open(real, "rb") as handle:
-                data = handle.read()
+            real = os.path.realpath(path)
         except OSError:
             continue
-        if b"\0" in data[:_BINARY_SNIFF]:
+        if not contains(real):
+            continue
+        try:
+            data = _read_text_file(real, check)
+        except _TooLarge:
+            report.skipped_large += 1
+            continue
+        if data is None:
             continue
         report.files += 1
         text = data.decode("utf-8", errors="replace")
+        before = report.matches
         for number, line in enumerate(text.split("\n"), start=1):
             if number % 10000 == 0:
                 check()
             if regex.search(line) is None:
                 continue
+            report.matches += 1
+            if len(report.lines) >= max_matches:
+                continue
             line = line.rstrip("\r")
             if len(line) > GREP_MAX_LINE_CHARS:
                 line = line[:GREP_MAX_LINE_CHARS] + "…"
             report.lines.append(f"{path}:{number}: {line}")
-            if len(report.lines) >= max_matches:
-                report.capped = True
-                return report
+        report.matched_files += report.matches > before
     return report
 
 
@@ -265,13 +318,6 @@ class Grep(BuiltinTool[GrepArgs]):
     name = "grep"
     kind: ToolKind = "search"
     args_type = GrepArgs
-    description = (
-        "Search the contents of text files for a Python regular expression (`re.search`, line "
-        "by line). `path` is a file or a directory searched recursively (default: the working "
-        "directory); binary files and `.git` are skipped. Each match is printed as "
-        "`path:line: text` with an absolute path; at most 500 matches are shown. Use `(?i)` for "
-        "a case-insensitive search and escape regex metacharacters to find literal text."
-    )
     parameters: Mapping[str, Any] = {
         "type": "object",
         "properties": {
@@ -285,9 +331,24 @@ class Grep(BuiltinTool[GrepArgs]):
         "additionalProperties": False,
     }
 
-    def __init__(self, sandbox: Sandbox, *, max_matches: int = GREP_MAX_MATCHES) -> None:
+    def __init__(
+        self,
+        sandbox: Sandbox,
+        *,
+        max_matches: int = _DEFAULT.max_search_results,
+        max_bytes: int = _DEFAULT.body_bytes,
+    ) -> None:
         super().__init__(sandbox)
         self.max_matches = max_matches
+        self.max_bytes = max_bytes
+        self.description = (
+            "Search the contents of text files for a Python regular expression (`re.search`, "
+            "line by line). `path` is a file or a directory searched recursively (default: the "
+            "working directory); binary files and `.git` are skipped. Each match is printed as "
+            f"`path:line: text` with an absolute path; at most {max_matches} matches are shown, "
+            "with the total. Use `(?i)` for a case-insensitive search and escape regex "
+            "metacharacters to find literal text."
+        )
 
     def title(self, arguments: Mapping[str, Any]) -> str:
         pattern = str_arg(arguments, "pattern")
@@ -309,22 +370,27 @@ class Grep(BuiltinTool[GrepArgs]):
         where = [Location(root)]
         try:
             report = await anyio.to_thread.run_sync(
-                _grep, regex, root, self.sandbox.contains, _stopper(signal), self.max_matches
+                _grep, regex, root, self.sandbox.contains, stopper(signal), self.max_matches
             )
-        except _Stopped:
+        except Stopped:
             signal.raise_if_aborted()
             raise
         signal.raise_if_aborted()
         notes: list[str] = []
-        if report.capped:
-            notes.append(f"stopped after {self.max_matches} matches; narrow the pattern or path")
+        report.lines = fitting(report.lines, self.max_bytes)
+        if report.matches > len(report.lines):
+            matches = plural(report.matches, "match", "matches")
+            notes.append(
+                f"showing {len(report.lines)} of {matches} in "
+                f"{plural(report.matched_files, 'file')}; narrow the pattern or path"
+            )
         if report.skipped_large:
             notes.append(
-                f"{report.skipped_large} file(s) over {GREP_MAX_FILE_BYTES // (1024 * 1024)} MiB "
-                "skipped"
+                f"{plural(report.skipped_large, 'file')} over "
+                f"{GREP_MAX_FILE_BYTES // (1024 * 1024)} MiB skipped"
             )
         if not report.lines:
-            text = f"No matches for `{args.pattern}` in {report.files} file(s) under {root}"
+            text = f"No matches for `{args.pattern}` in {plural(report.files, 'file')} under {root}"
         else:
             text = "\n".join(report.lines)
         if notes:

@@ -9,10 +9,16 @@ import msgspec
 
 from acp_server.agent.cancellation import TurnSignal
 from acp_server.tools.base import ToolKind, ToolOutput
+from acp_server.tools.budget import ToolBudget, keep_head_and_tail
 from acp_server.tools.builtin._common import BuiltinTool, failed, shorten, str_arg
 from acp_server.tools.workspace import CommandRunner, Sandbox
 
 BASH_DEFAULT_TIMEOUT = 120.0
+
+_TOO_LONG = (
+    "to see all of it, redirect the output to a file and read that with read_file (offset and "
+    "limit) or grep"
+)
 
 
 class BashArgs(msgspec.Struct, forbid_unknown_fields=True):
@@ -55,10 +61,12 @@ class Bash(BuiltinTool[BashArgs]):
         commands: CommandRunner,
         *,
         default_timeout: float = BASH_DEFAULT_TIMEOUT,
+        max_bytes: int = ToolBudget().body_bytes,
     ) -> None:
         super().__init__(sandbox)
         self.commands = commands
         self.default_timeout = default_timeout
+        self.max_bytes = max_bytes
 
     def title(self, arguments: Mapping[str, Any]) -> str:
         command = str_arg(arguments, "command")
@@ -70,15 +78,19 @@ class Bash(BuiltinTool[BashArgs]):
         timeout = args.timeout_ms / 1000 if args.timeout_ms is not None else self.default_timeout
         result = await self.commands.run(args.command, self.sandbox.cwd, timeout, signal)
         signal.raise_if_aborted()
-        parts = [result.output.rstrip("\n")] if result.output.strip() else ["(no output)"]
+        output = keep_head_and_tail(result.output.rstrip("\n"), self.max_bytes, _TOO_LONG)
+        parts = [output] if result.output.strip() else ["(no output)"]
         if result.truncated:
-            parts.append("[output truncated: only the end is shown]")
+            parts.append(
+                "[the output was longer than what is kept of it while the command runs: its "
+                f"beginning is lost; {_TOO_LONG}]"
+            )
         if result.timed_out:
             parts.append(f"[timed out after {_seconds(timeout)}; the command was killed]")
         elif result.exit_code is not None:
             parts.append(f"[exit code: {result.exit_code}]")
-        elif result.signal is not None:
-            parts.append(f"[killed by signal {result.signal}]")
+        elif result.posix_signal is not None:
+            parts.append(f"[killed by signal {result.posix_signal}]")
         else:
             parts.append("[exit status unknown]")
         ok = not result.timed_out and result.exit_code == 0

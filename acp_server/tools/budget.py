@@ -1,0 +1,74 @@
+"""How much of a tool's result reaches the model, and the cut that says what it left out.
+
+Context is a budget: every tool result is capped (`ToolBudget.max_result_bytes`, the `[tools]`
+table of the config file). The built-in tools shape their own results to fit, with their own
+way to get the rest (`offset`, a narrower pattern); `cap_output` is the last guard the agent
+loop applies to every result, MCP tools' and subagents' included: it keeps the head and the
+tail and says how much of the middle it cut.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from acp_server.tools.base import ToolOutput
+
+NOTE_ROOM = 512
+"""Bytes a tool keeps free under the cap for its own closing note."""
+
+
+@dataclass(frozen=True)
+class ToolBudget:
+    """The limits on what tools return to the model (`[tools]` in the config file)."""
+
+    max_result_bytes: int = 64 * 1024
+    """The most text of one tool result sent to the model, in UTF-8 bytes."""
+    max_read_lines: int = 2000
+    """Lines `read_file` returns at most (its window when no `limit` is given)."""
+    max_search_results: int = 500
+    """Matches `grep`, paths `glob` and entries `list_dir` show at most."""
+
+    @property
+    def body_bytes(self) -> int:
+        """What a tool's result may hold besides its closing note."""
+        return max(self.max_result_bytes - NOTE_ROOM, self.max_result_bytes // 2)
+
+
+def utf8_size(text: str) -> int:
+    return len(text.encode("utf-8", errors="replace"))
+
+
+def keep_head_and_tail(text: str, max_bytes: int, hint: str) -> str:
+    """`text` if it fits in `max_bytes`; else its beginning and its end (cut at line breaks
+    where there are any) around a note saying how much of the middle was cut and `hint`."""
+    data = text.encode("utf-8", errors="replace")
+    if len(data) <= max_bytes:
+        return text
+    half = max((max_bytes - NOTE_ROOM) // 2, 1)
+    head = data[:half]
+    newline = head.rfind(b"\n")
+    if newline >= half // 2:
+        head = head[: newline + 1]
+    tail = data[len(data) - half :]
+    newline = tail.find(b"\n")
+    if 0 <= newline < half // 2:
+        tail = tail[newline + 1 :]
+    middle = data[len(head) : len(data) - len(tail)]
+    lines = middle.count(b"\n")
+    cut = f"{len(middle)} bytes" + (f", {lines} line breaks" if lines else "")
+    note = f"[... {cut} cut from the middle; {hint} ...]"
+    start = head.decode("utf-8", errors="ignore")
+    separator = "" if start.endswith("\n") or not start else "\n"
+    return f"{start}{separator}{note}\n{tail.decode('utf-8', errors='ignore')}"
+
+
+def cap_output(output: ToolOutput, max_bytes: int) -> ToolOutput:
+    """`output` with its text cut to `max_bytes` (head and tail kept), saying so."""
+    if utf8_size(output.text) <= max_bytes:
+        return output
+    hint = (
+        f"the result was over the {max_bytes}-byte limit for tool results; ask for less at "
+        "once (a narrower query, an offset and a limit)"
+    )
+    return dataclasses.replace(output, text=keep_head_and_tail(output.text, max_bytes, hint))
