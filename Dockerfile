@@ -31,7 +31,7 @@ RUN /opt/build/bin/uv export --frozen --no-dev --no-emit-project --format requir
     && /opt/build/bin/pip wheel --use-pep517 --require-hashes --no-deps \
         -r /tmp/requirements.txt -w /wheels
 COPY README.md ./
-COPY protocol ./protocol
+COPY acp_protocol ./acp_protocol
 COPY acp_server ./acp_server
 RUN /opt/build/bin/pip wheel --use-pep517 --no-deps . -w /wheels
 

@@ -116,7 +116,8 @@ def main(argv: list[str] | None = None) -> int:
     # Installed before anything runs: the clock is configuration, like a seed (determinism.py).
     ids = determinism.install().ids if determinism.requested(args.deterministic) else None
 
-    from acp_server.server import ServerOptions, run
+    from acp_server.acp.options import ServerOptions
+    from acp_server.server import run
 
     run(
         ServerOptions(

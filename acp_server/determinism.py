@@ -20,8 +20,10 @@ from __future__ import annotations
 
 import itertools
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+
+from acp_server.ids import SequentialIds
 
 ENV_VAR = "ACP_SERVER_DETERMINISTIC"
 """Set to 1 (or true/yes/on) to enable deterministic mode without the flag."""
@@ -35,29 +37,6 @@ _TRUE = frozenset({"1", "true", "yes", "on"})
 def requested(flag: bool, environ: Mapping[str, str] = os.environ) -> bool:
     """Whether deterministic mode is on: the flag, or the environment variable set to 1."""
     return flag or environ.get(ENV_VAR, "").strip().lower() in _TRUE
-
-
-class SequentialIds:
-    """`prefix_0001`, `prefix_0002`, ...: one counter per prefix. An `IdFactory`."""
-
-    def __init__(self) -> None:
-        self._last: dict[str, int] = {}
-
-    def __call__(self, prefix: str) -> str:
-        number = self._last.get(prefix, 0) + 1
-        self._last[prefix] = number
-        return f"{prefix}_{number:04d}"
-
-    def reserve(self, ids: Iterable[str]) -> None:
-        """Never hand out these ids again, nor lower numbers of their prefixes.
-
-        A session loaded from a journal written by an earlier process already holds
-        `turn_0001`...; its next turn must not reuse them.
-        """
-        for ident in ids:
-            prefix, _, number = ident.rpartition("_")
-            if prefix and number.isdecimal():
-                self._last[prefix] = max(self._last.get(prefix, 0), int(number))
 
 
 class SteppingClock:
@@ -91,4 +70,4 @@ def install() -> Determinism:
     return determinism
 
 
-__all__ = ["ENV_VAR", "EPOCH_MS", "Determinism", "SequentialIds", "SteppingClock", "install"]
+__all__ = ["ENV_VAR", "EPOCH_MS", "Determinism", "SteppingClock", "install"]

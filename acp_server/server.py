@@ -18,19 +18,16 @@ from __future__ import annotations
 
 import logging
 import os
+import resource
 import signal
 import threading
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING
 
 import anyio
 
-from acp_server.acp.connection import AcpConnection, BridgeOptions
+from acp_server.acp.connection import AcpConnection
+from acp_server.acp.options import ServerOptions
 from acp_server.process import ProcessRegistry, become_subreaper
-from acp_server.rpc.dispatch import JsonRpcDispatcher
-from acp_server.rpc.framing import DEFAULT_MAX_LINE_BYTES
+from acp_server.rpc.jsonrpcserver_adapter import JsonRpcDispatcher
 from acp_server.rpc.peer import Peer
 from acp_server.rpc.stdio import (
     FdReceiveStream,
@@ -39,12 +36,6 @@ from acp_server.rpc.stdio import (
     protect_stdout,
     wait_for_hangup,
 )
-from acp_server.tools.budget import ToolBudget
-
-if TYPE_CHECKING:
-    from acp_server.determinism import SequentialIds
-    from acp_server.models.base import ModelProvider
-    from acp_server.tools.permissions import Mode
 
 log = logging.getLogger(__name__)
 
@@ -53,23 +44,6 @@ DISPOSE_DEADLINE = 2.0
 SHUTDOWN_GRACE = 0.5
 """At shutdown, seconds between SIGTERM and SIGKILL for every child process tree: short
 enough that the kill and the join fit well inside `DISPOSE_DEADLINE`."""
-
-
-@dataclass(frozen=True)
-class ServerOptions:
-    """Everything the CLI decides."""
-
-    data_dir: Path
-    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
-    model: ModelProvider | None = None
-    model_spec: str | None = None
-    offered_models: tuple[str, ...] = ()
-    load_model: Callable[[str], ModelProvider] | None = None
-    mode: Mode = "default"
-    ids: SequentialIds | None = None
-    """Deterministic mode's id factory (acp_server/determinism.py); None: random ids."""
-    tool_budget: ToolBudget = field(default_factory=ToolBudget)
-    """`[tools]` of the config file: how much of a tool's result reaches the model."""
 
 
 def run(options: ServerOptions) -> None:
@@ -91,8 +65,6 @@ def _raise_open_file_limit() -> None:
     """Each active session holds its journal open (the file lock lives on that descriptor), so
     a long-lived agent with many sessions would hit a default soft limit of 1024 (256 on
     macOS) long before memory matters. The hard limit is ours to use."""
-    import resource
-
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if hard == resource.RLIM_INFINITY or soft < hard:
         try:
@@ -158,21 +130,7 @@ async def _serve(options: ServerOptions, protocol_fd: int, stdin_is_terminal: bo
         await stop("stdout closed")
 
     async with anyio.create_task_group() as tg:
-        connection = AcpConnection(
-            peer,
-            tg,
-            BridgeOptions(
-                data_dir=options.data_dir,
-                processes=processes,
-                model=options.model,
-                model_spec=options.model_spec,
-                offered_models=options.offered_models,
-                load_model=options.load_model,
-                mode=options.mode,
-                ids=options.ids,
-                tool_budget=options.tool_budget,
-            ),
-        )
+        connection = AcpConnection(peer, tg, options, processes)
         connection.register(dispatcher)
         tg.start_soon(watch_signals)
         tg.start_soon(watch_output)

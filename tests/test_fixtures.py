@@ -22,6 +22,7 @@ import pytest
 from acp_fixture import FixtureError, RunOptions, parse_fixture, run_fixture
 from acp_fixture.cli import golden_path
 from acp_server import determinism
+from acp_server.ids import SequentialIds
 from acp_server.session import records
 from tests.support.agent_process import SERVER
 
@@ -65,7 +66,7 @@ def test_example_matches_its_golden_transcript(fixture: Path) -> None:
 
 
 def test_sequential_ids_count_per_prefix() -> None:
-    ids = determinism.SequentialIds()
+    ids = SequentialIds()
     assert [ids("sess"), ids("turn"), ids("msg"), ids("msg"), ids("sess")] == [
         "sess_0001",
         "turn_0001",
@@ -76,7 +77,7 @@ def test_sequential_ids_count_per_prefix() -> None:
 
 
 def test_sequential_ids_skip_reserved_ids() -> None:
-    ids = determinism.SequentialIds()
+    ids = SequentialIds()
     ids.reserve(["turn_0003", "msg_0007", "msg_0002", "call_x", "weird"])
     assert (ids("turn"), ids("msg"), ids("sess")) == ("turn_0004", "msg_0008", "sess_0001")
 

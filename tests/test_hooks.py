@@ -20,9 +20,9 @@ from typing import Any
 import anyio
 import pytest
 
-from acp_server.agent.cancellation import TurnSignal
 from acp_server.agent.inbox import Blocked
-from acp_server.hooks import (
+from acp_server.cancellation import TurnSignal
+from acp_server.extensions.hooks import (
     DEFAULT_TIMEOUT_MS,
     Hook,
     HookEvent,
@@ -55,7 +55,7 @@ pytestmark = [
     pytest.mark.skipif(sys.platform != "linux", reason="process groups and /proc: Linux only"),
 ]
 
-LOGGER = "acp_server.hooks"
+LOGGER = "acp_server.extensions.hooks"
 
 
 @pytest.fixture(autouse=True, scope="module")

@@ -14,10 +14,10 @@ from pathlib import Path
 import anyio
 import pytest
 
-from acp_server.agent.cancellation import TurnAborted, TurnCancellation, UserCancel
-from acp_server.mcp import McpServers, tool_name
+from acp_protocol.mcp import HttpHeader, McpServer
+from acp_server.cancellation import TurnAborted, TurnCancellation, UserCancel
+from acp_server.extensions.mcp import McpServers, tool_name
 from acp_server.tools.base import Tool
-from protocol.mcp import HttpHeader, McpServer
 
 pytestmark = [
     pytest.mark.anyio,
@@ -29,7 +29,7 @@ SERVER_SCRIPT = str(Path(__file__).parent / "support" / "mcp_server.py")
 
 def stdio_config(name: str = "demo", pidfile: Path | None = None) -> McpServer:
     env = [{"name": "MCP_TEST_PIDFILE", "value": str(pidfile)}] if pidfile else []
-    from protocol.mcp import EnvVariable
+    from acp_protocol.mcp import EnvVariable
 
     return McpServer(
         name=name,

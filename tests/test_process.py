@@ -16,7 +16,7 @@ from signal import SIGKILL, SIGTERM
 import anyio
 import pytest
 
-from acp_server.agent.cancellation import TurnAborted, TurnCancellation, UserCancel
+from acp_server.cancellation import TurnAborted, TurnCancellation, UserCancel
 from acp_server.process import (
     ProcessRegistry,
     ProcessResult,

@@ -13,14 +13,9 @@ from typing import TypeVar
 import anyio
 from msgspec import UNSET
 
-from acp_server.agent.cancellation import TurnAborted, TurnSignal
-from acp_server.rpc.errors import PeerClosed, RemoteError
-from acp_server.rpc.peer import Peer
-from acp_server.tools.permissions import Answer
-from acp_server.tools.text_window import TextWindow, window_of_text
-from acp_server.tools.workspace import CommandResult
-from protocol import errors
-from protocol.client import (
+from acp_protocol import errors
+from acp_protocol import methods as m
+from acp_protocol.client import (
     CreateTerminalRequest,
     CreateTerminalResponse,
     KillTerminalRequest,
@@ -40,7 +35,13 @@ from protocol.client import (
     WriteTextFileRequest,
     WriteTextFileResponse,
 )
-from protocol.tool_call import ToolCallUpdateFields
+from acp_protocol.tool_call import ToolCallUpdateFields
+from acp_server.cancellation import TurnAborted, TurnSignal
+from acp_server.rpc.errors import PeerClosed, RemoteError
+from acp_server.rpc.peer import Peer
+from acp_server.tools.permissions import Answer
+from acp_server.tools.text_window import TextWindow, window_of_text
+from acp_server.tools.workspace import CommandResult
 
 log = logging.getLogger(__name__)
 
@@ -79,7 +80,7 @@ class AcpPermissionAsker:
         )
         try:
             response = await _ask(
-                self._peer, "session/request_permission", request, RequestPermissionResponse, signal
+                self._peer, m.SESSION_REQUEST_PERMISSION, request, RequestPermissionResponse, signal
             )
         except (PeerClosed, RemoteError) as exc:
             log.info("permission request for %s got no answer: %s", call_id, exc)
@@ -101,7 +102,7 @@ class ClientFiles:
         request = ReadTextFileRequest(session_id=self._session_id, path=path)
         try:
             response = await _ask(
-                self._peer, "fs/read_text_file", request, ReadTextFileResponse, signal
+                self._peer, m.FS_READ_TEXT_FILE, request, ReadTextFileResponse, signal
             )
         except RemoteError as exc:
             if exc.code == errors.RESOURCE_NOT_FOUND:
@@ -121,7 +122,7 @@ class ClientFiles:
         try:
             await _ask(
                 self._peer,
-                "fs/write_text_file",
+                m.FS_WRITE_TEXT_FILE,
                 request,
                 WriteTextFileResponse | None,  # type: ignore[arg-type]
                 signal,
@@ -146,7 +147,7 @@ class ClientTerminals:
     ) -> CommandResult:
         created = await _ask(
             self._peer,
-            "terminal/create",
+            m.TERMINAL_CREATE,
             CreateTerminalRequest(
                 session_id=self._session_id,
                 command="sh",
@@ -163,7 +164,7 @@ class ClientTerminals:
         try:
             with signal.linked_scope(), anyio.move_on_after(timeout) as deadline:
                 exited = await self._call(
-                    "terminal/wait_for_exit",
+                    m.TERMINAL_WAIT_FOR_EXIT,
                     WaitForTerminalExitRequest,
                     terminal,
                     WaitForTerminalExitResponse,
@@ -172,16 +173,16 @@ class ClientTerminals:
             with anyio.CancelScope(shield=True):
                 if exited is None:
                     await self._call(
-                        "terminal/kill", KillTerminalRequest, terminal, KillTerminalResponse
+                        m.TERMINAL_KILL, KillTerminalRequest, terminal, KillTerminalResponse
                     )
                 output = await self._call(
-                    "terminal/output", TerminalOutputRequest, terminal, TerminalOutputResponse
+                    m.TERMINAL_OUTPUT, TerminalOutputRequest, terminal, TerminalOutputResponse
                 )
         finally:
             with anyio.CancelScope(shield=True):
                 try:
                     await self._call(
-                        "terminal/release",
+                        m.TERMINAL_RELEASE,
                         ReleaseTerminalRequest,
                         terminal,
                         ReleaseTerminalResponse,

@@ -9,10 +9,7 @@ from urllib.parse import unquote
 import anyio
 from msgspec import UnsetType
 
-from acp_server.session import records as rec
-from acp_server.tools.local_files import open_checked
-from acp_server.tools.workspace import PathRefused, Sandbox
-from protocol.content import (
+from acp_protocol.content import (
     AudioContent,
     ContentBlock,
     EmbeddedResource,
@@ -20,6 +17,9 @@ from protocol.content import (
     ResourceLink,
     TextContent,
 )
+from acp_server.session import records as rec
+from acp_server.tools.local_files import open_checked
+from acp_server.tools.workspace import PathRefused, Sandbox
 
 T = TypeVar("T")
 

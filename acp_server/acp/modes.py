@@ -5,19 +5,38 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from acp_server.tools.permissions import MODES, Mode
-from protocol.session_config import (
+import msgspec
+
+from acp_protocol import errors
+from acp_protocol.session import (
+    SetSessionConfigOptionRequest,
+    SetSessionConfigOptionResponse,
+    SetSessionModeRequest,
+    SetSessionModeResponse,
+)
+from acp_protocol.session_config import (
     SessionConfigOption,
     SessionConfigSelect,
     SessionConfigSelectOption,
     SessionMode,
     SessionModeState,
 )
-from protocol.session_update import (
+from acp_protocol.session_update import (
     AvailableCommand,
     AvailableCommandsUpdate,
+    ConfigOptionUpdate,
+    CurrentModeUpdate,
     UnstructuredCommandInput,
 )
+from acp_server.models.base import ModelConfigError
+from acp_server.rpc.handlers import RpcError, decode_params
+from acp_server.rpc.peer import IncomingRequest
+from acp_server.session import records as rec
+from acp_server.tools.permissions import MODES, Mode, ModeRefused, check_mode
+
+from .context import BridgeContext
+from .sessions import AcpSession
+from .updates import SessionUpdates
 
 MODE_OPTION_ID = "mode"
 
@@ -86,3 +105,76 @@ def slash_command(text: str) -> tuple[str, str] | None:
     if name not in {c.name for c in COMMANDS.available_commands}:
         return None
     return name, argument.strip()
+
+
+class SessionConfig:
+    """`session/set_mode` and `session/set_config_option` of one connection; the `/mode`
+    command and the session responses use it too."""
+
+    def __init__(self, context: BridgeContext) -> None:
+        self._context = context
+
+    async def set_mode(
+        self, request: IncomingRequest, params: msgspec.Raw | None
+    ) -> SetSessionModeResponse:
+        change = decode_params(params, SetSessionModeRequest)
+        await self.change_mode(self._context.session(change.session_id), change.mode_id)
+        return SetSessionModeResponse()
+
+    async def set_config_option(
+        self, request: IncomingRequest, params: msgspec.Raw | None
+    ) -> SetSessionConfigOptionResponse:
+        change = decode_params(params, SetSessionConfigOptionRequest)
+        session = self._context.session(change.session_id)
+        if change.config_id not in (MODE_OPTION_ID, MODEL_OPTION_ID) or (
+            change.config_id == MODEL_OPTION_ID and session.model is None
+        ):
+            raise RpcError(
+                errors.INVALID_PARAMS,
+                "Invalid params",
+                f"unknown config option {change.config_id!r}",
+            )
+        if not isinstance(change.value, str):
+            raise RpcError(
+                errors.INVALID_PARAMS, "Invalid params", f"{change.config_id} takes a string value"
+            )
+        if change.config_id == MODE_OPTION_ID:
+            await self.change_mode(session, change.value)
+        else:
+            self.change_model(session, change.value)
+        return SetSessionConfigOptionResponse(config_options=self.options_for(session))
+
+    def options_for(self, session: AcpSession) -> list[SessionConfigOption]:
+        """The session's config options as they stand."""
+        return config_options(
+            session.policy.mode,
+            session.model.spec if session.model is not None else None,
+            self._context.options.offered_models,
+        )
+
+    def change_model(self, session: AcpSession, spec: str) -> None:
+        """Switch the session's model from its next request on, and remember it."""
+        offered = self._context.options.offered_models
+        if session.model is None or spec not in offered:
+            raise RpcError(
+                errors.INVALID_PARAMS,
+                "Invalid params",
+                f"model {spec!r} is not offered; offered: {', '.join(offered)}",
+            )
+        try:
+            session.model.switch(spec)
+        except (ModelConfigError, ValueError) as exc:
+            raise RpcError(errors.INVALID_PARAMS, "Invalid params", str(exc)) from None
+        session.log.append(rec.ModelChange(model=spec, at=rec.utc_now()))
+
+    async def change_mode(self, session: AcpSession, mode: str) -> None:
+        """Switch the permission mode, remember it, and tell the client both ways."""
+        try:
+            checked = check_mode(mode)
+        except ModeRefused as exc:
+            raise RpcError(errors.INVALID_PARAMS, "Invalid params", str(exc)) from None
+        session.policy.mode = checked
+        session.log.append(rec.ModeChange(mode=checked, at=rec.utc_now()))
+        updates = SessionUpdates(self._context.peer, session.id)
+        await updates.send(CurrentModeUpdate(current_mode_id=checked))
+        await updates.send(ConfigOptionUpdate(config_options=self.options_for(session)))

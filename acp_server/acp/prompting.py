@@ -2,15 +2,33 @@
 
 from __future__ import annotations
 
+import logging
+from dataclasses import dataclass
 from typing import Any
 
+import msgspec
 from msgspec import UNSET
 
-from acp_server.agent.inbox import Blocked, Dropped, TicketResult
-from acp_server.rpc.dispatch import RpcError
+from acp_protocol import errors
+from acp_protocol.content import TextContent
+from acp_protocol.session import CancelNotification, PromptRequest, PromptResponse, StopReason
+from acp_protocol.session_update import AgentMessageChunk, SessionInfoUpdate, UsageUpdate
+from acp_server.agent import Blocked, Dropped, TicketResult
+from acp_server.cancellation import UserCancel
+from acp_server.rpc.handlers import RpcError, decode_params
+from acp_server.rpc.peer import IncomingRequest
 from acp_server.session import records as rec
-from protocol import errors
-from protocol.session import StopReason
+
+from .content import parts_from_prompt, read_resource_links
+from .context import BridgeContext
+from .handshake import NO_MODEL_MESSAGE
+from .modes import SessionConfig, slash_command
+from .session_methods import derive_title
+from .sessions import AcpSession
+from .updates import SessionUpdates
+from .wiring import SessionWiring
+
+log = logging.getLogger(__name__)
 
 KEEP_INBOX_META = "acp-server"
 """`_meta` namespace of our extensions; `{"acp-server": {"keepInbox": true}}` on session/cancel
@@ -39,7 +57,7 @@ def stop_reason_for(result: TicketResult) -> StopReason:
         return "max_turn_requests"
     if isinstance(result, (rec.Refusal, Blocked)):
         return "refusal"
-    if isinstance(result, (rec.Aborted, rec.DisposedOutcome, rec.Interrupted, Dropped)):
+    if isinstance(result, (rec.Aborted, rec.DisposedOutcome, rec.CrashedOutcome, Dropped)):
         return "cancelled"
     assert isinstance(result, rec.ErrorOutcome)
     raise RpcError(
@@ -47,3 +65,82 @@ def stop_reason_for(result: TicketResult) -> StopReason:
         f"The turn failed: {result.message}",
         {"code": result.code} if result.code else UNSET,
     )
+
+
+@dataclass
+class PromptMethods:
+    """`session/prompt` and `session/cancel` of one connection."""
+
+    context: BridgeContext
+    wiring: SessionWiring
+    config: SessionConfig
+
+    async def prompt(self, request: IncomingRequest, params: msgspec.Raw | None) -> PromptResponse:
+        prompt = decode_params(params, PromptRequest)
+        session = self.context.session(prompt.session_id)
+        text = "\n".join(p.text for p in prompt.prompt if isinstance(p, TextContent))
+        command = slash_command(text) if len(prompt.prompt) == 1 else None
+        if command is not None:
+            request.admit()
+            return await self._run_command(session, *command)
+        agent = session.agent
+        if agent is None:
+            raise RpcError(errors.AUTH_REQUIRED, "Authentication required", NO_MODEL_MESSAGE)
+        await self.wiring.before_prompt(session)  # MCP servers still connecting
+        parts = await read_resource_links(parts_from_prompt(prompt.prompt), session.policy.sandbox)
+        ticket = agent.followup(parts)
+
+        # `$/cancel_request` for this prompt stops it alone: dropped if queued, aborted (queue
+        # kept) if running. Admitted only now, so a cancel on the next line finds it queued.
+        def stop_this_prompt() -> None:
+            if not ticket.withdraw() and ticket.state == "running":
+                agent.cancel(UserCancel(), keep_inbox=True)
+
+        request.on_cancel_request = stop_this_prompt
+        request.admit()
+        await self._announce_title(session, text)
+        result = await ticket.wait()
+        usage = agent.last_usage
+        if usage is not None and usage.context_window:
+            await SessionUpdates(self.context.peer, session.id).send(
+                UsageUpdate(
+                    used=usage.input_tokens + usage.output_tokens, size=usage.context_window
+                )
+            )
+        return PromptResponse(stop_reason=stop_reason_for(result))
+
+    async def cancel(self, params: msgspec.Raw | None) -> None:
+        try:
+            cancel = msgspec.json.decode(params or b"null", type=CancelNotification)
+        except msgspec.DecodeError as exc:
+            log.warning("ignoring a malformed session/cancel: %s", exc)
+            return
+        session = self.context.sessions.get(cancel.session_id)
+        if session is None or session.agent is None:
+            return  # cancelling nothing is a no-op; a notification cannot be answered
+        session.agent.cancel(UserCancel(), keep_inbox=wants_keep_inbox(cancel.meta))
+
+    async def _run_command(self, session: AcpSession, name: str, argument: str) -> PromptResponse:
+        """A slash command (see `modes.COMMANDS`): handled here, the model is not asked."""
+        assert name == "mode"
+        try:
+            await self.config.change_mode(session, argument)
+            message = f"Mode set to {argument}."
+        except RpcError as exc:
+            message = f"The mode was not changed: {exc.data}"
+        ids = self.context.options.ids
+        message_id = ids("cmd") if ids is not None else f"cmd_{rec.utc_now()}"
+        await SessionUpdates(self.context.peer, session.id).send(
+            AgentMessageChunk(content=TextContent(text=message), message_id=message_id)
+        )
+        return PromptResponse(stop_reason="end_turn")
+
+    async def _announce_title(self, session: AcpSession, text: str | None) -> None:
+        """Send the session's title once, derived from its first prompt."""
+        if session.title is not None:
+            return
+        session.title = derive_title(text)
+        if session.title is not None:
+            await SessionUpdates(self.context.peer, session.id).send(
+                SessionInfoUpdate(title=session.title, updated_at=rec.utc_now())
+            )

@@ -12,8 +12,7 @@ from typing import get_args
 
 from msgspec import UNSET
 
-from acp_server.session import records as rec
-from protocol.content import (
+from acp_protocol.content import (
     ContentBlock,
     EmbeddedResource,
     ImageContent,
@@ -21,7 +20,7 @@ from protocol.content import (
     ResourceLink,
     TextContent,
 )
-from protocol.session_update import (
+from acp_protocol.session_update import (
     AgentMessageChunk,
     AgentThoughtChunk,
     CurrentModeUpdate,
@@ -30,7 +29,8 @@ from protocol.session_update import (
     SessionUpdate,
     UserMessageChunk,
 )
-from protocol.tool_call import ToolCall, ToolCallLocation, ToolCallUpdate, ToolKind
+from acp_protocol.tool_call import ToolCall, ToolCallLocation, ToolCallUpdate, ToolKind
+from acp_server.session import records as rec
 
 from .updates import tool_content
 
@@ -112,7 +112,7 @@ def replay_updates(records: Sequence[rec.Record]) -> list[SessionUpdate]:
                     or UNSET,
                 )
             )
-        elif isinstance(record, rec.PlanUpdate):
+        elif isinstance(record, rec.PlanRecord):
             updates.append(
                 Plan(
                     entries=[

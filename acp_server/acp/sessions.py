@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from acp_server.agent.agent import Agent, AgentHandle
-    from acp_server.agent.loop import IdFactory
+    from acp_server.agent import Agent, AgentHandle
     from acp_server.models.switchable import SwitchableModel
     from acp_server.session.journal import Journal
     from acp_server.session.log import SessionLog
@@ -35,13 +33,6 @@ class AcpSession:
     def agent(self) -> Agent | None:
         """The session's agent; None when no model is configured."""
         return self.handle.agent if self.handle is not None else None
-
-
-def new_session_id(ids: IdFactory | None = None) -> str:
-    """A fresh session id: unguessable, or the next `sess_NNNN` of deterministic mode's `ids`."""
-    if ids is not None:
-        return ids("sess")
-    return "sess_" + os.urandom(12).hex()
 
 
 class SessionRegistry:

@@ -4,7 +4,26 @@ from __future__ import annotations
 
 from msgspec import UNSET
 
-from acp_server.agent.events import (
+from acp_protocol.content import TextContent
+from acp_protocol.methods import SESSION_UPDATE
+from acp_protocol.session_update import (
+    AgentMessageChunk,
+    AgentThoughtChunk,
+    Plan,
+    PlanEntry,
+    SessionNotification,
+    SessionUpdate,
+)
+from acp_protocol.tool_call import (
+    ContentToolCallContent,
+    DiffToolCallContent,
+    TerminalToolCallContent,
+    ToolCall,
+    ToolCallContent,
+    ToolCallLocation,
+    ToolCallUpdate,
+)
+from acp_server.agent import (
     AgentEvent,
     MessageChunk,
     PlanUpdated,
@@ -14,26 +33,6 @@ from acp_server.agent.events import (
 )
 from acp_server.rpc.peer import Peer
 from acp_server.tools.base import Location
-from protocol.content import TextContent
-from protocol.session_update import (
-    AgentMessageChunk,
-    AgentThoughtChunk,
-    Plan,
-    PlanEntry,
-    SessionNotification,
-    SessionUpdate,
-)
-from protocol.tool_call import (
-    ContentToolCallContent,
-    DiffToolCallContent,
-    TerminalToolCallContent,
-    ToolCall,
-    ToolCallContent,
-    ToolCallLocation,
-    ToolCallUpdate,
-)
-
-SESSION_UPDATE = "session/update"
 
 
 def update_for(event: AgentEvent) -> SessionUpdate | None:

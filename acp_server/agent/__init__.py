@@ -1,1 +1,49 @@
-"""The agent runtime: turns, steps, the inbox, and explicit turn cancellation."""
+"""The agent runtime: turns, steps, the inbox, and explicit turn cancellation.
+
+This module is the runtime's public face: the ACP bridge and the extensions import from here
+only, never from the modules below it (tests may). See
+docs/rfc/implemented/architecture/2026-12-01-layers-and-bridge.md.
+"""
+
+from __future__ import annotations
+
+from .agent import Agent, AgentHandle, spawn_agent
+from .events import (
+    AgentEvent,
+    MessageChunk,
+    PlanUpdated,
+    Status,
+    ThoughtChunk,
+    ToolCallAnnounced,
+    ToolCallProgress,
+    TurnEnded,
+)
+from .inbox import Blocked, Dropped, PromptTicket, TicketResult
+from .loop import AgentConfig
+from .seams import PromptSubmission, Seams, StepInfo, StepResult, TurnProgress
+from .subagents import session_task_tool
+
+__all__ = [
+    "Agent",
+    "AgentConfig",
+    "AgentEvent",
+    "AgentHandle",
+    "Blocked",
+    "Dropped",
+    "MessageChunk",
+    "PlanUpdated",
+    "PromptSubmission",
+    "PromptTicket",
+    "Seams",
+    "Status",
+    "StepInfo",
+    "StepResult",
+    "ThoughtChunk",
+    "TicketResult",
+    "ToolCallAnnounced",
+    "ToolCallProgress",
+    "TurnEnded",
+    "TurnProgress",
+    "session_task_tool",
+    "spawn_agent",
+]

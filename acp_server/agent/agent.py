@@ -12,15 +12,16 @@ from collections.abc import Awaitable, Callable, Sequence
 
 from anyio.abc import TaskGroup
 
+from acp_server.cancellation import CancelCause, UserCancel
+from acp_server.ids import IdFactory, random_ids
 from acp_server.models.base import Usage
 from acp_server.session.log import SessionLog
 from acp_server.session.records import Part
 from acp_server.tools.base import Tool
 
-from .cancellation import CancelCause, UserCancel
 from .events import Status
 from .inbox import PromptTicket
-from .loop import AgentConfig, AgentLoop, EventSink, IdFactory, random_ids
+from .loop import AgentConfig, AgentLoop, EventSink
 from .seams import Seams
 
 _USER = UserCancel()

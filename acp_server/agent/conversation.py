@@ -87,7 +87,7 @@ class Conversation:
                     is_error=record.status == "failed",
                 )
             )
-        elif isinstance(record, rec.TurnEnd):
+        elif isinstance(record, rec.TurnEndRecord):
             start = self._turn_starts.pop(record.turn_id, None)
             if isinstance(record.outcome, rec.Refusal) and start is not None:
                 self._replace(self._items[:start])

@@ -9,20 +9,28 @@ docs/rfc/rejected/architecture/2026-11-30-signal-in-context-variable.md.
 from __future__ import annotations
 
 from contextvars import ContextVar
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from .agent import Agent
-
-_initiator: ContextVar[Agent | None] = ContextVar("acp_server_initiator", default=None)
+from typing import Protocol
 
 
-def current_initiator() -> Agent | None:
+class Initiator(Protocol):
+    """What the scope holds: an `Agent`. Structural, so the loop that enters the scope need not
+    import `agent.py` (which imports the loop)."""
+
+    @property
+    def id(self) -> str:
+        """The id of the session the agent runs."""
+        ...
+
+
+_initiator: ContextVar[Initiator | None] = ContextVar("acp_server_initiator", default=None)
+
+
+def current_initiator() -> Initiator | None:
     """The Agent whose driver started the current work, if any."""
     return _initiator.get()
 
 
-def enter_initiator(agent: Agent) -> object:
+def enter_initiator(agent: Initiator) -> object:
     """Make `agent` the initiator for the current task; returns a token for `leave`."""
     return _initiator.set(agent)
 

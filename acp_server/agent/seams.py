@@ -13,11 +13,11 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
+from acp_server.cancellation import TurnSignal
 from acp_server.models.base import ConversationItem, ModelRequest, ToolCallRequest
 from acp_server.session.records import Part
 from acp_server.tools.base import ToolOutput
-
-from .cancellation import TurnSignal
+from acp_server.verdicts import Block, Deny
 
 
 @dataclass
@@ -26,20 +26,6 @@ class PromptSubmission:
 
     content: list[Part]
     context: list[list[Part]] = field(default_factory=list)
-
-
-@dataclass(frozen=True)
-class Block:
-    """A prompt-submission listener's verdict: do not open a turn."""
-
-    reason: str
-
-
-@dataclass(frozen=True)
-class Deny:
-    """An approval listener's verdict: do not run this tool call."""
-
-    reason: str
 
 
 @dataclass(frozen=True)

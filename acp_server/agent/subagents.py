@@ -25,6 +25,8 @@ parent's tool; extra calls fail with a clear message). The loop runs a turn's to
 after another today, so the limit only matters once calls run concurrently.
 
 See docs/shared notes "Subagents" (runtime semantics).
+
+Over 400 lines: `TaskTool` is one call's whole life, so its `finally` reads in one place.
 """
 
 from __future__ import annotations
@@ -38,6 +40,8 @@ from typing import Any
 import anyio
 from anyio.abc import TaskGroup
 
+from acp_server.cancellation import Disposed, ParentCancel, TurnAborted, TurnSignal
+from acp_server.ids import IdFactory, random_ids
 from acp_server.models.base import ModelProvider, ToolCallRequest, subagent_provider
 from acp_server.session import records as rec
 from acp_server.session.journal import JournalStore
@@ -45,13 +49,13 @@ from acp_server.session.journal_format import JournalExists, JournalHeader
 from acp_server.session.log import SessionLog
 from acp_server.tools.base import Location, Tool, ToolCallContext, ToolKind, ToolOutput
 from acp_server.tools.permissions import Answer, PermissionPolicy
+from acp_server.verdicts import Deny
 
 from .agent import Agent, AgentHandle, spawn_agent
-from .cancellation import Disposed, ParentCancel, TurnAborted, TurnSignal
 from .events import AgentEvent, MessageChunk, ToolCallAnnounced
 from .inbox import Blocked, Dropped
-from .loop import DEFAULT_SYSTEM_PROMPT, AgentConfig, IdFactory, random_ids
-from .seams import Deny, Seams
+from .loop import DEFAULT_SYSTEM_PROMPT, AgentConfig
+from .seams import Seams
 
 __all__ = [
     "ChildJournal",

@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 import msgspec
 from msgspec import Struct
 
-from acp_server.agent.cancellation import TurnSignal
+from acp_server.cancellation import TurnSignal
 from acp_server.models.base import (
     AssistantTurn,
     Finish,

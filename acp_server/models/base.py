@@ -12,7 +12,7 @@ from typing import Any, Literal, Protocol, cast
 
 from msgspec import Struct
 
-from acp_server.agent.cancellation import TurnSignal
+from acp_server.cancellation import TurnSignal
 
 # --- conversation -------------------------------------------------------------------------
 

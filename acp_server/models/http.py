@@ -17,6 +17,8 @@ owns everything between the provider and the network:
   short excerpt of the server's own error message.
 
 Nothing here knows either API's event format; `openai.py` and `anthropic.py` do.
+
+Over 400 lines: one streaming request's retries, backoff and cancellation belong together.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import msgspec
 
-from acp_server.agent.cancellation import TurnSignal
+from acp_server.cancellation import TurnSignal
 from acp_server.models.base import ModelError
 
 if TYPE_CHECKING:

@@ -25,7 +25,7 @@ from typing import Any
 import msgspec
 from msgspec import Struct
 
-from acp_server.agent.cancellation import TurnSignal
+from acp_server.cancellation import TurnSignal
 from acp_server.models.base import (
     AssistantTurn,
     Finish,

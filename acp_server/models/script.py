@@ -18,7 +18,7 @@ import anyio
 import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 
-from acp_server.agent.cancellation import TurnSignal
+from acp_server.cancellation import TurnSignal
 from acp_server.models.base import (
     AssistantTurn,
     ConversationItem,

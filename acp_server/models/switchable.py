@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Callable
 
-from acp_server.agent.cancellation import TurnSignal
+from acp_server.cancellation import TurnSignal
 
 from .base import ModelConfigError, ModelEvent, ModelProvider, ModelRequest, subagent_provider
 

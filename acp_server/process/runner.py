@@ -13,7 +13,7 @@ from subprocess import DEVNULL, PIPE
 import anyio
 from anyio.abc import ByteReceiveStream, ByteSendStream, Process
 
-from acp_server.agent.cancellation import TurnSignal
+from acp_server.cancellation import TurnSignal
 from acp_server.process.groups import ProcessRegistry
 from acp_server.process.spawn import spawn
 

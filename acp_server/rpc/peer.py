@@ -21,8 +21,8 @@ import msgspec
 from anyio.abc import ByteReceiveStream, ByteSendStream, TaskGroup
 from msgspec import UNSET
 
-from protocol import errors
-from protocol.jsonrpc import (
+from acp_protocol import errors
+from acp_protocol.jsonrpc import (
     JSONRPC_VERSION,
     ErrorObject,
     ErrorResponse,
@@ -32,6 +32,7 @@ from protocol.jsonrpc import (
     RequestId,
     valid_request_id,
 )
+from acp_protocol.methods import CANCEL_REQUEST
 
 from .errors import PeerClosed, RemoteError, RequestTimeout
 from .framing import DEFAULT_MAX_LINE_BYTES, OVERSIZED, LineReader
@@ -40,8 +41,6 @@ from .writer import FrameWriter
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
-
-CANCEL_REQUEST = "$/cancel_request"
 
 
 class CancelRequestParams(msgspec.Struct):
@@ -70,7 +69,7 @@ class IncomingRequest:
 
 
 class Dispatcher(Protocol):
-    """What the peer hands requests and notifications to (see dispatch.py)."""
+    """What the peer hands requests and notifications to (see jsonrpcserver_adapter.py)."""
 
     async def dispatch_request(self, request: IncomingRequest) -> Any:
         """Handle `request` and return its complete response frame."""

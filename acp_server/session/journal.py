@@ -31,6 +31,8 @@ low-level file operations and the invariant they keep (the file is a durable pre
 The format, its errors and parsing live in `acp_server.session.journal_format` (re-exported
 here: import everything from this module). See
 docs/rfc/implemented/architecture/2026-11-30-session-journal.md.
+
+Over 400 lines: writing, loading and repair share one file lock and one on-disk format.
 """
 
 from __future__ import annotations
@@ -69,7 +71,7 @@ from .journal_format import (
     parse_journal,
     summarize,
 )
-from .records import RECORD_ENCODER, Record, TurnEnd
+from .records import RECORD_ENCODER, Record, TurnEndRecord
 from .repair import repair_records
 
 __all__ = [
@@ -425,7 +427,7 @@ class JournalStore:
                     "%s: closed %d turn(s) a crash left open as interrupted "
                     "(%d repair record(s) appended)",
                     path,
-                    sum(1 for record in repairs if isinstance(record, TurnEnd)),
+                    sum(1 for record in repairs if isinstance(record, TurnEndRecord)),
                     len(repairs),
                 )
         except BaseException:

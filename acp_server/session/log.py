@@ -18,7 +18,7 @@ from .records import (
     TextPart,
     ToolCallRecord,
     ToolResult,
-    TurnEnd,
+    TurnEndRecord,
     TurnStart,
 )
 
@@ -120,7 +120,7 @@ class SessionLog:
         `turn_id` is None) are kept where they stand: they are finished facts, not part of any
         unfinished turn.
         """
-        ended = {record.turn_id for record in self._records if isinstance(record, TurnEnd)}
+        ended = {record.turn_id for record in self._records if isinstance(record, TurnEndRecord)}
         return [
             record
             for record in self._records
@@ -155,10 +155,10 @@ class SessionLog:
                 return index
         return 0
 
-    def last_turn_end(self) -> TurnEnd | None:
+    def last_turn_end(self) -> TurnEndRecord | None:
         """The most recent `turn/end`, or None if no turn has ended."""
         for record in reversed(self._records):
-            if isinstance(record, TurnEnd):
+            if isinstance(record, TurnEndRecord):
                 return record
         return None
 

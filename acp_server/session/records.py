@@ -43,10 +43,10 @@ __all__ = [
     "AssistantMessage",
     "AssistantPart",
     "Completed",
+    "CrashedOutcome",
     "DisposedOutcome",
     "ErrorOutcome",
     "ImagePart",
-    "Interrupted",
     "MaxTokens",
     "MaxTurnRequests",
     "Origin",
@@ -63,7 +63,7 @@ __all__ = [
     "ThoughtPart",
     "ToolCallRecord",
     "ToolResult",
-    "TurnEnd",
+    "TurnEndRecord",
     "TurnStart",
     "UserMessage",
     "decode_record",
@@ -73,20 +73,33 @@ __all__ = [
 ]
 
 
+# --- the configuration every durable struct shares -------------------------------------------
+
+
+class _Durable(msgspec.Struct, frozen=True, omit_defaults=True):
+    """Frozen, defaults left out of the JSON. Each struct still states `frozen=True,
+    kw_only=True`: msgspec applies `kw_only` only to the fields a class defines, and mypy reads
+    a subclass that passes any option but not `frozen=True` as mutable."""
+
+
+class _TaggedByType(_Durable, frozen=True, tag_field="type"):
+    """A content part or a log record, told apart by ``type``."""
+
+
+class _TaggedByKind(_Durable, frozen=True, forbid_unknown_fields=True, tag_field="kind"):
+    """A turn outcome, told apart by ``kind``; strict (see the module docstring)."""
+
+
 # --- content parts (tagged by "type") -------------------------------------------------------
 
 
-class TextPart(
-    msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, tag_field="type", tag="text"
-):
+class TextPart(_TaggedByType, tag="text", frozen=True, kw_only=True):
     """Plain text, from the user or the model."""
 
     text: str
 
 
-class ImagePart(
-    msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, tag_field="type", tag="image"
-):
+class ImagePart(_TaggedByType, tag="image", frozen=True, kw_only=True):
     """An image given inline."""
 
     data: str
@@ -95,9 +108,7 @@ class ImagePart(
     uri: str | None = None
 
 
-class ResourcePart(
-    msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, tag_field="type", tag="resource"
-):
+class ResourcePart(_TaggedByType, tag="resource", frozen=True, kw_only=True):
     """An embedded resource: its contents travel with the message (text or base64 blob)."""
 
     uri: str
@@ -106,14 +117,7 @@ class ResourcePart(
     mime_type: str | None = None
 
 
-class ResourceLinkPart(
-    msgspec.Struct,
-    frozen=True,
-    kw_only=True,
-    omit_defaults=True,
-    tag_field="type",
-    tag="resource_link",
-):
+class ResourceLinkPart(_TaggedByType, tag="resource_link", frozen=True, kw_only=True):
     """A reference to a resource the agent may read; its contents are not included."""
 
     uri: str
@@ -128,9 +132,7 @@ Part: TypeAlias = TextPart | ImagePart | ResourcePart | ResourceLinkPart
 """Content of a user message."""
 
 
-class ThoughtPart(
-    msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, tag_field="type", tag="thought"
-):
+class ThoughtPart(_TaggedByType, tag="thought", frozen=True, kw_only=True):
     """The model's reasoning text."""
 
     text: str
@@ -140,7 +142,7 @@ AssistantPart: TypeAlias = TextPart | ThoughtPart
 """Content of an assistant message."""
 
 
-class DiffRecord(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+class DiffRecord(_Durable, frozen=True, kw_only=True):
     """A file change made by a tool call; `old_text` None means a new file."""
 
     path: str
@@ -148,14 +150,14 @@ class DiffRecord(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     new_text: str
 
 
-class LocationRecord(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+class LocationRecord(_Durable, frozen=True, kw_only=True):
     """A file (and 1-based line) a tool call touched."""
 
     path: str
     line: int | None = None
 
 
-class PlanEntryRecord(msgspec.Struct, frozen=True, kw_only=True):
+class PlanEntryRecord(_Durable, frozen=True, kw_only=True):
     """One entry of the agent's plan."""
 
     content: str
@@ -163,7 +165,7 @@ class PlanEntryRecord(msgspec.Struct, frozen=True, kw_only=True):
     status: Literal["pending", "in_progress", "completed"]
 
 
-class ToolCallRecord(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+class ToolCallRecord(_Durable, frozen=True, kw_only=True):
     """One tool call the model asked for (part of an `AssistantMessage`, not a record itself)."""
 
     call_id: str
@@ -174,105 +176,41 @@ class ToolCallRecord(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=Tr
 # --- turn outcomes (tagged by "kind"; unknown fields are an error) ----------------------------
 
 
-class Completed(
-    msgspec.Struct,
-    frozen=True,
-    kw_only=True,
-    omit_defaults=True,
-    forbid_unknown_fields=True,
-    tag_field="kind",
-    tag="completed",
-):
+class Completed(_TaggedByKind, tag="completed", frozen=True, kw_only=True):
     """The model finished and no further step was owed."""
 
 
-class Aborted(
-    msgspec.Struct,
-    frozen=True,
-    kw_only=True,
-    omit_defaults=True,
-    forbid_unknown_fields=True,
-    tag_field="kind",
-    tag="aborted",
-):
+class Aborted(_TaggedByKind, tag="aborted", frozen=True, kw_only=True):
     """The turn was cancelled (by the user or a parent agent; deliberately not recorded which).
 
     Has no fields and must never gain one: it encodes as exactly ``{"kind":"aborted"}``.
     """
 
 
-class ErrorOutcome(
-    msgspec.Struct,
-    frozen=True,
-    kw_only=True,
-    omit_defaults=True,
-    forbid_unknown_fields=True,
-    tag_field="kind",
-    tag="error",
-):
+class ErrorOutcome(_TaggedByKind, tag="error", frozen=True, kw_only=True):
     """The turn failed (model or runtime error). Only a message and an optional code."""
 
     message: str
     code: str | None = None
 
 
-class DisposedOutcome(
-    msgspec.Struct,
-    frozen=True,
-    kw_only=True,
-    omit_defaults=True,
-    forbid_unknown_fields=True,
-    tag_field="kind",
-    tag="disposed",
-):
+class DisposedOutcome(_TaggedByKind, tag="disposed", frozen=True, kw_only=True):
     """The agent's owner disposed it while the turn ran (wins over an earlier cancel)."""
 
 
-class MaxTokens(
-    msgspec.Struct,
-    frozen=True,
-    kw_only=True,
-    omit_defaults=True,
-    forbid_unknown_fields=True,
-    tag_field="kind",
-    tag="max_tokens",
-):
+class MaxTokens(_TaggedByKind, tag="max_tokens", frozen=True, kw_only=True):
     """The model stopped at its output token limit."""
 
 
-class MaxTurnRequests(
-    msgspec.Struct,
-    frozen=True,
-    kw_only=True,
-    omit_defaults=True,
-    forbid_unknown_fields=True,
-    tag_field="kind",
-    tag="max_turn_requests",
-):
+class MaxTurnRequests(_TaggedByKind, tag="max_turn_requests", frozen=True, kw_only=True):
     """The turn hit the step limit."""
 
 
-class Refusal(
-    msgspec.Struct,
-    frozen=True,
-    kw_only=True,
-    omit_defaults=True,
-    forbid_unknown_fields=True,
-    tag_field="kind",
-    tag="refusal",
-):
+class Refusal(_TaggedByKind, tag="refusal", frozen=True, kw_only=True):
     """The model refused to continue."""
 
 
-class Interrupted(
-    msgspec.Struct,
-    frozen=True,
-    kw_only=True,
-    omit_defaults=True,
-    forbid_unknown_fields=True,
-    tag_field="kind",
-    tag="interrupted",
-):
+class CrashedOutcome(_TaggedByKind, tag="interrupted", frozen=True, kw_only=True):
     """The process died while the turn was open; written by crash repair when loading."""
 
 
@@ -284,7 +222,7 @@ Outcome: TypeAlias = (
     | MaxTokens
     | MaxTurnRequests
     | Refusal
-    | Interrupted
+    | CrashedOutcome
 )
 """How a turn ended."""
 
@@ -299,28 +237,14 @@ Synthetic: TypeAlias = Literal["not_run", "outcome_unknown"]
 """How the runtime made up a tool result it did not get from running the tool."""
 
 
-class TurnStart(
-    msgspec.Struct,
-    frozen=True,
-    kw_only=True,
-    omit_defaults=True,
-    tag_field="type",
-    tag="turn/start",
-):
+class TurnStart(_TaggedByType, tag="turn/start", frozen=True, kw_only=True):
     """A claimed follow-up opened a turn."""
 
     turn_id: str
     at: str
 
 
-class UserMessage(
-    msgspec.Struct,
-    frozen=True,
-    kw_only=True,
-    omit_defaults=True,
-    tag_field="type",
-    tag="message/user",
-):
+class UserMessage(_TaggedByType, tag="message/user", frozen=True, kw_only=True):
     """A user message: the prompt of a turn, context added to it, steering, or an idle inject."""
 
     message_id: str
@@ -331,14 +255,7 @@ class UserMessage(
     at: str
 
 
-class StepStart(
-    msgspec.Struct,
-    frozen=True,
-    kw_only=True,
-    omit_defaults=True,
-    tag_field="type",
-    tag="step/start",
-):
+class StepStart(_TaggedByType, tag="step/start", frozen=True, kw_only=True):
     """One model request of a turn begins (steps count from the turn's start)."""
 
     turn_id: str
@@ -346,14 +263,7 @@ class StepStart(
     at: str
 
 
-class AssistantMessage(
-    msgspec.Struct,
-    frozen=True,
-    kw_only=True,
-    omit_defaults=True,
-    tag_field="type",
-    tag="message/assistant",
-):
+class AssistantMessage(_TaggedByType, tag="message/assistant", frozen=True, kw_only=True):
     """The model's answer in one step, with the tool calls it asked for."""
 
     turn_id: str
@@ -363,14 +273,7 @@ class AssistantMessage(
     at: str
 
 
-class ToolResult(
-    msgspec.Struct,
-    frozen=True,
-    kw_only=True,
-    omit_defaults=True,
-    tag_field="type",
-    tag="tool/result",
-):
+class ToolResult(_TaggedByType, tag="tool/result", frozen=True, kw_only=True):
     """The result of one requested tool call. Refused or rejected calls are `failed` results."""
 
     turn_id: str
@@ -392,9 +295,7 @@ class ToolResult(
     at: str
 
 
-class StepEnd(
-    msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, tag_field="type", tag="step/end"
-):
+class StepEnd(_TaggedByType, tag="step/end", frozen=True, kw_only=True):
     """The step is over; `finish` is the model's finish reason."""
 
     turn_id: str
@@ -403,9 +304,7 @@ class StepEnd(
     at: str
 
 
-class TurnEnd(
-    msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, tag_field="type", tag="turn/end"
-):
+class TurnEndRecord(_TaggedByType, tag="turn/end", frozen=True, kw_only=True):
     """The turn is over. The outcome says what happened, never who asked for it."""
 
     turn_id: str
@@ -413,9 +312,7 @@ class TurnEnd(
     at: str
 
 
-class PlanUpdate(
-    msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, tag_field="type", tag="plan"
-):
+class PlanRecord(_TaggedByType, tag="plan", frozen=True, kw_only=True):
     """The agent replaced its plan (the complete list, as ACP sends it)."""
 
     turn_id: str
@@ -423,42 +320,21 @@ class PlanUpdate(
     at: str
 
 
-class ModeChange(
-    msgspec.Struct,
-    frozen=True,
-    kw_only=True,
-    omit_defaults=True,
-    tag_field="type",
-    tag="session/mode",
-):
+class ModeChange(_TaggedByType, tag="session/mode", frozen=True, kw_only=True):
     """The session's permission mode changed; the last one is restored on load."""
 
     mode: str
     at: str
 
 
-class ModelChange(
-    msgspec.Struct,
-    frozen=True,
-    kw_only=True,
-    omit_defaults=True,
-    tag_field="type",
-    tag="session/model",
-):
+class ModelChange(_TaggedByType, tag="session/model", frozen=True, kw_only=True):
     """The session switched model (a model spec such as `openai:gpt-4o`); restored on load."""
 
     model: str
     at: str
 
 
-class PermissionRule(
-    msgspec.Struct,
-    frozen=True,
-    kw_only=True,
-    omit_defaults=True,
-    tag_field="type",
-    tag="session/permission",
-):
+class PermissionRule(_TaggedByType, tag="session/permission", frozen=True, kw_only=True):
     """The user chose "always" for a kind of tool call; restored on load."""
 
     tool_kind: str
@@ -473,8 +349,8 @@ Record: TypeAlias = (
     | AssistantMessage
     | ToolResult
     | StepEnd
-    | TurnEnd
-    | PlanUpdate
+    | TurnEndRecord
+    | PlanRecord
     | ModeChange
     | ModelChange
     | PermissionRule

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .log import SessionLog
-from .records import Interrupted, Record, ToolResult, TurnEnd, TurnStart, utc_now
+from .records import CrashedOutcome, Record, ToolResult, TurnEndRecord, TurnStart, utc_now
 
 __all__ = ["OUTCOME_UNKNOWN_OUTPUT", "open_turn_ids", "repair_records"]
 
@@ -31,7 +31,7 @@ def open_turn_ids(records: Sequence[Record]) -> list[str]:
     for record in records:
         if isinstance(record, TurnStart):
             open_turns[record.turn_id] = None
-        elif isinstance(record, TurnEnd):
+        elif isinstance(record, TurnEndRecord):
             open_turns.pop(record.turn_id, None)
     return list(open_turns)
 
@@ -61,5 +61,5 @@ def repair_records(
                     at=stamp,
                 )
             )
-        repairs.append(TurnEnd(turn_id=turn_id, outcome=Interrupted(), at=stamp))
+        repairs.append(TurnEndRecord(turn_id=turn_id, outcome=CrashedOutcome(), at=stamp))
     return repairs

@@ -12,7 +12,7 @@ import shutil
 import signal as signals
 from collections.abc import Mapping
 
-from acp_server.agent.cancellation import TurnAborted, TurnSignal
+from acp_server.cancellation import TurnAborted, TurnSignal
 from acp_server.process import ProcessRegistry, ProcessResult, run_process
 from acp_server.tools.workspace import CommandResult
 

@@ -23,7 +23,7 @@ from typing import ParamSpec, TypeVar
 
 import anyio.to_thread
 
-from acp_server.agent.cancellation import TurnSignal
+from acp_server.cancellation import TurnSignal
 from acp_server.tools.text_window import TextWindow, take_window
 from acp_server.tools.workspace import NotRegularFile, PathChanged
 

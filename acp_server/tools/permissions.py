@@ -12,16 +12,29 @@ import os
 import stat
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
-from acp_server.agent.cancellation import TurnSignal
-from acp_server.agent.seams import Deny
-from acp_server.models.base import ToolCallRequest
+from acp_server.cancellation import TurnSignal
+from acp_server.verdicts import Deny
 
 from .base import Tool, ToolKind
 from .workspace import PathRefused, Sandbox
 
 Mode = Literal["default", "accept_edits", "read_only", "bypass"]
+
+
+class CallToApprove(Protocol):
+    """The tool call the approval seam is asked about (the model's `ToolCallRequest`);
+    structural, so `tools/` need not import `models/`, which imports `tools/`."""
+
+    @property
+    def call_id(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def arguments(self) -> dict[str, Any]: ...
+
+
 Answer = Literal["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"]
 
 
@@ -155,7 +168,7 @@ class PermissionPolicy:
         self._asker = asker
         self._remember = remember
 
-    async def approve(self, call: ToolCallRequest, signal: TurnSignal) -> Deny | None:
+    async def approve(self, call: CallToApprove, signal: TurnSignal) -> Deny | None:
         """The approval seam: None to run the call, `Deny` to refuse it."""
         tool = self._tools.get(call.name)
         if tool is None:

@@ -345,7 +345,7 @@ def check_journal(store: JournalStore, session: Tracked) -> Counter[str]:
     for turn_id, turn in turns_of(records).items():
         where = f"{sid} {turn_id}"
         assert isinstance(turn[0], rec.TurnStart), f"{where}: starts with {turn[0]}"
-        ends = [r for r in turn if isinstance(r, rec.TurnEnd)]
+        ends = [r for r in turn if isinstance(r, rec.TurnEndRecord)]
         assert len(ends) == 1, f"{where}: {len(ends)} turn/end records"
         assert turn[-1] is ends[0], f"{where}: records after its turn/end"
         user = [r for r in turn if isinstance(r, rec.UserMessage) and r.origin == "prompt"]
@@ -356,7 +356,9 @@ def check_journal(store: JournalStore, session: Tracked) -> Counter[str]:
         if text in session.acknowledged:
             assert outcome == rec.Completed(), f"{where} ({text}, acknowledged): {outcome}"
         else:
-            assert outcome in (rec.Completed(), rec.Interrupted()), f"{where} ({text}): {outcome}"
+            assert outcome in (rec.Completed(), rec.CrashedOutcome()), (
+                f"{where} ({text}): {outcome}"
+            )
         calls = [
             c.call_id for r in turn if isinstance(r, rec.AssistantMessage) for c in r.tool_calls
         ]
@@ -404,6 +406,6 @@ def test_sigkill_at_random_moments_loses_nothing_acknowledged(tmp_path: Path) ->
         outcomes += check_journal(store, session)
     print(f"crash schedule: {stats}; turn outcomes: {dict(outcomes)}")  # shown by -s or -rP
     # The schedule must really have crashed turns midway (else this proves little).
-    assert stats.killed_before_answer > 0 and outcomes["Interrupted"] > 0, (stats, outcomes)
-    assert set(outcomes) <= {"Completed", "Interrupted"}, outcomes
+    assert stats.killed_before_answer > 0 and outcomes["CrashedOutcome"] > 0, (stats, outcomes)
+    assert set(outcomes) <= {"Completed", "CrashedOutcome"}, outcomes
     assert stats.acknowledged > ITERATIONS, stats

@@ -16,18 +16,16 @@ import anyio
 from anyio.abc import TaskGroup
 
 from acp_server.agent.agent import Agent, AgentHandle, spawn_agent
-from acp_server.agent.cancellation import TurnSignal
 from acp_server.agent.initiator import current_initiator
 from acp_server.agent.loop import AgentConfig
 from acp_server.agent.seams import (
-    Block,
-    Deny,
     PromptSubmission,
     Seams,
     StepInfo,
     StepResult,
     TurnProgress,
 )
+from acp_server.cancellation import TurnSignal
 from acp_server.models.base import (
     ConversationItem,
     Finish,
@@ -43,6 +41,7 @@ from acp_server.models.base import TextPart as ModelTextPart
 from acp_server.session import records as rec
 from acp_server.session.log import SessionLog
 from acp_server.tools.base import ToolKind, ToolOutput
+from acp_server.verdicts import Block, Deny
 
 # Generous: only there so a broken runtime fails a test instead of hanging the suite.
 DEADLINE = 10.0
@@ -284,8 +283,8 @@ def of_type(session: SessionLog, cls: type[Any]) -> list[Any]:
     return [r for r in session.records if isinstance(r, cls)]
 
 
-def turn_ends(session: SessionLog) -> list[rec.TurnEnd]:
-    return of_type(session, rec.TurnEnd)
+def turn_ends(session: SessionLog) -> list[rec.TurnEndRecord]:
+    return of_type(session, rec.TurnEndRecord)
 
 
 def user_texts(session: SessionLog, origin: str | None = None) -> list[str]:

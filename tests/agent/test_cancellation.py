@@ -20,7 +20,8 @@ import pytest
 from anyio import wait_all_tasks_blocked
 
 from acp_server.agent.agent import Agent, AgentHandle
-from acp_server.agent.cancellation import (
+from acp_server.agent.inbox import Dropped
+from acp_server.cancellation import (
     CancelCause,
     Disposed,
     ParentCancel,
@@ -29,7 +30,6 @@ from acp_server.agent.cancellation import (
     TurnSignal,
     UserCancel,
 )
-from acp_server.agent.inbox import Dropped
 from acp_server.session import records as rec
 from tests.agent.harness import (
     FakeModel,
@@ -328,7 +328,7 @@ def test_agent_has_no_public_abort_and_only_the_handle_disposes() -> None:
 
 _TYPING_PROBE = """\
 from acp_server.agent.agent import Agent
-from acp_server.agent.cancellation import Disposed, ParentCancel, UserCancel
+from acp_server.cancellation import Disposed, ParentCancel, UserCancel
 
 
 def use(agent: Agent) -> None:

@@ -52,7 +52,7 @@ def turn(turn_id: str, prompt: str, answer: str, outcome: rec.Outcome) -> list[r
             turn_id=turn_id, call_id=f"{turn_id}_c", status="failed", output="no match", at=AT
         ),
         rec.StepEnd(turn_id=turn_id, step=1, finish="tool_calls", at=AT),
-        rec.TurnEnd(turn_id=turn_id, outcome=outcome, at=AT),
+        rec.TurnEndRecord(turn_id=turn_id, outcome=outcome, at=AT),
     ]
 
 
@@ -112,7 +112,7 @@ def test_a_refusal_takes_out_its_turn_as_it_ends() -> None:
     for record in turn("t2", "refused", "no", rec.Refusal())[:-1]:
         conversation.add(record)
     assert len(conversation.items) == len(before) + 3  # visible while the turn runs
-    conversation.add(rec.TurnEnd(turn_id="t2", outcome=rec.Refusal(), at=AT))
+    conversation.add(rec.TurnEndRecord(turn_id="t2", outcome=rec.Refusal(), at=AT))
     assert list(conversation.items) == before
     assert conversation.chars == chars
 
@@ -152,7 +152,7 @@ async def test_scripted_usage_counts_a_grown_history_and_a_rewritten_one_alike(
     script.write_text(json.dumps({"responses": [[{"text": "ok"}]]}))
     provider = load_model(f"script:{script}")
     assert isinstance(provider, ScriptedProvider)
-    from acp_server.agent.cancellation import TurnCancellation
+    from acp_server.cancellation import TurnCancellation
 
     async def input_tokens(messages: list[object]) -> int:
         request = ModelRequest(

@@ -14,9 +14,9 @@ import pytest
 from anyio import wait_all_tasks_blocked
 
 from acp_server.agent.agent import Agent, AgentHandle
-from acp_server.agent.cancellation import CancelCause, ParentCancel, TurnSignal
 from acp_server.agent.initiator import current_initiator
 from acp_server.agent.seams import PromptSubmission, Seams, StepInfo
+from acp_server.cancellation import CancelCause, ParentCancel, TurnSignal
 from acp_server.session import records as rec
 from acp_server.tools.base import ToolOutput
 from tests.agent.harness import (

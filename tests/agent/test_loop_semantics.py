@@ -14,10 +14,10 @@ import anyio
 import pytest
 from anyio import wait_all_tasks_blocked
 
-from acp_server.agent.cancellation import CancelCause, ParentCancel, TurnSignal, UserCancel
 from acp_server.agent.events import AgentEvent, Status, ToolCallAnnounced, TurnEnded
 from acp_server.agent.inbox import Dropped, PromptTicket
 from acp_server.agent.seams import PromptSubmission, Seams, StepInfo, TurnProgress
+from acp_server.cancellation import CancelCause, ParentCancel, TurnSignal, UserCancel
 from acp_server.models.base import ModelError, ModelRequest
 from acp_server.session import records as rec
 from acp_server.tools.base import ToolOutput
@@ -102,7 +102,7 @@ async def test_turn_end_record_listener_cannot_cancel_the_finished_turn() -> Non
         agent.on_cancel_requested(causes.append)
 
         def on_record(record: rec.Record) -> None:
-            if isinstance(record, rec.TurnEnd):
+            if isinstance(record, rec.TurnEndRecord):
                 agent.cancel()
 
         agent.session.on_append(on_record)

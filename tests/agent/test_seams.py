@@ -14,20 +14,19 @@ from typing import Any, Literal
 import anyio
 import pytest
 
-from acp_server.agent.cancellation import TurnSignal, UserCancel
 from acp_server.agent.inbox import Blocked
 from acp_server.agent.seams import (
-    Block,
-    Deny,
     PromptSubmission,
     Seams,
     StepInfo,
     StepResult,
     TurnProgress,
 )
+from acp_server.cancellation import TurnSignal, UserCancel
 from acp_server.models.base import ConversationItem, ModelRequest, ToolCallRequest
 from acp_server.session import records as rec
 from acp_server.tools.base import ToolOutput
+from acp_server.verdicts import Block, Deny
 from tests.agent.harness import (
     END_STREAM,
     FakeModel,

@@ -17,14 +17,6 @@ import anyio
 import pytest
 
 from acp_server.agent.agent import Agent, AgentHandle, spawn_agent
-from acp_server.agent.cancellation import (
-    CancelCause,
-    ParentCancel,
-    TurnAborted,
-    TurnCancellation,
-    TurnSignal,
-    UserCancel,
-)
 from acp_server.agent.events import AgentEvent, ToolCallAnnounced, ToolCallProgress
 from acp_server.agent.initiator import current_initiator
 from acp_server.agent.loop import AgentConfig
@@ -35,6 +27,14 @@ from acp_server.agent.subagents import (
     SubagentLimits,
     TaskTool,
     journal_children,
+)
+from acp_server.cancellation import (
+    CancelCause,
+    ParentCancel,
+    TurnAborted,
+    TurnCancellation,
+    TurnSignal,
+    UserCancel,
 )
 from acp_server.models.base import ModelProvider
 from acp_server.session import records as rec

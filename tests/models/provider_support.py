@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 
 import anyio
 
-from acp_server.agent.cancellation import TurnAborted, TurnCancellation, TurnSignal, UserCancel
+from acp_server.cancellation import TurnAborted, TurnCancellation, TurnSignal, UserCancel
 from acp_server.models.base import (
     Finish,
     ModelEvent,

@@ -13,7 +13,7 @@ from typing import Any
 import anyio
 import pytest
 
-from acp_server.agent.cancellation import TurnAborted, TurnCancellation, UserCancel
+from acp_server.cancellation import TurnAborted, TurnCancellation, UserCancel
 from acp_server.models.base import (
     AssistantTurn,
     Finish,

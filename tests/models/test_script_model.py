@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from acp_server.agent.cancellation import TurnAborted, TurnCancellation, TurnSignal, UserCancel
+from acp_server.cancellation import TurnAborted, TurnCancellation, TurnSignal, UserCancel
 from acp_server.models.base import (
     AssistantTurn,
     ConversationItem,

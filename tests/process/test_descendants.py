@@ -15,7 +15,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from acp_server.agent.cancellation import TurnCancellation, UserCancel
+from acp_server.cancellation import TurnCancellation, UserCancel
 from acp_server.process import (
     ProcessRegistry,
     ProcessResult,

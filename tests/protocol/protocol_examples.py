@@ -6,12 +6,12 @@ variants of nullable fields. The schema tests encode each one and validate it.
 
 from __future__ import annotations
 
-from protocol import client as c
-from protocol import elicitation as el
-from protocol import session as s
-from protocol import session_update as su
-from protocol import tool_call as tc
-from protocol.base import CancelRequestNotification, Wire
+from acp_protocol import client as c
+from acp_protocol import elicitation as el
+from acp_protocol import session as s
+from acp_protocol import session_update as su
+from acp_protocol import tool_call as tc
+from acp_protocol.base import CancelRequestNotification, Wire
 from tests.protocol.protocol_examples_basic import (
     CONFIG_OPTIONS,
     CONTENT_EXAMPLES,

@@ -3,12 +3,12 @@ initialize). The rest, and the complete `EXAMPLES` list, are in `protocol_exampl
 
 from __future__ import annotations
 
-from protocol import content as ct
-from protocol import initialize as i
-from protocol import mcp
-from protocol import session_config as sc
-from protocol import tool_call as tc
-from protocol.base import Wire
+from acp_protocol import content as ct
+from acp_protocol import initialize as i
+from acp_protocol import mcp
+from acp_protocol import session_config as sc
+from acp_protocol import tool_call as tc
+from acp_protocol.base import Wire
 
 META = {"example.com": {"trace": 1}, "traceparent": "00-abc-def-01"}
 

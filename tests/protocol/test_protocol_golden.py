@@ -17,12 +17,12 @@ from typing import Any
 import msgspec
 import pytest
 
-from protocol import client as c
-from protocol import initialize as i
-from protocol import session as s
-from protocol.content import ContentBlock
-from protocol.session_update import SessionUpdate
-from protocol.tool_call import ToolCallContent
+from acp_protocol import client as c
+from acp_protocol import initialize as i
+from acp_protocol import session as s
+from acp_protocol.content import ContentBlock
+from acp_protocol.session_update import SessionUpdate
+from acp_protocol.tool_call import ToolCallContent
 from tests.protocol.acp_schema_tools import GOLDEN, ref, schema_errors, strip_defaults
 
 # golden file stem -> (decode type, schema def name)

@@ -10,17 +10,17 @@ import pytest
 from acp import schema as sdk
 from acp.utils import serialize_params
 
-from protocol import client as c
-from protocol import content as ct
-from protocol import elicitation as el
-from protocol import initialize as i
-from protocol import mcp
-from protocol import session as s
-from protocol import session_config as sc
-from protocol import session_update as su
-from protocol import tool_call as tc
-from protocol.base import UNSET, Wire
-from protocol.methods import METHODS
+from acp_protocol import client as c
+from acp_protocol import content as ct
+from acp_protocol import elicitation as el
+from acp_protocol import initialize as i
+from acp_protocol import mcp
+from acp_protocol import session as s
+from acp_protocol import session_config as sc
+from acp_protocol import session_update as su
+from acp_protocol import tool_call as tc
+from acp_protocol.base import UNSET, Wire
+from acp_protocol.methods import METHODS
 from tests.protocol.protocol_examples import EXAMPLES
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import msgspec
 import pytest
 
-from protocol.methods import METHODS
+from acp_protocol.methods import METHODS
 from tests.protocol.acp_schema_tools import META, methods_from_schema, schema_errors
 from tests.protocol.protocol_examples import EXAMPLES
 

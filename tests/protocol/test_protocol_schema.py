@@ -10,17 +10,17 @@ from typing import Any
 import msgspec
 import pytest
 
-import protocol
-from protocol import client as c
-from protocol import content as ct
-from protocol import elicitation as el
-from protocol import mcp
-from protocol import session_config as sc
-from protocol import session_update as su
-from protocol import tool_call as tc
-from protocol.base import Wire
-from protocol.initialize import AuthMethod
-from protocol.jsonrpc import ErrorObject
+import acp_protocol
+from acp_protocol import client as c
+from acp_protocol import content as ct
+from acp_protocol import elicitation as el
+from acp_protocol import mcp
+from acp_protocol import session_config as sc
+from acp_protocol import session_update as su
+from acp_protocol import tool_call as tc
+from acp_protocol.base import Wire
+from acp_protocol.initialize import AuthMethod
+from acp_protocol.jsonrpc import ErrorObject
 from tests.protocol.acp_schema_tools import (
     DEFS,
     all_properties,
@@ -33,7 +33,7 @@ from tests.protocol.protocol_examples import EXAMPLES
 
 # Modules not walked: `jsonrpc` holds the JSON-RPC envelopes (owned elsewhere, and not $defs of
 # the ACP schema except `Error`, checked separately below).
-SKIPPED_MODULES = {"protocol.jsonrpc"}
+SKIPPED_MODULES = {"acp_protocol.jsonrpc"}
 
 # Where a class's encoded form means something other than the schema def of the same name.
 # A tuple means "valid against any of these" (one Struct merging an untagged union).
@@ -146,7 +146,7 @@ EXCLUDED_DEFS: dict[str, str] = {
     "ClientRequest": "JSON-RPC envelope (protocol/jsonrpc.py)",
     "AgentNotification": "JSON-RPC envelope (protocol/jsonrpc.py)",
     "ClientNotification": "JSON-RPC envelope (protocol/jsonrpc.py)",
-    "Error": "the error member of a response: protocol.jsonrpc.ErrorObject (tested below)",
+    "Error": "the error member of a response: acp_protocol.jsonrpc.ErrorObject (tested below)",
 }
 
 
@@ -169,7 +169,7 @@ SHAPE_DEFS: dict[type, tuple[str, ...]] = {
 def wire_types() -> dict[str, Any]:
     """Every public Struct class defined in a `protocol` module, found by walking the package."""
     found: dict[str, Any] = {}
-    for info in pkgutil.iter_modules(protocol.__path__, "protocol."):
+    for info in pkgutil.iter_modules(acp_protocol.__path__, "acp_protocol."):
         if info.name in SKIPPED_MODULES:
             continue
         module = importlib.import_module(info.name)

@@ -18,10 +18,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from acp_server.acp.connection import AcpConnection, BridgeOptions
+from acp_server.acp.connection import AcpConnection
+from acp_server.acp.options import ServerOptions
 from acp_server.models.script import echo_provider
 from acp_server.process import ProcessRegistry
-from acp_server.rpc.dispatch import JsonRpcDispatcher
+from acp_server.rpc.jsonrpcserver_adapter import JsonRpcDispatcher
 from tests.support.agent_process import SERVER
 from tests.support.memory import peer_harness
 
@@ -125,10 +126,8 @@ def test_every_request_line_gets_exactly_one_response_in_process(sent: list[byte
 
     async def exchange(dispatcher: JsonRpcDispatcher, data_dir: str) -> list[bytes]:
         async with anyio.create_task_group() as agents, peer_harness(dispatcher) as (peer, client):
-            options = BridgeOptions(
-                data_dir=Path(data_dir), processes=ProcessRegistry(), model=echo_provider()
-            )
-            AcpConnection(peer, agents, options).register(dispatcher)
+            options = ServerOptions(data_dir=Path(data_dir), model=echo_provider())
+            AcpConnection(peer, agents, options, ProcessRegistry()).register(dispatcher)
             for line in sent:
                 await client.write(line)
             client.close_input()

@@ -7,7 +7,8 @@ from typing import Any
 import msgspec
 import pytest
 
-from acp_server.rpc.dispatch import JsonRpcDispatcher, RpcError, decode_params
+from acp_server.rpc.handlers import HandlerTable, RpcError, decode_params
+from acp_server.rpc.jsonrpcserver_adapter import JsonRpcDispatcher
 from acp_server.rpc.peer import IncomingRequest
 from tests.support.memory import peer_harness
 
@@ -32,9 +33,7 @@ def echo_dispatcher() -> JsonRpcDispatcher:
     async def refuse(request: IncomingRequest, params: msgspec.Raw | None) -> Any:
         raise RpcError(-32002, "Resource not found", "no such thing")
 
-    dispatcher.request("echo", echo)
-    dispatcher.request("explode", explode)
-    dispatcher.request("refuse", refuse)
+    dispatcher.install(HandlerTable(requests={"echo": echo, "explode": explode, "refuse": refuse}))
     return dispatcher
 
 

@@ -8,8 +8,9 @@ import anyio
 import msgspec
 import pytest
 
-from acp_server.rpc.dispatch import JsonRpcDispatcher
 from acp_server.rpc.errors import PeerClosed, RemoteError, RequestTimeout
+from acp_server.rpc.handlers import HandlerTable
+from acp_server.rpc.jsonrpcserver_adapter import JsonRpcDispatcher
 from acp_server.rpc.peer import IncomingRequest, Peer
 from tests.support.memory import ClientSide, peer_harness
 
@@ -142,8 +143,7 @@ def slow_dispatcher(started: anyio.Event, release: anyio.Event) -> JsonRpcDispat
         await answered.wait()
         return {"stopReason": "cancelled"}
 
-    dispatcher.request("slow", slow)
-    dispatcher.request("prompt_like", prompt_like)
+    dispatcher.install(HandlerTable(requests={"slow": slow, "prompt_like": prompt_like}))
     return dispatcher
 
 
@@ -199,7 +199,7 @@ async def test_updates_queued_before_a_response_are_written_before_it() -> None:
             await holder[0].notify("session/update", {"n": index})
         return {"stopReason": "end_turn"}
 
-    dispatcher.request("stream", stream)
+    dispatcher.install(HandlerTable(requests={"stream": stream}))
     async with peer_harness(dispatcher) as (peer, client):
         holder.append(peer)
         await client.write({"jsonrpc": "2.0", "id": 1, "method": "stream"})
@@ -222,8 +222,7 @@ async def test_next_line_waits_until_the_previous_request_is_admitted() -> None:
         seen.append("s" in registry)
         return {}
 
-    dispatcher.request("create", create)
-    dispatcher.request("use", use)
+    dispatcher.install(HandlerTable(requests={"create": create, "use": use}))
     async with peer_harness(dispatcher) as (_, client):
         await client.write({"jsonrpc": "2.0", "id": 1, "method": "create"})
         await client.write({"jsonrpc": "2.0", "id": 2, "method": "use"})

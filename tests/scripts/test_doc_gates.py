@@ -189,9 +189,9 @@ def test_doc_refs_gate_passes_when_every_reference_exists(tmp_path: Path) -> Non
 
 
 def test_doc_refs_gate_reports_a_missing_reference_in_a_comment(tmp_path: Path) -> None:
-    write(tmp_path / "protocol" / "types.py", f"X = 1\n\n# see {DOCS}/gone.md for why\n")
+    write(tmp_path / "acp_protocol" / "types.py", f"X = 1\n\n# see {DOCS}/gone.md for why\n")
     result = run_gate("verify-doc-refs", tmp_path)
-    assert_fails_with(result, f"protocol/types.py:3: missing {DOCS}/gone.md")
+    assert_fails_with(result, f"acp_protocol/types.py:3: missing {DOCS}/gone.md")
 
 
 def test_doc_refs_gate_reports_a_missing_reference_in_a_string(tmp_path: Path) -> None:

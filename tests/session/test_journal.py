@@ -31,10 +31,10 @@ from acp_server.session.records import (
     Aborted,
     AssistantMessage,
     Completed,
+    CrashedOutcome,
     DisposedOutcome,
     ErrorOutcome,
     ImagePart,
-    Interrupted,
     MaxTokens,
     MaxTurnRequests,
     Outcome,
@@ -48,7 +48,7 @@ from acp_server.session.records import (
     ThoughtPart,
     ToolCallRecord,
     ToolResult,
-    TurnEnd,
+    TurnEndRecord,
     TurnStart,
     UserMessage,
     encode_record,
@@ -95,7 +95,7 @@ def complete_turn(turn_id: str, text: str = "hi", at: str = AT) -> list[Record]:
             turn_id=turn_id, message_id=f"a-{turn_id}", parts=[TextPart(text="ok")], at=at
         ),
         StepEnd(turn_id=turn_id, step=1, finish="stop", at=at),
-        TurnEnd(turn_id=turn_id, outcome=Completed(), at=at),
+        TurnEndRecord(turn_id=turn_id, outcome=Completed(), at=at),
     ]
 
 
@@ -106,7 +106,7 @@ OTHER_OUTCOMES: list[Outcome] = [
     MaxTokens(),
     MaxTurnRequests(),
     Refusal(),
-    Interrupted(),
+    CrashedOutcome(),
 ]
 
 # Every record type, every content part and every outcome, in balanced turns.
@@ -155,13 +155,13 @@ EVERY_RECORD: list[Record] = [
         turn_id="t1", call_id="c3", status="failed", output="not run", synthetic="not_run", at=AT
     ),
     StepEnd(turn_id="t1", step=1, finish="tool_calls", at=AT),
-    TurnEnd(turn_id="t1", outcome=Completed(), at=AT),
+    TurnEndRecord(turn_id="t1", outcome=Completed(), at=AT),
     *(
         record
         for index, outcome in enumerate(OTHER_OUTCOMES)
         for record in (
             TurnStart(turn_id=f"o{index}", at=AT),
-            TurnEnd(turn_id=f"o{index}", outcome=outcome, at=AT),
+            TurnEndRecord(turn_id=f"o{index}", outcome=outcome, at=AT),
         )
     ),
 ]
@@ -258,13 +258,13 @@ def test_appends_after_open_are_kept(store: JournalStore) -> None:
     write_session(store, complete_turn("t1"))
     loaded = store.open("s1")
     loaded.journal.append(TurnStart(turn_id="t2", at=AT))
-    loaded.journal.append(TurnEnd(turn_id="t2", outcome=Aborted(), at=AT))
+    loaded.journal.append(TurnEndRecord(turn_id="t2", outcome=Aborted(), at=AT))
     loaded.journal.close()
     again = store.open("s1")
     assert again.records == [
         *complete_turn("t1"),
         TurnStart(turn_id="t2", at=AT),
-        TurnEnd(turn_id="t2", outcome=Aborted(), at=AT),
+        TurnEndRecord(turn_id="t2", outcome=Aborted(), at=AT),
     ]
     again.journal.close()
 
@@ -404,7 +404,7 @@ OPEN_IN_CHILD = textwrap.dedent(
 def test_open_from_another_process_is_refused_while_locked(store: JournalStore) -> None:
     journal = store.create(header("s1"))
     journal.append(TurnStart(turn_id="t1", at=AT))
-    journal.append(TurnEnd(turn_id="t1", outcome=Completed(), at=AT))
+    journal.append(TurnEndRecord(turn_id="t1", outcome=Completed(), at=AT))
     command = [sys.executable, "-c", OPEN_IN_CHILD, str(store.root), "s1"]
     child = subprocess.run(command, capture_output=True, text=True, timeout=60, cwd=REPO)
     assert child.returncode == 3, child.stderr
@@ -438,12 +438,12 @@ def test_a_torn_last_line_is_truncated_with_a_warning(
     assert str(path) in warning.getMessage()
     assert "17 bytes" in warning.getMessage()
     loaded.journal.append(TurnStart(turn_id="t2", at=AT))
-    loaded.journal.append(TurnEnd(turn_id="t2", outcome=Completed(), at=AT))
+    loaded.journal.append(TurnEndRecord(turn_id="t2", outcome=Completed(), at=AT))
     loaded.journal.close()
     again = store.open("s1")
     assert again.records[-2:] == [
         TurnStart(turn_id="t2", at=AT),
-        TurnEnd(turn_id="t2", outcome=Completed(), at=AT),
+        TurnEndRecord(turn_id="t2", outcome=Completed(), at=AT),
     ]
     again.journal.close()
 
@@ -505,7 +505,7 @@ def test_the_coarse_aborted_outcome_loads(store: JournalStore) -> None:
         b'"at":"2026-11-30T04:05:06.123Z"}\n',
     )
     loaded = store.open("s1")
-    assert loaded.records[-1] == TurnEnd(turn_id="t1", outcome=Aborted(), at=AT)
+    assert loaded.records[-1] == TurnEndRecord(turn_id="t1", outcome=Aborted(), at=AT)
     assert not loaded.repaired
     loaded.journal.close()
 
@@ -618,8 +618,8 @@ def test_an_open_turn_is_closed_once_with_outcome_unknown_results(
         assert result.output == OUTCOME_UNKNOWN_OUTPUT
         assert result.output.startswith("outcome unknown")
     end = repairs[2]
-    assert isinstance(end, TurnEnd)
-    assert (end.turn_id, end.outcome) == ("t1", Interrupted())
+    assert isinstance(end, TurnEndRecord)
+    assert (end.turn_id, end.outcome) == ("t1", CrashedOutcome())
     fsyncs_after_load = len(synced)
     assert fsyncs_after_load >= 2  # the truncation, then the repair
     loaded.journal.close()
@@ -639,7 +639,7 @@ def test_an_open_turn_without_tool_calls_just_ends_interrupted(store: JournalSto
     loaded = store.open("s1")
     assert loaded.repaired
     [end] = loaded.records[2:]
-    assert isinstance(end, TurnEnd) and end.outcome == Interrupted()
+    assert isinstance(end, TurnEndRecord) and end.outcome == CrashedOutcome()
     loaded.journal.close()
 
 
@@ -773,8 +773,8 @@ def test_ten_thousand_records_load_correctly(store: JournalStore) -> None:
     loaded = store.open("s1")
     assert loaded.records[:10_000] == records
     assert len(loaded.records) == 10_001
-    assert loaded.records[-1] == TurnEnd(
-        turn_id=records[-1].turn_id, outcome=Interrupted(), at=loaded.records[-1].at
+    assert loaded.records[-1] == TurnEndRecord(
+        turn_id=records[-1].turn_id, outcome=CrashedOutcome(), at=loaded.records[-1].at
     )
     loaded.journal.close()
     assert len(path.read_bytes().splitlines()) == 10_002

@@ -19,7 +19,7 @@ from acp_server.session.records import (
     ThoughtPart,
     ToolCallRecord,
     ToolResult,
-    TurnEnd,
+    TurnEndRecord,
     TurnStart,
     UserMessage,
 )
@@ -62,7 +62,7 @@ def finished_turn(turn_id: str, text: str) -> list[Record]:
         StepStart(turn_id=turn_id, step=1, at=AT),
         answer(turn_id, TextPart(text=text)),
         StepEnd(turn_id=turn_id, step=1, finish="stop", at=AT),
-        TurnEnd(turn_id=turn_id, outcome=Completed(), at=AT),
+        TurnEndRecord(turn_id=turn_id, outcome=Completed(), at=AT),
     ]
 
 
@@ -185,7 +185,7 @@ def test_completed_turns_keeps_aborted_turns_and_order() -> None:
     aborted: list[Record] = [
         TurnStart(turn_id="t1", at=AT),
         user("prompt", "t1"),
-        TurnEnd(turn_id="t1", outcome=Aborted(), at=AT),
+        TurnEndRecord(turn_id="t1", outcome=Aborted(), at=AT),
     ]
     t2 = finished_turn("t2", "two")
     log = SessionLog("s1", [*aborted, *t2])
@@ -238,7 +238,7 @@ def test_last_turn_end_is_the_most_recent() -> None:
     assert end.outcome == Completed()
     log.append(TurnStart(turn_id="t2", at=AT))
     assert log.last_turn_end() is end
-    log.append(TurnEnd(turn_id="t2", outcome=Aborted(), at=AT))
+    log.append(TurnEndRecord(turn_id="t2", outcome=Aborted(), at=AT))
     latest = log.last_turn_end()
     assert latest is not None
     assert latest.turn_id == "t2"

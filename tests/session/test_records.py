@@ -14,10 +14,10 @@ from acp_server.session.records import (
     Aborted,
     AssistantMessage,
     Completed,
+    CrashedOutcome,
     DisposedOutcome,
     ErrorOutcome,
     ImagePart,
-    Interrupted,
     MaxTokens,
     MaxTurnRequests,
     Outcome,
@@ -31,7 +31,7 @@ from acp_server.session.records import (
     ThoughtPart,
     ToolCallRecord,
     ToolResult,
-    TurnEnd,
+    TurnEndRecord,
     TurnStart,
     UserMessage,
     decode_record,
@@ -50,7 +50,7 @@ OUTCOMES: list[Outcome] = [
     MaxTokens(),
     MaxTurnRequests(),
     Refusal(),
-    Interrupted(),
+    CrashedOutcome(),
 ]
 
 RECORDS: list[Record] = [
@@ -107,7 +107,7 @@ RECORDS: list[Record] = [
         at=AT,
     ),
     StepEnd(turn_id="t1", step=1, finish="tool_calls", at=AT),
-    *(TurnEnd(turn_id="t1", outcome=outcome, at=AT) for outcome in OUTCOMES),
+    *(TurnEndRecord(turn_id="t1", outcome=outcome, at=AT) for outcome in OUTCOMES),
 ]
 
 
@@ -127,9 +127,9 @@ def test_every_record_round_trips(record: Record) -> None:
 
 @pytest.mark.parametrize("outcome", OUTCOMES, ids=lambda o: type(o).__name__)
 def test_every_outcome_round_trips_inside_a_turn_end(outcome: Outcome) -> None:
-    record = TurnEnd(turn_id="t1", outcome=outcome, at=AT)
+    record = TurnEndRecord(turn_id="t1", outcome=outcome, at=AT)
     decoded = decode_record(encode_record(record))
-    assert isinstance(decoded, TurnEnd)
+    assert isinstance(decoded, TurnEndRecord)
     assert decoded.outcome == outcome
     assert type(decoded.outcome) is type(outcome)
 
@@ -143,7 +143,7 @@ def test_record_tags_are_the_stable_wire_names() -> None:
         "AssistantMessage": "message/assistant",
         "ToolResult": "tool/result",
         "StepEnd": "step/end",
-        "TurnEnd": "turn/end",
+        "TurnEndRecord": "turn/end",
     }
     kinds = [json.loads(msgspec.json.encode(o))["kind"] for o in OUTCOMES]
     assert kinds == [
@@ -160,7 +160,7 @@ def test_record_tags_are_the_stable_wire_names() -> None:
 
 
 def test_aborted_turn_end_is_exactly_the_coarse_form() -> None:
-    data = encode_record(TurnEnd(turn_id="t1", outcome=Aborted(), at=AT))
+    data = encode_record(TurnEndRecord(turn_id="t1", outcome=Aborted(), at=AT))
     assert data == (
         b'{"type":"turn/end","turn_id":"t1","outcome":{"kind":"aborted"},'
         b'"at":"2026-11-30T04:05:06.123Z"}'
@@ -185,7 +185,7 @@ def test_optional_fields_are_left_out_at_their_defaults() -> None:
     )
     assert "synthetic" not in result
     error = json.loads(
-        encode_record(TurnEnd(turn_id="t", outcome=ErrorOutcome(message="x"), at=AT))
+        encode_record(TurnEndRecord(turn_id="t", outcome=ErrorOutcome(message="x"), at=AT))
     )
     assert error["outcome"] == {"kind": "error", "message": "x"}
 

@@ -6,9 +6,10 @@ import tempfile
 from pathlib import Path
 
 from acp_server import server
-from acp_server.acp.connection import AcpConnection
+from acp_server.acp.handshake import Handshake
+from acp_server.acp.options import ServerOptions
 
-quiet_initialize = AcpConnection.initialize
+quiet_initialize = Handshake.initialize
 
 
 async def noisy_initialize(self, request, params):  # type: ignore[no-untyped-def]
@@ -18,5 +19,5 @@ async def noisy_initialize(self, request, params):  # type: ignore[no-untyped-de
     return await quiet_initialize(self, request, params)
 
 
-AcpConnection.initialize = noisy_initialize  # type: ignore[method-assign]
-server.run(server.ServerOptions(data_dir=Path(tempfile.mkdtemp())))
+Handshake.initialize = noisy_initialize  # type: ignore[method-assign]
+server.run(ServerOptions(data_dir=Path(tempfile.mkdtemp())))

@@ -21,7 +21,7 @@ import anyio
 import jsonschema
 import pytest
 
-from acp_server.agent.cancellation import TurnAborted, TurnCancellation, TurnSignal, UserCancel
+from acp_server.cancellation import TurnAborted, TurnCancellation, TurnSignal, UserCancel
 from acp_server.process import become_subreaper
 from acp_server.tools.base import Diff, Location, PlanItem, Tool, ToolOutput
 from acp_server.tools.builtin import builtin_tools

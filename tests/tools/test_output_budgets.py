@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from acp_server.agent.cancellation import TurnCancellation, TurnSignal
+from acp_server.cancellation import TurnCancellation, TurnSignal
 from acp_server.models.base import ModelConfigError
 from acp_server.models.config import load_settings
 from acp_server.process import become_subreaper

@@ -13,7 +13,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from acp_server.agent.cancellation import TurnAborted, TurnCancellation, UserCancel
+from acp_server.cancellation import TurnAborted, TurnCancellation, UserCancel
 from acp_server.tools.builtin.files import ReadFile
 from acp_server.tools.local_files import LocalFiles
 from acp_server.tools.text_window import TextWindow, take_window, window_of_text
@@ -131,7 +131,7 @@ async def test_a_cancel_stops_a_long_scan_between_chunks(root: Path) -> None:
 
 PEAK_PROBE = """
 import json, sys, anyio
-from acp_server.agent.cancellation import TurnCancellation
+from acp_server.cancellation import TurnCancellation
 from acp_server.tools.builtin.files import ReadFile
 from acp_server.tools.local_files import LocalFiles
 from acp_server.tools.workspace import Sandbox

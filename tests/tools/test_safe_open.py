@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from acp_server.agent.cancellation import TurnCancellation
+from acp_server.cancellation import TurnCancellation
 from acp_server.tools.base import Tool, ToolOutput
 from acp_server.tools.builtin import builtin_tools
 from acp_server.tools.local_commands import LocalCommands

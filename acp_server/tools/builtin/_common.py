@@ -9,7 +9,7 @@ from typing import Any, Generic, TypeVar
 
 import msgspec
 
-from acp_server.agent.cancellation import TurnSignal
+from acp_server.cancellation import TurnSignal
 from acp_server.tools.base import Location, ToolKind, ToolOutput
 from acp_server.tools.workspace import PathRefused, Sandbox
 

@@ -3,6 +3,8 @@
 Reads and writes go through `FileAccess` (the client's editor buffers when it offers `fs/*`);
 what only the local disk can answer (does the file exist, is it a FIFO or a device, what is in
 a directory) is asked of the local disk, through the same link-refusing opens (`local_files`).
+
+Over 400 lines: the four file tools share the read, line and diff helpers above them.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Annotated, Any
 
 import msgspec
 
-from acp_server.agent.cancellation import TurnSignal
+from acp_server.cancellation import TurnSignal
 from acp_server.tools.base import Diff, Location, ToolKind, ToolOutput
 from acp_server.tools.budget import ToolBudget, utf8_size
 from acp_server.tools.builtin._common import (

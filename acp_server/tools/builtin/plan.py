@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 import msgspec
 
-from acp_server.agent.cancellation import TurnSignal
+from acp_server.cancellation import TurnSignal
 from acp_server.tools.base import PlanItem, ToolKind, ToolOutput
 from acp_server.tools.builtin._common import BuiltinTool, failed
 

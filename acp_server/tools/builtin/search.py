@@ -20,7 +20,7 @@ from typing import Any
 import anyio.to_thread
 import msgspec
 
-from acp_server.agent.cancellation import TurnSignal
+from acp_server.cancellation import TurnSignal
 from acp_server.tools.base import Location, ToolKind, ToolOutput
 from acp_server.tools.budget import ToolBudget
 from acp_server.tools.builtin._common import (

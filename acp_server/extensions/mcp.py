@@ -30,10 +30,10 @@ import anyio
 from anyio.abc import Process, TaskGroup
 from msgspec import UNSET
 
-from acp_server.agent.cancellation import TurnSignal
+from acp_protocol.mcp import McpServer
+from acp_server.cancellation import TurnSignal
 from acp_server.process import ProcessRegistry, spawn
 from acp_server.tools.base import Location, Tool, ToolKind, ToolOutput
-from protocol.mcp import McpServer
 
 if TYPE_CHECKING:
     from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream

@@ -34,7 +34,7 @@ class Disposed(msgspec.Struct, frozen=True, tag_field="kind", tag="disposed"):
     """The agent's owner disposed it. Only the loop uses this; `cancel()` cannot pass it."""
 
 
-Interruption = UserCancel | ParentCancel | Disposed
+AbortReason = UserCancel | ParentCancel | Disposed
 """Why a signal is aborted."""
 
 
@@ -52,7 +52,7 @@ class TurnSignal:
     __slots__ = ("_callbacks", "_event", "_reason")
 
     def __init__(self) -> None:
-        self._reason: Interruption | None = None
+        self._reason: AbortReason | None = None
         self._event = anyio.Event()
         self._callbacks: list[Callable[[], None]] = []
 
@@ -62,7 +62,7 @@ class TurnSignal:
         return self._reason is not None
 
     @property
-    def reason(self) -> Interruption | None:
+    def reason(self) -> AbortReason | None:
         """The first interruption (a detached frozen value), or None."""
         return self._reason
 
@@ -104,7 +104,7 @@ class TurnSignal:
             finally:
                 remove()
 
-    def _abort(self, reason: Interruption) -> bool:
+    def _abort(self, reason: AbortReason) -> bool:
         if self._reason is not None:
             return False
         self._reason = reason
@@ -130,6 +130,6 @@ class TurnCancellation:
     def __init__(self) -> None:
         self.signal = TurnSignal()
 
-    def abort(self, reason: Interruption) -> bool:
+    def abort(self, reason: AbortReason) -> bool:
         """Abort with a fresh frozen copy of `reason`; the first call wins (returns True)."""
         return self.signal._abort(msgspec.structs.replace(reason))

@@ -1,11 +1,12 @@
-"""Incoming requests and notifications -> handlers, through jsonrpcserver.
+"""The one module that knows jsonrpcserver: incoming calls -> the bridge's `HandlerTable`.
 
-jsonrpcserver is the registry and dispatcher of incoming calls: our router has already decoded
-and validated the envelope, so it gets a decoded dict with schema validation off, and each
-handler receives the request context and the raw params. Handlers never let an exception's text
-reach the client. Importing jsonrpcserver costs ~200 ms (jsonschema, oslash), so the `initialize`
-handshake is answered without it and the import runs once that answer is written; see
-docs/rfc/implemented/architecture/2026-11-30-json-rpc-peer.md.
+jsonrpcserver dispatches every call but the handshake: our router has already decoded and
+validated the envelope, so it gets a decoded dict with schema validation off, and each handler
+receives the request context and the raw params. Importing jsonrpcserver is a measured cost
+(jsonschema, oslash; figure in the RFC), so `initialize` is answered without it and the import
+runs once that answer is written; see
+docs/rfc/implemented/architecture/2026-11-30-json-rpc-peer.md and
+docs/rfc/implemented/architecture/2026-12-01-layers-and-bridge.md.
 """
 
 from __future__ import annotations
@@ -13,58 +14,19 @@ from __future__ import annotations
 import logging
 import warnings
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from typing import Any
 
 import anyio
 import msgspec
 from msgspec import UNSET
 
-from protocol import errors
-from protocol.jsonrpc import JSONRPC_VERSION, ResultResponse
+from acp_protocol.jsonrpc import JSONRPC_VERSION, ResultResponse
+from acp_protocol.methods import INITIALIZE
 
+from .handlers import HandlerTable, NotificationHandler, RequestHandler, invoke
 from .peer import IncomingRequest, error_frame
 
 log = logging.getLogger(__name__)
-
-T = TypeVar("T")
-
-RequestHandler = Callable[[IncomingRequest, msgspec.Raw | None], Awaitable[Any]]
-NotificationHandler = Callable[[msgspec.Raw | None], Awaitable[None]]
-
-HANDSHAKE_METHOD = "initialize"
-
-
-class RpcError(Exception):
-    """Raised by a handler to answer with a specific JSON-RPC error."""
-
-    def __init__(self, code: int, message: str, data: Any = UNSET) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.data = data
-
-
-def decode_params(params: msgspec.Raw | None, params_type: type[T]) -> T:
-    """Decode a method's params, turning a mismatch into -32602 with msgspec's field path."""
-    try:
-        return msgspec.json.decode(params if params is not None else b"null", type=params_type)
-    except msgspec.ValidationError as exc:
-        raise RpcError(errors.INVALID_PARAMS, "Invalid params", str(exc)) from None
-    except msgspec.DecodeError as exc:  # unreachable for envelope-checked params; kept exact
-        raise RpcError(errors.INVALID_PARAMS, "Invalid params", str(exc)) from None
-
-
-async def _invoke(
-    handler: RequestHandler, request: IncomingRequest, params: msgspec.Raw | None
-) -> tuple[bool, Any]:
-    """Run a handler; (True, result) or (False, RpcError). Cancellation propagates."""
-    try:
-        return True, await handler(request, params)
-    except RpcError as exc:
-        return False, exc
-    except Exception:
-        log.exception("handler for %s failed", request.method)
-        return False, RpcError(errors.INTERNAL_ERROR, "Internal error")
 
 
 def _load_jsonrpcserver() -> Any:
@@ -80,20 +42,15 @@ class JsonRpcDispatcher:
     """Routes calls to registered handlers; everything but the handshake via jsonrpcserver."""
 
     def __init__(self) -> None:
-        self._requests: dict[str, RequestHandler] = {}
-        self._notifications: dict[str, NotificationHandler] = {}
+        self._table = HandlerTable()
         self._jrs: Any = None
         self._jrs_methods: dict[str, Callable[..., Awaitable[Any]]] = {}
         self._jrs_notifications: dict[str, Callable[..., Awaitable[Any]]] = {}
         self._loading = anyio.Lock()
 
-    def request(self, method: str, handler: RequestHandler) -> None:
-        """Register the handler of request `method`."""
-        self._requests[method] = handler
-
-    def notification(self, method: str, handler: NotificationHandler) -> None:
-        """Register the handler of notification `method`."""
-        self._notifications[method] = handler
+    def install(self, table: HandlerTable) -> None:
+        """Route calls by `table` from now on (before the first call is read)."""
+        self._table = table
 
     async def load(self) -> None:
         """Import jsonrpcserver (once) and build its method table.
@@ -106,15 +63,16 @@ class JsonRpcDispatcher:
             if self._jrs is not None:
                 return
             jrs = _load_jsonrpcserver()
-            for name, handler in self._requests.items():
+            for name, handler in self._table.requests.items():
                 self._jrs_methods[name] = _as_jrs_request(jrs, handler)
-            for name, notification in self._notifications.items():
+            for name, notification in self._table.notifications.items():
                 self._jrs_notifications[name] = _as_jrs_notification(jrs, notification)
             self._jrs = jrs
 
     async def dispatch_request(self, request: IncomingRequest) -> Any:
-        if request.method == HANDSHAKE_METHOD and HANDSHAKE_METHOD in self._requests:
-            ok, value = await _invoke(self._requests[HANDSHAKE_METHOD], request, request.params)
+        handshake = self._table.requests.get(INITIALIZE)
+        if request.method == INITIALIZE and handshake is not None:
+            ok, value = await invoke(handshake, request, request.params)
             if ok:
                 return ResultResponse(JSONRPC_VERSION, request.id, value)
             return error_frame(request.id, value.code, value.message, value.data)
@@ -133,7 +91,7 @@ class JsonRpcDispatcher:
         )
 
     async def dispatch_notification(self, method: str, params: msgspec.Raw | None) -> None:
-        if method not in self._notifications:
+        if method not in self._table.notifications:
             return  # unknown notifications are ignored, as ACP asks
         await self.load()
         await self._jrs.async_dispatch_to_serializable(
@@ -155,7 +113,7 @@ def _no_validation(_: Any) -> None:
 
 def _as_jrs_request(jrs: Any, handler: RequestHandler) -> Callable[..., Awaitable[Any]]:
     async def method(request: IncomingRequest, params: msgspec.Raw | None) -> Any:
-        ok, value = await _invoke(handler, request, params)
+        ok, value = await invoke(handler, request, params)
         if ok:
             return jrs.Success(value)
         if value.data is UNSET:

@@ -40,6 +40,8 @@ Cancelling the turn kills and reaps the hook's process group; the listener then 
 A hook that exits non-zero, times out, cannot be started, or prints something that is not a
 JSON object is reported on stderr (which hook, which event, why) and treated as having no
 opinion: a failing hook never blocks anything and never crashes the turn.
+
+Over 400 lines: loading `hooks.json`, matching and the four seam adapters are one contract.
 """
 
 from __future__ import annotations
@@ -52,13 +54,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from acp_server.agent.agent import Agent
-from acp_server.agent.cancellation import TurnAborted, TurnSignal
-from acp_server.agent.seams import Block, Deny, PromptSubmission, TurnProgress
+from acp_server.agent import Agent, PromptSubmission, TurnProgress
+from acp_server.cancellation import TurnAborted, TurnSignal
 from acp_server.models.base import ToolCallRequest
 from acp_server.process import ProcessRegistry, run_process
 from acp_server.session import records as rec
 from acp_server.tools.base import ToolOutput
+from acp_server.verdicts import Block, Deny
 
 log = logging.getLogger(__name__)
 

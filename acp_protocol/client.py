@@ -1,5 +1,5 @@
 """Methods handled by the client (sent by the agent): permission requests, `fs/*` and
-`terminal/*`. Elicitation lives in `protocol.elicitation`."""
+`terminal/*`. Elicitation lives in `acp_protocol.elicitation`."""
 
 from __future__ import annotations
 

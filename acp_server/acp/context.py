@@ -1,0 +1,69 @@
+"""What every ACP method group of one client connection shares, instead of the connection.
+
+The handshake, the session methods, modes and config options, prompts and the session wiring
+each take this small object; none of them imports the connection, which composes them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from anyio.abc import TaskGroup
+
+from acp_protocol import errors
+from acp_protocol.initialize import ClientCapabilities
+from acp_server.ids import IdFactory, random_ids
+from acp_server.process import ProcessRegistry
+from acp_server.rpc.handlers import RpcError
+from acp_server.rpc.peer import Peer
+
+from .options import ServerOptions
+from .sessions import AcpSession, SessionRegistry
+
+if TYPE_CHECKING:
+    from acp_server.models.base import ModelProvider
+
+
+@dataclass
+class BridgeContext:
+    """One client's peer, options, capabilities, sessions and loaded model providers."""
+
+    peer: Peer
+    task_group: TaskGroup
+    options: ServerOptions
+    processes: ProcessRegistry
+    """Where every child process of every session is registered (the server's, created at
+    start-up and stopped at shutdown)."""
+    sessions: SessionRegistry = field(default_factory=SessionRegistry)
+    client_capabilities: ClientCapabilities = field(default_factory=ClientCapabilities)
+    """What the client said in `initialize`; all unsupported until then."""
+    providers: dict[str, ModelProvider] = field(default_factory=dict)
+    """Model providers by spec, each loaded once per connection."""
+
+    @property
+    def ids(self) -> IdFactory:
+        """Ids of messages and tool calls the bridge makes up: deterministic mode's, or random."""
+        return self.options.ids or random_ids
+
+    def provider_for(self, spec: str) -> ModelProvider:
+        """The provider of an offered model spec, loaded once per connection."""
+        provider = self.providers.get(spec)
+        if provider is None:
+            if self.options.load_model is None:
+                raise ValueError(f"cannot load model {spec!r}")
+            provider = self.options.load_model(spec)
+            self.providers[spec] = provider
+        return provider
+
+    def session(self, session_id: str) -> AcpSession:
+        """The active session with this id, or -32002."""
+        session = self.sessions.get(session_id)
+        if session is None:
+            raise session_not_found(session_id)
+        return session
+
+
+def session_not_found(session_id: str) -> RpcError:
+    """The -32002 error of a session id that names no session."""
+    return RpcError(errors.RESOURCE_NOT_FOUND, "Session not found", f"no session {session_id!r}")

@@ -1,0 +1,36 @@
+"""What the command line decided: one options value for the process and every session."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from acp_server.rpc.framing import DEFAULT_MAX_LINE_BYTES
+from acp_server.tools.budget import ToolBudget
+
+if TYPE_CHECKING:
+    from acp_server.ids import SequentialIds
+    from acp_server.models.base import ModelProvider
+    from acp_server.tools.permissions import Mode
+
+
+@dataclass(frozen=True)
+class ServerOptions:
+    """Everything the CLI decides; the server reads the framing limit, the bridge the rest."""
+
+    data_dir: Path
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+    model: ModelProvider | None = None
+    model_spec: str | None = None
+    offered_models: tuple[str, ...] = ()
+    """Model specs offered as the `model` config option (the current one included)."""
+    load_model: Callable[[str], ModelProvider] | None = None
+    """Loads another offered model when a session switches to it."""
+    mode: Mode = "default"
+    ids: SequentialIds | None = None
+    """Deterministic mode's id factory for sessions, turns and messages (acp_server/ids.py);
+    None: random ids."""
+    tool_budget: ToolBudget = field(default_factory=ToolBudget)
+    """`[tools]` of the config file: how much of a tool's result reaches the model."""

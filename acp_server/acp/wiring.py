@@ -1,0 +1,248 @@
+"""Wiring a session from its parts: journal, log, tools, permission policy, model, agent,
+hooks and MCP servers; and taking them apart again when the session ends.
+
+This is the bridge's composition root for one session. Every session is journaled under the
+data directory from the moment it exists: each record is written as it is appended, and the
+journal is fsynced at every turn end (before the prompt is answered) and on close. See
+docs/rfc/implemented/architecture/2026-11-30-session-journal.md.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator, Mapping, Sequence
+
+from acp_protocol.content import TextContent
+from acp_protocol.mcp import McpServer
+from acp_protocol.session_update import AgentMessageChunk
+from acp_server.agent import AgentConfig, Seams, session_task_tool, spawn_agent
+from acp_server.cancellation import TurnSignal, UserCancel
+from acp_server.extensions.mcp import McpServers
+from acp_server.models.base import ModelConfigError
+from acp_server.models.switchable import SwitchableModel
+from acp_server.session import records as rec
+from acp_server.session.journal import Journal, JournalStore
+from acp_server.session.journal_format import JournalError
+from acp_server.session.log import SessionLog
+from acp_server.tools.base import Tool, ToolKind
+from acp_server.tools.builtin import builtin_tools
+from acp_server.tools.local_commands import LocalCommands
+from acp_server.tools.local_files import LocalFiles
+from acp_server.tools.permissions import MODE_IDS, Mode, PermissionPolicy
+from acp_server.tools.text_window import TextWindow
+from acp_server.tools.workspace import CommandRunner, FileAccess, Sandbox
+
+from .client_requests import AcpPermissionAsker, ClientFiles, ClientTerminals
+from .context import BridgeContext
+from .hook_consent import install_hooks
+from .sessions import AcpSession
+from .updates import SessionUpdates
+
+log = logging.getLogger(__name__)
+
+
+class SessionWiring:
+    """Builds each session of one connection from its parts and takes it apart again."""
+
+    def __init__(self, context: BridgeContext) -> None:
+        self._context = context
+        self.store = JournalStore(context.options.data_dir)
+        self._mcp: dict[str, McpServers] = {}
+
+    def start(
+        self,
+        session_id: str,
+        cwd: str,
+        extra_roots: list[str],
+        mcp_servers: list[object],
+        records: list[rec.Record],
+        journal: Journal,
+    ) -> AcpSession:
+        """Wire a session (new, or reopened from its journal's records) and register it."""
+        context = self._context
+        log_ = SessionLog(session_id, records)
+        log_.on_append(journal.append)
+        tools, policy = self._tools_for(session_id, cwd, extra_roots, log_, records)
+        handle = None
+        model = self._session_model(records)
+        if model is not None:
+            ids = context.options.ids
+            tools.append(
+                session_task_tool(self.store, cwd, extra_roots, log_, model, tools, policy, ids)
+            )
+            handle = spawn_agent(
+                log_,
+                AgentConfig(
+                    model=model,
+                    tools=tools,
+                    max_result_bytes=context.options.tool_budget.max_result_bytes,
+                ),
+                context.task_group,
+                seams=Seams(approval=[policy.approve]),
+                ids=context.ids,
+                durability_flush=journal.flush,
+            )
+            handle.agent.subscribe(SessionUpdates(context.peer, session_id))
+            install_hooks(context, handle.agent, session_id, cwd)
+        servers = [s for s in mcp_servers if isinstance(s, McpServer)]
+        if servers:
+            agent = handle.agent if handle is not None else None
+
+            def add_tools(new: list[Tool]) -> None:
+                tools.extend(new)
+                if agent is not None:
+                    agent.add_tools(new)
+
+            mcp = McpServers(servers, cwd, add_tools, context.processes)
+            self._mcp[session_id] = mcp
+            mcp.start(context.task_group)
+        session = AcpSession(
+            session_id,
+            cwd,
+            handle,
+            log_,
+            journal,
+            policy,
+            extra_roots,
+            list(mcp_servers),
+            model=model,
+        )
+        context.sessions.add(session)
+        return session
+
+    async def release(self, session: AcpSession, *, cancel_first: bool = True) -> None:
+        """Stop a session as `session/cancel` would, dispose its agent, close its journal."""
+        agent = session.agent
+        if agent is not None and cancel_first:
+            agent.cancel(UserCancel())
+        if session.handle is not None:
+            await session.handle.dispose()
+        mcp = self._mcp.pop(session.id, None)
+        if mcp is not None:
+            await mcp.aclose()
+        if session.journal is not None:
+            try:
+                session.journal.close()
+            except JournalError as exc:
+                log.error("closing the journal of %s failed: %s", session.id, exc)
+        self._context.sessions.remove(session.id)
+
+    async def before_prompt(self, session: AcpSession) -> None:
+        """Wait (bounded) for the session's MCP servers; report each failed one once."""
+        mcp = self._mcp.get(session.id)
+        if mcp is None:
+            return
+        await mcp.ready()
+        failures = mcp.take_failures()
+        if failures:
+            await SessionUpdates(self._context.peer, session.id).send(
+                AgentMessageChunk(
+                    content=TextContent(text="\n".join(failures) + "\n"),
+                    message_id=self._context.ids("msg"),
+                )
+            )
+
+    def _session_model(self, records: Sequence[rec.Record]) -> SwitchableModel | None:
+        """The session's model: the server's, or the one it last switched to (if offered)."""
+        options = self._context.options
+        if options.model is None:
+            return None
+        model = SwitchableModel(
+            options.model_spec or options.model.name, options.model, self._context.provider_for
+        )
+        chosen = [r.model for r in records if isinstance(r, rec.ModelChange)]
+        if chosen and chosen[-1] in options.offered_models and chosen[-1] != model.spec:
+            try:
+                model.switch(chosen[-1])
+            except (ModelConfigError, ValueError) as exc:
+                log.warning("cannot restore model %s: %s", chosen[-1], exc)
+        return model
+
+    def _tools_for(
+        self,
+        session_id: str,
+        cwd: str,
+        extra_roots: list[str],
+        session_log: SessionLog,
+        records: Sequence[rec.Record],
+    ) -> tuple[list[Tool], PermissionPolicy]:
+        """The session's tools, reaching files and commands through the client when it offers
+        them (unsaved buffers, live terminals), else locally; and its permission policy with the
+        mode and "always" answers restored from its records."""
+        peer = self._context.peer
+        caps = self._context.client_capabilities
+        sandbox = Sandbox(cwd, extra_roots)
+        local = LocalFiles()
+        client = ClientFiles(peer, session_id)
+        files = SplitFiles(
+            client if caps.fs.read_text_file else local,
+            client if caps.fs.write_text_file else local,
+        )
+        commands: CommandRunner = (
+            ClientTerminals(peer, session_id)
+            if caps.terminal
+            else LocalCommands(registry=self._context.processes)
+        )
+        tools = builtin_tools(sandbox, files, commands, self._context.options.tool_budget)
+        mode: Mode = self._context.options.mode
+        always: dict[ToolKind, bool] = {}
+        for record in records:
+            if isinstance(record, rec.ModeChange) and record.mode in MODE_IDS:
+                mode = record.mode  # type: ignore[assignment]
+            elif isinstance(record, rec.PermissionRule):
+                always[record.tool_kind] = record.decision == "allow"  # type: ignore[index]
+
+        def remember(kind: ToolKind, allow: bool) -> None:
+            session_log.append(
+                rec.PermissionRule(
+                    tool_kind=kind, decision="allow" if allow else "reject", at=rec.utc_now()
+                )
+            )
+
+        policy = PermissionPolicy(
+            sandbox,
+            _ToolsByName(tools),  # live: MCP tools join the list once their servers connect
+            AcpPermissionAsker(peer, session_id),
+            mode=mode,
+            always=always,
+            remember=remember,
+        )
+        return tools, policy
+
+
+class _ToolsByName(Mapping[str, Tool]):
+    """A live by-name view of a tools list (which grows when MCP servers connect)."""
+
+    def __init__(self, tools: list[Tool]) -> None:
+        self._tools = tools
+
+    def __getitem__(self, name: str) -> Tool:
+        for tool in self._tools:
+            if tool.name == name:
+                return tool
+        raise KeyError(name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter([tool.name for tool in self._tools])
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+
+class SplitFiles:
+    """Reads from one `FileAccess`, writes through another (the client may offer only one)."""
+
+    def __init__(self, reader: FileAccess, writer: FileAccess) -> None:
+        self._reader = reader
+        self._writer = writer
+
+    async def read_text(self, path: str, signal: TurnSignal) -> str:
+        return await self._reader.read_text(path, signal)
+
+    async def read_window(
+        self, path: str, start: int, max_lines: int, max_bytes: int, signal: TurnSignal
+    ) -> TextWindow:
+        return await self._reader.read_window(path, start, max_lines, max_bytes, signal)
+
+    async def write_text(self, path: str, content: str, signal: TurnSignal) -> None:
+        await self._writer.write_text(path, content, signal)

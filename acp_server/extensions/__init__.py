@@ -1,0 +1,1 @@
+"""Plug-ins of the runtime: user hooks and MCP servers, adapters the ACP bridge wires in."""

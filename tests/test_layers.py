@@ -1,0 +1,198 @@
+"""Imports point downward only: the layer map of
+docs/rfc/implemented/architecture/2026-12-01-layers-and-bridge.md, checked on the source.
+
+Every import counts, including function-local ones and those under `TYPE_CHECKING`: a type-only
+import upward is still a dependency upward. The checker itself is tested on a small made-up tree,
+so a broken walk cannot pass silently.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+PACKAGES = ("acp_protocol", "acp_server", "acp_fixture")
+
+LAYERS: tuple[frozenset[str], ...] = (
+    # The leaves: the turn signal, the approval verdicts, ids, the version. Import nothing.
+    frozenset({"acp_server", "cancellation", "verdicts", "ids"}),
+    frozenset({"acp_protocol"}),  # wire types only
+    frozenset({"rpc"}),  # the JSON-RPC peer over byte streams
+    frozenset({"models", "tools", "process", "session"}),  # what the runtime is built from
+    frozenset({"agent"}),  # the runtime
+    frozenset({"extensions"}),  # hooks and MCP servers: plug-ins of the runtime
+    frozenset({"acp"}),  # the ACP bridge
+    frozenset({"server", "cli", "determinism", "acp_fixture"}),  # the process and its tools
+)
+"""Bottom to top. A unit may import its own layer's units and those below, never above."""
+
+LEAVES = LAYERS[0]
+RUNTIME = frozenset({"agent", "session", "models", "tools", "process"})
+"""Never import the wire types or the peer: the bridge, subagents and tests drive the runtime
+in exactly the same way (ARCHITECTURE.md)."""
+PUBLIC_FACE_ONLY = {"acp": "agent", "extensions": "agent"}
+"""Importer unit -> unit it may import only through the package itself (its `__init__`)."""
+
+Edge = tuple[str, str, str, int]
+"""(importing module, imported module, file, line)."""
+
+
+def unit_of(module: str) -> str:
+    """The layer unit of a dotted module name: a package below acp_server, or a root package."""
+    parts = module.split(".")
+    if parts[0] != "acp_server" or len(parts) == 1:
+        return parts[0]
+    return parts[1]
+
+
+def imports(root: Path) -> Iterator[Edge]:
+    """Every import of a project module by a project module under `root`."""
+    for package in PACKAGES:
+        for path in sorted((root / package).rglob("*.py")):
+            parts = list(path.relative_to(root).with_suffix("").parts)
+            is_package = parts[-1] == "__init__"
+            if is_package:
+                parts.pop()
+            module = ".".join(parts)
+            here = parts if is_package else parts[:-1]
+            for node in ast.walk(ast.parse(path.read_text(), str(path))):
+                if isinstance(node, ast.Import):
+                    targets = [alias.name for alias in node.names]
+                elif isinstance(node, ast.ImportFrom):
+                    if node.level:
+                        base = here[: len(here) - node.level + 1]
+                        target = ".".join([*base, node.module] if node.module else base)
+                    else:
+                        target = node.module or ""
+                    # `from package import name` imports a submodule when `name` is one
+                    targets = sorted(
+                        {
+                            f"{target}.{alias.name}"
+                            if _is_module(root, f"{target}.{alias.name}")
+                            else target
+                            for alias in node.names
+                        }
+                    )
+                else:
+                    continue
+                for target in targets:
+                    if target.split(".")[0] in PACKAGES:
+                        yield module, target, str(path.relative_to(root)), node.lineno
+
+
+def _is_module(root: Path, dotted: str) -> bool:
+    path = root.joinpath(*dotted.split("."))
+    return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
+
+
+def rank(unit: str) -> int:
+    for index, layer in enumerate(LAYERS):
+        if unit in layer:
+            return index
+    raise AssertionError(f"{unit!r} is in no layer: add it to LAYERS (and to the RFC's map)")
+
+
+def violations(root: Path) -> list[str]:
+    """Every import that breaks a layer rule, as `file:line: why`."""
+    found: list[str] = []
+    for module, target, path, line in imports(root):
+        source, dest = unit_of(module), unit_of(target)
+        if source == dest:
+            continue
+        where = f"{path}:{line}: {module} imports {target}"
+        if source in LEAVES:
+            found.append(f"{where}: a leaf imports nothing of the project")
+        elif rank(dest) > rank(source):
+            found.append(f"{where}: {source} sits below {dest}")
+        elif source in RUNTIME and dest in ("acp_protocol", "rpc"):
+            found.append(f"{where}: the runtime never sees wire types or the peer")
+        elif PUBLIC_FACE_ONLY.get(source) == dest and target != f"acp_server.{dest}":
+            found.append(f"{where}: {source} imports {dest} only from acp_server.{dest}")
+    return found
+
+
+def package_cycles(root: Path) -> list[list[str]]:
+    """Cycles between units of the same layer (imports between layers point one way)."""
+    graph: dict[str, set[str]] = {}
+    for module, target, _, _ in imports(root):
+        source, dest = unit_of(module), unit_of(target)
+        if source != dest:
+            graph.setdefault(source, set()).add(dest)
+    cycles: list[list[str]] = []
+
+    def visit(unit: str, path: list[str]) -> None:
+        for nxt in sorted(graph.get(unit, ())):
+            if nxt == path[0]:
+                cycles.append([*path, nxt])
+            elif nxt not in path and nxt > path[0]:
+                visit(nxt, [*path, nxt])
+
+    for start in sorted(graph):
+        visit(start, [start])
+    return cycles
+
+
+def test_no_import_points_upward() -> None:
+    assert violations(REPO) == []
+
+
+def test_no_cycle_between_packages() -> None:
+    assert package_cycles(REPO) == []
+
+
+def test_every_unit_has_a_layer() -> None:
+    units = {unit_of(name) for edge in imports(REPO) for name in edge[:2]}
+    assert {"acp", "agent", "tools", "cancellation", "acp_protocol"} <= units
+    for unit in units:
+        rank(unit)
+
+
+def write(root: Path, relative: str, source: str) -> None:
+    path = root / relative
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(source)
+
+
+@pytest.mark.parametrize(
+    ("relative", "source", "reason"),
+    [
+        ("acp_server/tools/x.py", "from acp_server.agent import Agent\n", "tools sits below agent"),
+        (
+            "acp_server/models/x.py",
+            "def f():\n    from ..acp import connection\n",
+            "models sits below acp",
+        ),
+        (
+            "acp_server/process/x.py",
+            "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+            "    from acp_server.agent.loop import AgentLoop\n",
+            "process sits below agent",
+        ),
+        ("acp_server/cancellation.py", "import acp_server.ids\n", "a leaf imports nothing"),
+        ("acp_protocol/x.py", "from acp_server.rpc import peer\n", "acp_protocol sits below rpc"),
+        ("acp_server/session/x.py", "from acp_protocol import errors\n", "never sees wire types"),
+        (
+            "acp_server/acp/x.py",
+            "from acp_server.agent.loop import AgentLoop\n",
+            "acp imports agent only from acp_server.agent",
+        ),
+    ],
+)
+def test_the_checker_reports_an_upward_import(
+    tmp_path: Path, relative: str, source: str, reason: str
+) -> None:
+    write(tmp_path, relative, source)
+    found = violations(tmp_path)
+    assert len(found) == 1 and reason in found[0], found
+
+
+def test_the_checker_accepts_downward_imports_and_finds_cycles(tmp_path: Path) -> None:
+    write(tmp_path, "acp_server/acp/x.py", "from acp_server.agent import Agent\n")
+    write(tmp_path, "acp_server/tools/x.py", "from acp_server.models import base\n")
+    write(tmp_path, "acp_server/models/base.py", "from ..tools import x\n")
+    assert violations(tmp_path) == []
+    assert package_cycles(tmp_path) == [["models", "tools", "models"]]
