@@ -6,6 +6,7 @@ A session's title comes from its first prompt; `session/list` pages with an opaq
 from __future__ import annotations
 
 import base64
+import contextlib
 import logging
 import os
 from collections.abc import Iterator, Sequence
@@ -33,9 +34,11 @@ from acp_server.ids import new_session_id
 from acp_server.rpc.handlers import RpcError, decode_params
 from acp_server.rpc.peer import IncomingRequest
 from acp_server.session import records as rec
+from acp_server.session.journal import Journal
 from acp_server.session.journal_format import (
     JournalCorrupt,
     JournalError,
+    JournalExists,
     JournalHeader,
     JournalLocked,
     JournalNotFound,
@@ -90,29 +93,20 @@ class SessionMethods:
         extra_roots = list(new.additional_directories or [])
         for path in extra_roots:
             _require_absolute("additionalDirectories", path)
-        ids = self.context.options.ids
-        session_id = new_session_id(ids)
-        while ids is not None and self.wiring.store.exists(session_id):
-            # Deterministic ids restart at sess_0001 in every process; skip the journals an
-            # earlier process left in this data directory.
-            session_id = new_session_id(ids)
-        header = JournalHeader(
-            session_id=session_id,
-            cwd=new.cwd,
-            created_at=rec.utc_now(),
-            additional_directories=extra_roots,
-        )
+        journal = self._create_journal(new.cwd, extra_roots)
+        session_id = journal.session_id
         try:
-            journal = self.wiring.store.create(header)
-        except (JournalError, OSError) as exc:
-            raise RpcError(
-                errors.INTERNAL_ERROR,
-                f"cannot create the session journal under {self.wiring.store.sessions_dir}: {exc}"
-                " (check that --data-dir is writable)",
-            ) from None
-        session = self.wiring.start(
-            session_id, new.cwd, extra_roots, list(new.mcp_servers), [], journal
-        )
+            session = self.wiring.start(
+                session_id, new.cwd, extra_roots, list(new.mcp_servers), [], journal
+            )
+        except BaseException:
+            # A session that failed to start leaves nothing behind: no journal holding its
+            # lock (an undeletable ghost), no open descriptor.
+            with contextlib.suppress(JournalError, OSError):
+                journal.close()
+            with contextlib.suppress(JournalError, OSError):
+                self.wiring.store.delete(session_id)
+            raise
         log.info("session %s created in %s", session_id, new.cwd)
 
         async def announce_commands() -> None:
@@ -125,10 +119,48 @@ class SessionMethods:
             config_options=self.config.options_for(session),
         )
 
+    def _create_journal(self, cwd: str, extra_roots: list[str]) -> Journal:
+        """A new session's journal under a fresh id.
+
+        Deterministic ids (`sess_0001`, ...) are a counter per process: ids an earlier process
+        left in the data directory are skipped, and if another process running at the same time
+        takes an id between the check and the create (which is atomic: a hard link), this one
+        takes the next. So ids never collide, and one process alone on a data directory still
+        numbers its sessions reproducibly.
+        """
+        ids = self.context.options.ids
+        store = self.wiring.store
+        session_id = new_session_id(ids)
+        while True:
+            while ids is not None and store.exists(session_id):
+                session_id = new_session_id(ids)
+            header = JournalHeader(
+                session_id=session_id,
+                cwd=cwd,
+                created_at=rec.utc_now(),
+                additional_directories=extra_roots,
+            )
+            try:
+                return store.create(header)
+            except JournalExists:
+                if ids is None:
+                    raise RpcError(
+                        errors.INTERNAL_ERROR,
+                        f"session id {session_id} is already taken under {store.sessions_dir}",
+                    ) from None
+                session_id = new_session_id(ids)
+            except (JournalError, OSError) as exc:
+                raise RpcError(
+                    errors.INTERNAL_ERROR,
+                    f"cannot create the session journal under {store.sessions_dir}: {exc}"
+                    " (check that --data-dir is writable)",
+                ) from None
+
     async def load_session(
         self, request: IncomingRequest, params: msgspec.Raw | None
     ) -> LoadSessionResponse:
         session = self._reopen(decode_params(params, LoadSessionRequest))
+        self._tell_refused_mode(request, session)
         # Replay precedes the response: clients register the session before awaiting it and
         # show history that arrives meanwhile; history after the response is shown late or lost.
         updates = SessionUpdates(self.context.peer, session.id)
@@ -142,6 +174,7 @@ class SessionMethods:
         self, request: IncomingRequest, params: msgspec.Raw | None
     ) -> ResumeSessionResponse:
         session = self._reopen(decode_params(params, ResumeSessionRequest))
+        self._tell_refused_mode(request, session)
         return ResumeSessionResponse(
             modes=mode_state(session.policy.mode), config_options=self.config.options_for(session)
         )
@@ -203,6 +236,19 @@ class SessionMethods:
             raise RpcError(errors.RESOURCE_NOT_FOUND, "Session is in use", str(exc)) from None
         return DeleteSessionResponse()
 
+    def _tell_refused_mode(self, request: IncomingRequest, session: AcpSession) -> None:
+        """After the response (the client knows the session then), announce the mode a
+        refused restore fell back to. The answer's `modes` already says it; the update tells a
+        client that follows updates, and comes after the replayed history's old mode."""
+        if session.refused_mode is None:
+            return
+        session.refused_mode = None
+
+        async def announce() -> None:
+            await self.config.announce_mode(session)
+
+        request.after_response.append(announce)
+
     def _reopen(self, reopen: LoadSessionRequest | ResumeSessionRequest) -> AcpSession:
         """The active session, or the one its journal holds, wired again."""
         session_id, cwd = reopen.session_id, reopen.cwd
@@ -254,6 +300,11 @@ def _record_ids(records: Sequence[rec.Record]) -> Iterator[str]:
 
 
 def _require_absolute(field: str, path: str) -> None:
+    if "\x00" in path:
+        # No file system takes one; caught here, before anything is created for the session.
+        raise RpcError(
+            errors.INVALID_PARAMS, "Invalid params", f"{field} contains a NUL byte: {path!r}"
+        )
     if not os.path.isabs(path):
         raise RpcError(
             errors.INVALID_PARAMS, "Invalid params", f"{field} must be an absolute path: {path!r}"

@@ -28,6 +28,8 @@ class AcpSession:
     mcp_servers: list[Any] = field(default_factory=list)
     title: str | None = None
     model: SwitchableModel | None = None
+    refused_mode: str | None = None
+    """Why the mode in the session's journal was not restored, until the client is told."""
 
     @property
     def agent(self) -> Agent | None:

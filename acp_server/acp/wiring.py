@@ -28,7 +28,7 @@ from acp_server.tools.base import Tool, ToolKind
 from acp_server.tools.builtin import builtin_tools
 from acp_server.tools.local_commands import LocalCommands
 from acp_server.tools.local_files import LocalFiles
-from acp_server.tools.permissions import MODE_IDS, Mode, PermissionPolicy
+from acp_server.tools.permissions import MODE_IDS, Mode, ModeRefused, PermissionPolicy, check_mode
 from acp_server.tools.text_window import TextWindow
 from acp_server.tools.workspace import CommandRunner, FileAccess, Sandbox
 
@@ -62,7 +62,7 @@ class SessionWiring:
         context = self._context
         log_ = SessionLog(session_id, records)
         log_.on_append(journal.append)
-        tools, policy = self._tools_for(session_id, cwd, extra_roots, log_, records)
+        tools, policy, refused = self._tools_for(session_id, cwd, extra_roots, log_, records)
         handle = None
         model = self._session_model(records)
         if model is not None:
@@ -106,6 +106,7 @@ class SessionWiring:
             extra_roots,
             list(mcp_servers),
             model=model,
+            refused_mode=refused,
         )
         context.sessions.add(session)
         return session
@@ -165,10 +166,15 @@ class SessionWiring:
         extra_roots: list[str],
         session_log: SessionLog,
         records: Sequence[rec.Record],
-    ) -> tuple[list[Tool], PermissionPolicy]:
+    ) -> tuple[list[Tool], PermissionPolicy, str | None]:
         """The session's tools, reaching files and commands through the client when it offers
-        them (unsaved buffers, live terminals), else locally; and its permission policy with the
-        mode and "always" answers restored from its records."""
+        them (unsaved buffers, live terminals), else locally; its permission policy with the
+        mode and "always" answers restored from its records; and why the journaled mode was
+        not restored (None if it was).
+
+        A restored mode passes the same check as `session/set_mode`: a journal written where
+        bypass was allowed (a sandbox) must not bring it back where it is not (root outside
+        one). A refused mode falls back to `default`."""
         peer = self._context.peer
         caps = self._context.client_capabilities
         sandbox = Sandbox(cwd, extra_roots)
@@ -191,6 +197,13 @@ class SessionWiring:
                 mode = record.mode  # type: ignore[assignment]
             elif isinstance(record, rec.PermissionRule):
                 always[record.tool_kind] = record.decision == "allow"  # type: ignore[index]
+        refused = None
+        try:
+            mode = check_mode(mode)
+        except ModeRefused as exc:
+            refused = f"the session's mode {mode} was not restored: {exc}"
+            log.warning("session %s: %s; it runs in default mode", session_id, refused)
+            mode = "default"
 
         def remember(kind: ToolKind, allow: bool) -> None:
             session_log.append(
@@ -207,7 +220,7 @@ class SessionWiring:
             always=always,
             remember=remember,
         )
-        return tools, policy
+        return tools, policy, refused
 
 
 class _ToolsByName(Mapping[str, Tool]):

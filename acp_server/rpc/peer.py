@@ -34,7 +34,7 @@ from acp_protocol.jsonrpc import (
 )
 from acp_protocol.methods import CANCEL_REQUEST
 
-from .errors import PeerClosed, RemoteError, RequestTimeout
+from .errors import MalformedAnswer, PeerClosed, RemoteError, RequestTimeout
 from .framing import DEFAULT_MAX_LINE_BYTES, OVERSIZED, LineReader
 from .writer import FrameWriter
 
@@ -132,8 +132,9 @@ class Peer:
     ) -> T:
         """Send a request and wait for its result.
 
-        Raises `RemoteError` for an error answer, `PeerClosed` when the other side can no
-        longer answer, `RequestTimeout` after `timeout` seconds. Whenever we stop waiting before
+        Raises `RemoteError` for an error answer, `MalformedAnswer` for a result that does not
+        decode as `result_type`, `PeerClosed` when the other side can no longer answer,
+        `RequestTimeout` after `timeout` seconds. Whenever we stop waiting before
         the answer (timeout or cancellation of the caller), `$/cancel_request` tells the other
         side so it can stop the work too.
         """
@@ -159,7 +160,10 @@ class Peer:
         if pending.error is not None:
             raise pending.error
         assert pending.result is not None
-        return msgspec.json.decode(pending.result, type=result_type)
+        try:
+            return msgspec.json.decode(pending.result, type=result_type)
+        except msgspec.DecodeError as exc:  # ValidationError included
+            raise MalformedAnswer(method, str(exc)) from None
 
     async def _give_up(self, request_id: int) -> None:
         if self.input_closed.is_set():

@@ -25,14 +25,12 @@ stopped:
   left open by a crash is closed by `acp_server.session.repair`, and the repair records are
   appended and fsynced, so the next load is clean.
 
-Over 400 lines on purpose: the writer, its failure handling and the store share one set of
-low-level file operations and the invariant they keep (the file is a durable prefix of the log).
-
 The format, its errors and parsing live in `acp_server.session.journal_format` (re-exported
 here: import everything from this module). See
 docs/rfc/implemented/architecture/2026-11-30-session-journal.md.
 
-Over 400 lines: writing, loading and repair share one file lock and one on-disk format.
+Over 400 lines: writing (with its failure handling), loading and repair share one file lock,
+one on-disk format and the invariant that the file is a durable prefix of the log.
 """
 
 from __future__ import annotations
