@@ -38,6 +38,8 @@ class PromptTicket:
         self.content = content
         self.state: Literal["queued", "running", "done"] = "queued"
         self.result: TicketResult | None = None
+        self.not_saved: Exception | None = None
+        """Why the turn's records may not be durable (its durability flush failed), if so."""
         self._done = anyio.Event()
         self._inbox: Inbox | None = None
 

@@ -339,10 +339,12 @@ class AgentLoop:
             if self._durability_flush is not None:
                 try:
                     await self._durability_flush()
-                except Exception:
+                except Exception as exc:
                     # The outcome is already recorded; a failing store must not strand the
-                    # ticket or tear down the task group the agent runs in.
-                    log.exception("durability flush after turn %s failed", turn_id)
+                    # ticket or tear down the task group the agent runs in. The ticket says
+                    # the turn is not durable, so whoever answers for it can say so.
+                    log.warning("turn %s is not saved: %s", turn_id, exc)
+                    ticket.not_saved = exc
         ticket.resolve(outcome)
 
     async def _run_steps(self, turn_id: str, signal: TurnSignal) -> rec.Outcome:

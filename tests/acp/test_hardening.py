@@ -262,3 +262,24 @@ async def test_two_deterministic_processes_on_one_data_dir_never_collide(
     assert made["a"] == sorted(made["a"]) and made["b"] == sorted(made["b"])
     journals = sorted(p.stem for p in (data / "sessions").glob("*.jsonl"))
     assert journals == sorted(every)
+
+
+# --------------------------------------------------------------------------- titles
+
+
+@pytest.mark.parametrize(
+    ("text", "title"),
+    [
+        ("", None),
+        ("  \n\n  hello   world \n next", "hello world"),
+        ("\n" * 5 + "x", "x"),
+        (" " * 1000 + "word " * 30, ("word " * 12).strip() + "\u2026"),
+        ("a" * 100, "a" * 59 + "\u2026"),
+        ("w " * 30, ("w " * 30).strip()),
+        ("word " * 10_000_000, ("word " * 12).strip() + "\u2026"),  # a 50 MB prompt
+    ],
+)
+def test_a_title_is_the_first_non_blank_line_shortened(text: str, title: str | None) -> None:
+    from acp_server.acp.session_methods import derive_title
+
+    assert derive_title(text) == title
