@@ -62,6 +62,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="reproducible session, turn and message ids and a fixed clock starting at "
         "2026-01-01T00:00:00.000Z, for golden transcripts (also: ACP_SERVER_DETERMINISTIC=1)",
     )
+    parser.add_argument(
+        "--pass-env",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="let commands, hooks and MCP servers inherit the provider key variable NAME "
+        "(repeatable); by default OPENAI_API_KEY, ANTHROPIC_API_KEY and every api_key_env of "
+        "the config file are removed from their environment",
+    )
     parser.add_argument("--version", action="version", version=f"acp-server {__version__}")
     return parser
 
@@ -85,22 +94,35 @@ def main(argv: list[str] | None = None) -> int:
 
     import logging
 
-    logging.basicConfig(
-        stream=sys.stderr,
-        level=args.log_level.upper(),
-        format="acp-server %(levelname)s %(name)s: %(message)s",
+    from acp_server import redaction
+
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(
+        redaction.RedactingFormatter("acp-server %(levelname)s %(name)s: %(message)s")
     )
+    logging.basicConfig(level=args.log_level.upper(), handlers=[handler])
     from acp_server.models.base import ModelConfigError
-    from acp_server.models.config import choose_model_spec, load_settings
+    from acp_server.models.config import (
+        DEFAULT_KEY_VARIABLES,
+        choose_model_spec,
+        key_variables,
+        load_settings,
+    )
     from acp_server.models.spec import load_model
 
+    # Before the config file is read: its errors may quote the default keys' values.
+    redaction.remember(os.environ.get(name) for name in DEFAULT_KEY_VARIABLES)
     try:
         settings = load_settings()
+        secret_names = key_variables(settings)
+        redaction.remember(os.environ.get(name) for name in secret_names)
         spec = choose_model_spec(args.model, settings)
         model = load_model(spec, settings) if spec else None
     except ModelConfigError as exc:
-        print(f"acp-server: {exc}", file=sys.stderr)
+        print(f"acp-server: {redaction.redact(str(exc))}", file=sys.stderr)
         return 2
+    hidden = secret_names - set(args.pass_env)
+    child_environment = {k: v for k, v in os.environ.items() if k not in hidden}
     offered = tuple(dict.fromkeys([*([spec] if spec else []), *settings.offered]))
 
     from acp_server.tools.permissions import ModeRefused, check_mode
@@ -129,6 +151,7 @@ def main(argv: list[str] | None = None) -> int:
             load_model=functools.partial(load_model, settings=settings),
             mode=mode,
             ids=ids,
+            child_environment=child_environment,
             tool_budget=settings.tools,
         )
     )

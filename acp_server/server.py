@@ -86,7 +86,7 @@ async def _serve(options: ServerOptions, protocol_fd: int, stdin_is_terminal: bo
         max_line_bytes=options.max_line_bytes,
     )
     stopping = anyio.Event()
-    processes = ProcessRegistry()
+    processes = ProcessRegistry(options.child_environment)
 
     async def stop(reason: str) -> None:
         if stopping.is_set():

@@ -127,6 +127,11 @@ def test_sigterm_with_a_full_unread_stdout_still_exits_promptly() -> None:
     # writer that blocked the event loop could not react to SIGTERM.
     with spawn() as proc:
         assert proc.stdin is not None
+        # Started first: a SIGTERM before the server has its handler would just kill it (on a
+        # loaded machine start-up takes longer than the pause below).
+        proc.stdin.write(INITIALIZE)
+        proc.stdin.flush()
+        read_frame(proc)
         os.set_blocking(proc.stdin.fileno(), False)
         payload = b"x\n" * 20_000
         with contextlib.suppress(BlockingIOError):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -34,3 +34,5 @@ class ServerOptions:
     None: random ids."""
     tool_budget: ToolBudget = field(default_factory=ToolBudget)
     """`[tools]` of the config file: how much of a tool's result reaches the model."""
+    child_environment: Mapping[str, str] | None = None
+    """What child processes inherit (the CLI's: ours without the provider keys); None: ours."""

@@ -41,6 +41,7 @@ from acp_server.models.base import (
     ToolSpec,
     Usage,
 )
+from acp_server.redaction import redact
 from acp_server.session import records as rec
 from acp_server.session.log import SessionLog
 from acp_server.tools.base import CallAwareTool, PlanItem, Tool, ToolOutput
@@ -281,7 +282,8 @@ class AgentLoop:
             except TurnAborted:
                 pass
             except ModelError as exc:
-                outcome = rec.ErrorOutcome(message=str(exc), code=exc.code)
+                # Redacted again at this exit to the journal (ModelError already is).
+                outcome = rec.ErrorOutcome(message=redact(str(exc)), code=exc.code)
             except Exception:
                 log.exception("turn %s failed", turn_id)
                 outcome = rec.ErrorOutcome(message="internal error in the agent; see its log")

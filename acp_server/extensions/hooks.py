@@ -21,8 +21,9 @@ The format::
 that is not valid JSON or does not have this shape is reported on stderr and ignored as a whole.
 
 How a hook runs: `sh -c COMMAND` through the process runner, in the session's cwd, with a JSON
-payload on stdin (`event`, `session_id`, `cwd` and the event's fields) and the turn signal.
-Cancelling the turn kills and reaps the hook's process group; the listener then raises
+payload on stdin (`event`, `session_id`, `cwd` and the event's fields) and the turn signal, in
+the agent's environment without the provider keys (the process registry's). Cancelling the
+turn kills and reaps the hook's process tree; the listener then raises
 `TurnAborted`. What a hook may answer on stdout (JSON; empty output means "no opinion"):
 
 - `prompt_submit`: `{"decision": "block", "reason": "..."}` blocks the prompt (no turn opens;
@@ -336,7 +337,7 @@ class SessionHooks:
         self, hook: Hook, payload: Mapping[str, Any], signal: TurnSignal
     ) -> dict[str, Any] | None:
         """The hook's JSON answer ({} for empty output), or None if it failed (reported)."""
-        env = dict(os.environ if self._env is None else self._env)
+        env = dict(self._base_environment())
         env["ACP_SERVER_HOOK_EVENT"] = hook.event
         env["ACP_SERVER_SESSION_ID"] = self.session_id
         try:
@@ -383,6 +384,15 @@ class SessionHooks:
             )
             return None
         return answer
+
+    def _base_environment(self) -> Mapping[str, str]:
+        """The environment given at construction, else the registry's (the server's without
+        provider keys), else ours."""
+        if self._env is not None:
+            return self._env
+        if self._processes is not None and self._processes.environment is not None:
+            return self._processes.environment
+        return os.environ
 
     async def _tell(self, text: str) -> None:
         if self._notify is None:

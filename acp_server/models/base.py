@@ -13,6 +13,7 @@ from typing import Any, Literal, Protocol, cast
 from msgspec import Struct
 
 from acp_server.cancellation import TurnSignal
+from acp_server.redaction import redact
 
 # --- conversation -------------------------------------------------------------------------
 
@@ -131,9 +132,13 @@ ModelEvent = TextDelta | ThoughtDelta | ToolCallEvent | Usage | Finish
 
 
 class ModelError(Exception):
-    """The provider failed; `message` is shown to the user, `code` is optional detail."""
+    """The provider failed; `message` is shown to the user, `code` is optional detail.
+
+    The message is redacted here: it quotes servers' error bodies and URLs, and travels to
+    the client, the journal, the log and a parent agent's tool result."""
 
     def __init__(self, message: str, *, code: str | None = None) -> None:
+        message = redact(message)
         super().__init__(message)
         self.message = message
         self.code = code

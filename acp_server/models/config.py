@@ -47,6 +47,7 @@ __all__ = [
     "check_spec",
     "choose_model_spec",
     "config_path",
+    "key_variables",
     "load_settings",
 ]
 
@@ -55,6 +56,8 @@ MODEL_ENV = "ACP_SERVER_MODEL"
 
 PROVIDERS = ("openai", "anthropic")
 """The providers a `[providers.NAME]` table may configure."""
+
+DEFAULT_KEY_VARIABLES = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")
 
 _SPEC_PREFIXES = ("script", *PROVIDERS)
 
@@ -89,6 +92,13 @@ class ModelSettings:
     def provider(self, name: str) -> ProviderSettings:
         """The settings of provider `name` (empty when the file has no table for it)."""
         return self.providers.get(name) or ProviderSettings()
+
+
+def key_variables(settings: ModelSettings) -> frozenset[str]:
+    """Every environment variable a provider key may come from: the defaults and each
+    `api_key_env` of the config file."""
+    named = (p.api_key_env for p in settings.providers.values() if p.api_key_env)
+    return frozenset((*DEFAULT_KEY_VARIABLES, *named))
 
 
 def config_path(environ: Mapping[str, str] = os.environ) -> Path:

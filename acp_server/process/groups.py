@@ -10,7 +10,7 @@ import logging
 import os
 import sys
 import time
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Mapping
 from signal import SIGKILL, SIGTERM
 
 import anyio
@@ -90,9 +90,12 @@ class ProcessRegistry:
     `RegistryClosed`) and stops every tree still registered.
     """
 
-    __slots__ = ("_closed", "_trees", "spawning")
+    __slots__ = ("_closed", "_trees", "environment", "spawning")
 
-    def __init__(self) -> None:
+    def __init__(self, environment: Mapping[str, str] | None = None) -> None:
+        self.environment = environment
+        """What a child gets when its caller names no environment (None: ours). The server's
+        is its own without the provider key variables (acp_server/cli.py)."""
         self._trees: dict[int, ProcessTree] = {}
         self._closed = False
         self.spawning = 0

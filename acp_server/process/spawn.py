@@ -76,14 +76,19 @@ async def spawn(
     - `registry`: where the tree is registered while it lives, so server shutdown can stop
       it (None: a standalone call nobody else needs to stop). A closed registry raises
       `RegistryClosed` and spawns nothing.
-    - `env` replaces the environment when given (None: ours), plus the descendants' token.
+    - `env` is the child's environment when given; else the registry's, else ours. The
+      descendants' token is added to it.
     - stdout is always a pipe; `stdin` is `/dev/null` unless the caller asks for a pipe;
       `stderr` is a pipe, or None for our fd 2 (never fd 1: that is the protocol).
     """
     if not argv:
         raise ValueError("argv must not be empty")
     token = new_token()
-    environment = dict(os.environ if env is None else env)
+    if env is None:
+        env = (
+            os.environ if registry is None or registry.environment is None else registry.environment
+        )
+    environment = dict(env)
     environment[TOKEN_VARIABLE] = token
     # Shielded: a cancellation must not land between the fork and our holding the handle.
     with anyio.CancelScope(shield=True):

@@ -33,6 +33,7 @@ from acp_protocol.jsonrpc import (
     valid_request_id,
 )
 from acp_protocol.methods import CANCEL_REQUEST
+from acp_server.redaction import redact, redact_value
 
 from .errors import MalformedAnswer, PeerClosed, RemoteError, RequestTimeout
 from .framing import DEFAULT_MAX_LINE_BYTES, OVERSIZED, LineReader
@@ -79,8 +80,10 @@ class Dispatcher(Protocol):
 
 
 def error_frame(request_id: RequestId, code: int, message: str, data: Any = UNSET) -> ErrorResponse:
-    """An error response frame."""
-    return ErrorResponse(JSONRPC_VERSION, request_id, ErrorObject(code, message, data))
+    """An error response frame, its text redacted (acp_server/redaction.py): every error the
+    client sees is written through here."""
+    error = ErrorObject(code, redact(message), redact_value(data))
+    return ErrorResponse(JSONRPC_VERSION, request_id, error)
 
 
 class _Pending:

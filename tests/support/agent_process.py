@@ -64,9 +64,10 @@ class RecordingClient:
 
 @asynccontextmanager
 async def running_agent(
-    *args: str, client: Any = None, env: dict[str, str] | None = None
+    *args: str, client: Any = None, env: dict[str, str] | None = None, stderr: Any = None
 ) -> AsyncIterator[tuple[Any, Any, FrameLog, Any]]:
-    """Spawn `acp-server ARGS`; yield (connection, process, frame log, client)."""
+    """Spawn `acp-server ARGS`; yield (connection, process, frame log, client). The agent's
+    stderr is ours unless `stderr` names a file to write it to."""
     frames = FrameLog()
     client = client if client is not None else RecordingClient()
     async with spawn_agent_process(
@@ -74,7 +75,7 @@ async def running_agent(
         SERVER,
         *args,
         env={**os.environ, **(env or {})},
-        transport_kwargs={"stderr": None},
+        transport_kwargs={"stderr": stderr},
         observers=[frames.observe],
     ) as (connection, process):
         yield connection, process, frames, client
