@@ -25,7 +25,7 @@ from acp_server.session.records import (
     Completed,
     Record,
     TextPart,
-    TurnEnd,
+    TurnEndRecord,
     TurnStart,
     UserMessage,
 )
@@ -46,7 +46,7 @@ def turn(turn_id: str, text: str = "hello") -> list[Record]:
         AssistantMessage(
             turn_id=turn_id, message_id=f"a-{turn_id}", parts=[TextPart(text="ok")], at=AT
         ),
-        TurnEnd(turn_id=turn_id, outcome=Completed(), at=AT),
+        TurnEndRecord(turn_id=turn_id, outcome=Completed(), at=AT),
     ]
 
 
