@@ -33,6 +33,7 @@ RUN /opt/build/bin/uv export --frozen --no-dev --no-emit-project --format requir
 COPY README.md ./
 COPY acp_protocol ./acp_protocol
 COPY acp_server ./acp_server
+COPY acp_fixture ./acp_fixture
 RUN /opt/build/bin/pip wheel --use-pep517 --no-deps . -w /wheels
 
 # The runtime venv, installed from the wheels alone (--no-index: nothing fetched or built).

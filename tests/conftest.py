@@ -3,6 +3,8 @@ from collections.abc import Iterator
 
 import pytest
 
+from tests.support.processes import subreaper
+
 
 @pytest.fixture
 def anyio_backend() -> str:
@@ -26,3 +28,10 @@ def private_xdg_homes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None
             del os.environ[name]
         else:
             os.environ[name] = value
+
+
+@pytest.fixture(scope="module")
+def module_subreaper() -> Iterator[None]:
+    """This test process as a child subreaper for one module (`usefixtures`), as the server is."""
+    with subreaper():
+        yield

@@ -27,7 +27,8 @@ LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"agent"}),  # the runtime
     frozenset({"extensions"}),  # hooks and MCP servers: plug-ins of the runtime
     frozenset({"acp"}),  # the ACP bridge
-    frozenset({"server", "cli", "determinism", "acp_fixture"}),  # the process and its tools
+    # the process and its tools
+    frozenset({"server", "cli", "__main__", "determinism", "acp_fixture"}),
 )
 """Bottom to top. A unit may import its own layer's units and those below, never above."""
 

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.agent_process import SERVER
+from tests.support.programs import NOISY_SERVER
 
 INITIALIZE = b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}\n'
 
@@ -144,9 +145,9 @@ def test_sigterm_with_a_full_unread_stdout_still_exits_promptly() -> None:
 
 
 def test_stray_print_and_child_output_never_reach_the_protocol_stream() -> None:
-    driver = Path(__file__).parent / "support" / "noisy_server.py"
+    driver = NOISY_SERVER
     proc = subprocess.run(
-        [sys.executable, str(driver)],
+        [sys.executable, driver],
         input=INITIALIZE + INITIALIZE.replace(b'"id":0', b'"id":1'),
         capture_output=True,
         timeout=10,

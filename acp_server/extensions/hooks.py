@@ -61,6 +61,8 @@ from acp_server.models.base import ToolCallRequest
 from acp_server.process import ProcessRegistry, run_process
 from acp_server.session import records as rec
 from acp_server.tools.base import ToolOutput
+from acp_server.tools.local_files import read_small_file
+from acp_server.tools.workspace import PathRefused
 from acp_server.verdicts import Block, Deny
 
 log = logging.getLogger(__name__)
@@ -70,6 +72,8 @@ HOOK_EVENTS: tuple[HookEvent, ...] = ("prompt_submit", "pre_tool", "post_tool", 
 Source = Literal["user", "workspace"]
 
 DEFAULT_TIMEOUT_MS = 30_000
+HOOKS_FILE_LIMIT = 1 << 20
+"""Bytes a hooks file may hold (more is refused, as an invalid file is)."""
 WORKSPACE_FILE = Path(".acp-server") / "hooks.json"
 
 Notify = Callable[[str], Awaitable[None]]
@@ -159,10 +163,12 @@ def _parse_entry(event: HookEvent, number: int, entry: object, source: Source, p
 def load_hooks_file(path: Path, source: Source) -> list[Hook]:
     """The hooks of one file: none if it does not exist; none (reported) if it is invalid."""
     try:
-        text = path.read_text(encoding="utf-8")
+        # A repository's hooks file may be a FIFO or /dev/zero: read it without blocking,
+        # and only so much of it.
+        text = read_small_file(str(path), HOOKS_FILE_LIMIT).decode("utf-8")
     except FileNotFoundError:
         return []
-    except (OSError, UnicodeDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, PathRefused) as exc:
         log.error("ignoring the %s hooks file %s: cannot read it: %s", source, path, exc)
         return []
     try:

@@ -56,7 +56,7 @@ def keep_head_and_tail(text: str, max_bytes: int, hint: str) -> str:
         tail = tail[newline + 1 :]
     middle = data[len(head) : len(data) - len(tail)]
     lines = middle.count(b"\n")
-    cut = f"{len(middle)} bytes" + (f", {lines} line breaks" if lines else "")
+    cut = f"{len(middle)} bytes" + (f", {lines} line break{'s' * (lines != 1)}" if lines else "")
     note = f"[... {cut} cut from the middle; {hint} ...]"
     start = head.decode("utf-8", errors="ignore")
     separator = "" if start.endswith("\n") or not start else "\n"

@@ -93,17 +93,22 @@ def _step(directory: int, name: str, path: str, make_parents: bool) -> int:
         return os.open(name, _DIRECTORY_STEP, dir_fd=directory)
     except OSError as exc:
         if exc.errno in (errno.ENOTDIR, errno.ELOOP):
-            _refuse_link(directory, name, path)
+            _refuse_link(directory, name, path, wanted_directory=True)
         raise
 
 
-def _refuse_link(directory: int, name: str, path: str) -> None:
+def _refuse_link(directory: int, name: str, path: str, *, wanted_directory: bool) -> None:
+    """Raise `PathChanged` when an open refused by ELOOP/ENOTDIR met a link (or something that
+    has changed since: a link is swapped back to a directory in a moment); return when `name`
+    is a real non-directory, so the caller's error stands."""
     try:
         info = os.stat(name, dir_fd=directory, follow_symlinks=False)
     except FileNotFoundError:
         raise PathChanged(path, f"{name} vanished") from None
     if stat.S_ISLNK(info.st_mode):
         raise PathChanged(path, f"{name} is now a symbolic link")
+    if wanted_directory and stat.S_ISDIR(info.st_mode):
+        raise PathChanged(path, f"{name} was replaced while it was being opened")
 
 
 def _refuse_special(mode: int, path: str) -> None:
@@ -126,8 +131,9 @@ def _open_last(directory: int, name: str, flags: int, path: str) -> int:
     try:
         fd = os.open(name, flags, 0o666, dir_fd=directory)
     except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            _refuse_link(directory, name, path)
+        if exc.errno == errno.ELOOP:  # O_NOFOLLOW met a link: it changed since the stat above
+            _refuse_link(directory, name, path, wanted_directory=False)
+            raise PathChanged(path, f"{name} was replaced while it was being opened") from None
         raise
     try:
         _refuse_special(os.fstat(fd).st_mode, path)  # swapped in after the stat above
@@ -168,6 +174,24 @@ def read_bytes(path: str, limit: int, check: Callable[[], None]) -> bytes:
             if len(data) > limit:
                 raise OSError(errno.EFBIG, f"it grew past {limit} bytes while being read")
         return bytes(data)
+    finally:
+        os.close(fd)
+
+
+def read_small_file(path: str, limit: int) -> bytes:
+    """A configuration-sized regular file (links followed: whose file it is matters, not
+    where it lives), refused when it is a FIFO, device or socket (`NotRegularFile`) or larger
+    than `limit` (EFBIG): reading it can neither block nor fill the memory."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        info = os.fstat(fd)
+        _refuse_special(info.st_mode, path)
+        if stat.S_ISDIR(info.st_mode):
+            raise IsADirectoryError(errno.EISDIR, "Is a directory", path)
+        data = os.read(fd, limit + 1)
+        if len(data) > limit:
+            raise OSError(errno.EFBIG, f"larger than {limit} bytes")
+        return data
     finally:
         os.close(fd)
 

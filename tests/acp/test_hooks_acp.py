@@ -9,36 +9,27 @@ session's cwd.
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.acp.test_tools import (
+from tests.support.processes import existing, wait_for_pids
+from tests.support.scripted_model import script
+from tests.support.tool_client import (
     DONE,
     SANDBOXED,
     ToolClient,
     agent_session,
-    alive,
     call,
     prompt_and_then,
-    script,
-    wait_for_lines,
 )
 
 pytestmark = [
     pytest.mark.anyio,
     pytest.mark.skipif(sys.platform != "linux", reason="Linux only"),
 ]
-
-
-@pytest.fixture
-def ws(tmp_path: Path) -> Path:
-    path = tmp_path / "ws"
-    path.mkdir()
-    return Path(os.path.realpath(path))
 
 
 @pytest.fixture
@@ -146,11 +137,11 @@ async def test_cancel_reaps_a_running_hook_before_the_prompt_is_answered(
         pids: list[int] = []
 
         async def cancel_once_running() -> None:
-            pids.extend(await wait_for_lines(pidfile, 2))
-            assert alive(pids) == pids
+            pids.extend(await wait_for_pids(pidfile, 2))
+            assert existing(pids) == pids
             await s.conn.cancel(session_id=s.sid)
 
-        stop, survivors = await prompt_and_then(s, cancel_once_running, lambda: alive(pids))
+        stop, survivors = await prompt_and_then(s, cancel_once_running, lambda: existing(pids))
         assert stop == "cancelled"
         assert survivors == []
         assert s.wire_updates("agent_message_chunk") == []  # the model was never asked

@@ -14,9 +14,15 @@ import pytest
 from acp import text_block
 from acp.schema import EnvVariable, McpServerStdio
 
-from tests.acp.test_tools import SANDBOXED, ToolClient, call, script
 from tests.support.agent_process import running_agent
-from tests.test_mcp import SERVER_SCRIPT, alive
+from tests.support.processes import alive, read_pids
+from tests.support.programs import MCP_SERVER
+from tests.support.scripted_model import script
+from tests.support.tool_client import (
+    SANDBOXED,
+    ToolClient,
+    call,
+)
 
 pytestmark = [
     pytest.mark.anyio,
@@ -28,13 +34,9 @@ def demo(pidfile: Path) -> McpServerStdio:
     return McpServerStdio(
         name="demo",
         command=sys.executable,
-        args=[SERVER_SCRIPT],
+        args=[MCP_SERVER],
         env=[EnvVariable(name="MCP_TEST_PIDFILE", value=str(pidfile))],
     )
-
-
-def read_pids(pidfile: Path) -> list[int]:
-    return [int(p) for p in pidfile.read_text().split()] if pidfile.exists() else []
 
 
 async def pids_of(pidfile: Path, within: float = 10.0) -> list[int]:

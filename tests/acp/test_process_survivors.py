@@ -9,7 +9,6 @@ detached child dies with the hook. Survivors are found by their marks in /proc
 from __future__ import annotations
 
 import json
-import os
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -33,13 +32,6 @@ EXIT_S = 2.0 + 3.0
 """The agent's promise (exit within 2 s of SIGTERM) plus slack for a loaded machine."""
 TIMEOUT_MS = 4000
 """The bash timeout in the timeout case: long enough for the escapee to start first."""
-
-
-@pytest.fixture
-def ws(tmp_path: Path) -> Path:
-    path = tmp_path / "ws"
-    path.mkdir()
-    return Path(os.path.realpath(path))
 
 
 @pytest.fixture

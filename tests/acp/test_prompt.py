@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -13,16 +12,11 @@ import pytest
 from acp import RequestError, text_block
 
 from tests.support.agent_process import FrameLog, RecordingClient, running_agent
+from tests.support.scripted_model import script
 
 pytestmark = pytest.mark.anyio
 
 STREAM_FOREVER = [{"text": "tick ", "repeat": 100_000, "delay_ms": 5}]
-
-
-def script(tmp_path: Path, *responses: list[dict[str, Any]]) -> str:
-    path = tmp_path / "model.json"
-    path.write_text(json.dumps({"responses": list(responses)}))
-    return f"script:{path}"
 
 
 @asynccontextmanager

@@ -15,8 +15,8 @@ import pytest
 from acp import RequestError, text_block
 from acp.schema import McpServerStdio
 
-from tests.models.sse_server import json_reply, serve
 from tests.support.agent_process import running_agent
+from tests.support.sse_server import json_reply, serve
 
 pytestmark = pytest.mark.anyio
 

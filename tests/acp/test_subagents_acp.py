@@ -23,6 +23,7 @@ from acp import text_block
 from acp.schema import DeniedOutcome, RequestPermissionResponse
 
 from tests.support.agent_process import RecordingClient, running_agent
+from tests.support.processes import alive
 
 pytestmark = [
     pytest.mark.anyio,
@@ -75,21 +76,6 @@ async def session(tmp_path: Path, spec: str) -> AsyncIterator[tuple[Any, str, Cl
 def journal(data: Path, session_id: str) -> list[dict[str, Any]]:
     path = data / "sessions" / f"{session_id}.jsonl"
     return [json.loads(line) for line in path.read_text().splitlines()]
-
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    # A zombie is gone for our purposes only once reaped; check /proc for its state.
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
 
 
 def read_pid(path: Path) -> int | None:

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.acp.test_tools import DONE, agent_session, call, script
+from tests.support.scripted_model import script
+from tests.support.tool_client import DONE, agent_session, call
 
 pytestmark = [
     pytest.mark.anyio,

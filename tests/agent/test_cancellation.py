@@ -11,6 +11,9 @@ import subprocess
 import sys
 import textwrap
 import typing
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import anyio
@@ -20,7 +23,7 @@ import pytest
 from anyio import wait_all_tasks_blocked
 
 from acp_server.agent.agent import Agent, AgentHandle
-from acp_server.agent.inbox import Dropped
+from acp_server.agent.inbox import Dropped, PromptTicket
 from acp_server.cancellation import (
     CancelCause,
     Disposed,
@@ -31,7 +34,7 @@ from acp_server.cancellation import (
     UserCancel,
 )
 from acp_server.session import records as rec
-from tests.agent.harness import (
+from tests.support.agent_harness import (
     FakeModel,
     FakeTool,
     call,
@@ -232,16 +235,18 @@ async def test_linked_scope_lets_work_finish_when_not_aborted() -> None:
 # --- through the agent ------------------------------------------------------------------------
 
 
-async def _park_in_tool(handle: AgentHandle, entered: anyio.Event) -> list[TurnSignal]:
-    """Start a turn whose only tool waits on the signal; return the signal list (filled by the
-    model double) once the tool is running."""
-    await entered.wait()
-    model = handle.agent.config.model
-    assert isinstance(model, FakeModel)
-    return model.signals
+@dataclass
+class ParkedTurn:
+    """A turn whose only tool waits on the turn signal, running now."""
+
+    agent: Agent
+    ticket: PromptTicket
+    signals: list[TurnSignal]  # what the model double was handed, in order
+    causes: list[CancelCause]  # what the agent's cancel-requested listeners heard
 
 
-async def test_agent_cancel_defaults_to_user_cause() -> None:
+@asynccontextmanager
+async def parked_turn() -> AsyncIterator[ParkedTurn]:
     entered = anyio.Event()
     model = FakeModel([call()])
     async with running_agent(model, tools=[FakeTool(behaviour=waiting_tool(entered))]) as handle:
@@ -249,46 +254,39 @@ async def test_agent_cancel_defaults_to_user_cause() -> None:
         causes: list[CancelCause] = []
         agent.on_cancel_requested(causes.append)
         ticket = agent.followup(text("go"))
-        signals = await _park_in_tool(handle, entered)
-        agent.cancel()
-        assert causes == [UserCancel()]
-        assert type(causes[0]) is UserCancel
-        assert signals[0].reason == UserCancel()
-        assert await ticket.wait() == rec.Aborted()
+        await entered.wait()
+        yield ParkedTurn(agent, ticket, model.signals, causes)
+
+
+async def test_agent_cancel_defaults_to_user_cause() -> None:
+    async with parked_turn() as turn:
+        turn.agent.cancel()
+        assert turn.causes == [UserCancel()]
+        assert type(turn.causes[0]) is UserCancel
+        assert turn.signals[0].reason == UserCancel()
+        assert await turn.ticket.wait() == rec.Aborted()
 
 
 async def test_agent_signal_reason_is_detached_copy_of_the_callers_cause() -> None:
-    entered = anyio.Event()
-    model = FakeModel([call()])
-    async with running_agent(model, tools=[FakeTool(behaviour=waiting_tool(entered))]) as handle:
-        agent = handle.agent
-        ticket = agent.followup(text("go"))
-        signals = await _park_in_tool(handle, entered)
+    async with parked_turn() as turn:
         cause = ParentCancel()
-        agent.cancel(cause)
-        reason = signals[0].reason
+        turn.agent.cancel(cause)
+        reason = turn.signals[0].reason
         assert reason == cause
         assert reason is not cause
         assert type(reason).__struct_config__.frozen is True
         hash(reason)  # frozen structs are hashable; mutable ones raise TypeError
-        assert await ticket.wait() == rec.Aborted()
+        assert await turn.ticket.wait() == rec.Aborted()
 
 
 async def test_repeated_cancel_first_wins_and_notifies_once() -> None:
-    entered = anyio.Event()
-    model = FakeModel([call()])
-    async with running_agent(model, tools=[FakeTool(behaviour=waiting_tool(entered))]) as handle:
-        agent = handle.agent
-        causes: list[CancelCause] = []
-        agent.on_cancel_requested(causes.append)
-        ticket = agent.followup(text("go"))
-        signals = await _park_in_tool(handle, entered)
-        agent.cancel(UserCancel())
-        agent.cancel(ParentCancel())
-        agent.cancel(ParentCancel(), keep_inbox=True)
-        assert signals[0].reason == UserCancel()
-        assert causes == [UserCancel()]
-        assert await ticket.wait() == rec.Aborted()
+    async with parked_turn() as turn:
+        turn.agent.cancel(UserCancel())
+        turn.agent.cancel(ParentCancel())
+        turn.agent.cancel(ParentCancel(), keep_inbox=True)
+        assert turn.signals[0].reason == UserCancel()
+        assert turn.causes == [UserCancel()]
+        assert await turn.ticket.wait() == rec.Aborted()
 
 
 async def test_repeated_cancel_still_clears_newly_queued_work() -> None:

@@ -19,7 +19,7 @@ from acp_server.agent.seams import PromptSubmission, Seams, StepInfo
 from acp_server.cancellation import CancelCause, ParentCancel, TurnSignal
 from acp_server.session import records as rec
 from acp_server.tools.base import ToolOutput
-from tests.agent.harness import (
+from tests.support.agent_harness import (
     DEADLINE,
     FakeModel,
     FakeTool,

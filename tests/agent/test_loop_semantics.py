@@ -21,13 +21,14 @@ from acp_server.cancellation import CancelCause, ParentCancel, TurnSignal, UserC
 from acp_server.models.base import ModelError, ModelRequest
 from acp_server.session import records as rec
 from acp_server.tools.base import ToolOutput
-from tests.agent.harness import (
+from tests.support.agent_harness import (
     FakeModel,
     FakeTool,
     Response,
     call,
     finish,
     gate,
+    gated_model,
     gated_tool,
     kinds,
     make_handle,
@@ -691,7 +692,8 @@ async def test_aborted_turn_end_is_exactly_kind_aborted_and_no_record_names_a_ca
         assert b"ParentCancel" not in line
 
 
-async def test_a_turn_stop_listener_may_object_by_steering() -> None:
+@pytest.mark.parametrize("seam", ["turn_stop", "continuation"])
+async def test_a_turn_stop_or_continuation_listener_may_object_by_steering(seam: str) -> None:
     objected: list[bool] = []
     agent_box: list[Any] = []
 
@@ -701,31 +703,13 @@ async def test_a_turn_stop_listener_may_object_by_steering() -> None:
             agent_box[0].steer(text("not done yet"))
 
     model = FakeModel()
-    async with running_agent(model, seams=Seams(turn_stop=[object_once])) as handle:
+    async with running_agent(model, seams=Seams(**{seam: [object_once]})) as handle:
         agent = handle.agent
         agent_box.append(agent)
         assert await agent.followup(text("q")).wait() == rec.Completed()
         assert len(model.requests) == 2
         assert user_texts(agent.session, "steering") == ["not done yet"]
         assert request_user_texts(model.requests[1])[-1] == "not done yet"
-
-
-async def test_a_continuation_listener_may_object_by_steering() -> None:
-    objected: list[bool] = []
-    agent_box: list[Any] = []
-
-    async def object_once(progress: TurnProgress, signal: TurnSignal) -> None:
-        if not objected:
-            objected.append(True)
-            agent_box[0].steer(text("keep going"))
-
-    model = FakeModel()
-    async with running_agent(model, seams=Seams(continuation=[object_once])) as handle:
-        agent = handle.agent
-        agent_box.append(agent)
-        assert await agent.followup(text("q")).wait() == rec.Completed()
-        assert len(model.requests) == 2
-        assert user_texts(agent.session, "steering") == ["keep going"]
 
 
 # --- further edges -----------------------------------------------------------------------------
@@ -749,9 +733,7 @@ async def test_steering_is_never_requeued_as_a_turn_after_a_keep_inbox_cancel() 
 
 
 async def test_withdraw_drops_only_a_queued_followup() -> None:
-    entered = anyio.Event()
-    release = anyio.Event()
-    model = FakeModel([gate(entered, release)])
+    model, entered, release = gated_model()
     async with running_agent(model) as handle:
         agent = handle.agent
         first = agent.followup(text("first"))
@@ -785,9 +767,7 @@ async def test_a_running_followup_cannot_be_withdrawn_only_cancelled_keeping_the
 
 
 async def test_tearing_down_the_task_group_mid_turn_records_a_disposed_turn_end() -> None:
-    entered = anyio.Event()
-    release = anyio.Event()
-    model = FakeModel([gate(entered, release)])
+    model, entered, _ = gated_model()  # never released: the task group is torn down
     with anyio.fail_after(10):
         async with anyio.create_task_group() as tg:
             handle = make_handle(tg, model)

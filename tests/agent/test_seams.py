@@ -27,7 +27,7 @@ from acp_server.models.base import ConversationItem, ModelRequest, ToolCallReque
 from acp_server.session import records as rec
 from acp_server.tools.base import ToolOutput
 from acp_server.verdicts import Block, Deny
-from tests.agent.harness import (
+from tests.support.agent_harness import (
     END_STREAM,
     FakeModel,
     FakeTool,

@@ -43,7 +43,7 @@ from acp_server.session.log import SessionLog
 from acp_server.tools.base import Tool, ToolOutput
 from acp_server.tools.permissions import PermissionPolicy
 from acp_server.tools.workspace import Sandbox
-from tests.agent.harness import (
+from tests.support.agent_harness import (
     DEADLINE,
     FakeModel,
     FakeTool,

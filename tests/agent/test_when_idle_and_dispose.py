@@ -9,13 +9,13 @@ from anyio import wait_all_tasks_blocked
 from acp_server.agent.events import Status
 from acp_server.agent.inbox import Dropped, PromptTicket
 from acp_server.session import records as rec
-from tests.agent.harness import (
+from tests.support.agent_harness import (
     DEADLINE,
     FakeModel,
     FakeTool,
     call,
     finish,
-    gate,
+    gated_model,
     gated_tool,
     make_handle,
     running_agent,
@@ -50,9 +50,7 @@ async def test_when_idle_returns_without_suspending_once_idle() -> None:
 
 
 async def test_when_idle_resolves_only_after_every_queued_turn_finished() -> None:
-    entered = anyio.Event()
-    release = anyio.Event()
-    model = FakeModel([gate(entered, release)])
+    model, entered, release = gated_model()
     async with running_agent(model) as handle:
         agent = handle.agent
         tickets = [agent.followup(text(f"prompt {i}")) for i in range(3)]
@@ -73,9 +71,7 @@ async def test_when_idle_resolves_only_after_every_queued_turn_finished() -> Non
 
 
 async def test_when_idle_follows_work_queued_by_an_idle_status_listener() -> None:
-    entered = anyio.Event()
-    release = anyio.Event()
-    model = FakeModel([gate(entered, release)])
+    model, entered, release = gated_model()
     async with running_agent(model) as handle:
         agent = handle.agent
         chained: list[PromptTicket] = []
@@ -149,9 +145,7 @@ async def test_followup_after_dispose_resolves_dropped_and_nothing_runs() -> Non
 
 
 async def test_dispose_drops_queued_followups_before_they_run() -> None:
-    entered = anyio.Event()
-    release = anyio.Event()
-    model = FakeModel([gate(entered, release)])
+    model, entered, release = gated_model()
     with anyio.fail_after(DEADLINE):
         async with anyio.create_task_group() as tg:
             handle = make_handle(tg, model)

@@ -25,7 +25,7 @@ from acp_server.models.base import (
     UserTurn,
 )
 from acp_server.models.spec import load_model
-from tests.models.provider_support import (
+from tests.support.providers import (
     FAST,
     calls,
     close_all,
@@ -37,7 +37,7 @@ from tests.models.provider_support import (
     thoughts,
     track,
 )
-from tests.models.sse_server import (
+from tests.support.sse_server import (
     anthropic_events,
     json_reply,
     recorded,

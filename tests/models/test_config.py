@@ -21,8 +21,8 @@ from acp_server.models.config import (
 from acp_server.models.http import HttpOptions, close_provider
 from acp_server.models.openai import OpenAIProvider
 from acp_server.models.spec import load_model
-from tests.models.provider_support import collect
-from tests.models.sse_server import free_port, recorded, serve
+from tests.support.providers import collect
+from tests.support.sse_server import free_port, recorded, serve
 
 EXAMPLE = """\
 default_model = "openai:gpt-4o-mini"

@@ -30,7 +30,7 @@ from acp_server.models.base import (
 from acp_server.models.http import HttpOptions, close_provider
 from acp_server.models.openai import OpenAIProvider
 from acp_server.models.spec import load_model
-from tests.models.provider_support import (
+from tests.support.providers import (
     FAST,
     calls,
     close_all,
@@ -42,7 +42,7 @@ from tests.models.provider_support import (
     thoughts,
     track,
 )
-from tests.models.sse_server import (
+from tests.support.sse_server import (
     Reply,
     free_port,
     json_reply,

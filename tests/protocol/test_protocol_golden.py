@@ -23,7 +23,7 @@ from acp_protocol import session as s
 from acp_protocol.content import ContentBlock
 from acp_protocol.session_update import SessionUpdate
 from acp_protocol.tool_call import ToolCallContent
-from tests.protocol.acp_schema_tools import GOLDEN, ref, schema_errors, strip_defaults
+from tests.support.acp_schema import GOLDEN, ref, schema_errors, strip_defaults
 
 # golden file stem -> (decode type, schema def name)
 GOLDEN_TYPES: dict[str, tuple[Any, str]] = {

@@ -21,7 +21,7 @@ from acp_protocol import session_update as su
 from acp_protocol import tool_call as tc
 from acp_protocol.base import UNSET, Wire
 from acp_protocol.methods import METHODS
-from tests.protocol.protocol_examples import EXAMPLES
+from tests.support.protocol_examples import EXAMPLES
 
 
 def encode(value: Any) -> Any:

@@ -6,8 +6,8 @@ import msgspec
 import pytest
 
 from acp_protocol.methods import METHODS
-from tests.protocol.acp_schema_tools import META, methods_from_schema, schema_errors
-from tests.protocol.protocol_examples import EXAMPLES
+from tests.support.acp_schema import META, methods_from_schema, schema_errors
+from tests.support.protocol_examples import EXAMPLES
 
 META_METHODS = sorted(
     name

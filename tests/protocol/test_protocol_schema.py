@@ -21,15 +21,15 @@ from acp_protocol import tool_call as tc
 from acp_protocol.base import Wire
 from acp_protocol.initialize import AuthMethod
 from acp_protocol.jsonrpc import ErrorObject
-from tests.protocol.acp_schema_tools import (
+from tests.support.acp_schema import (
     DEFS,
     all_properties,
     is_concrete_object,
     ref,
     schema_errors,
 )
-from tests.protocol.acp_schema_tools import unknown_keys as find_unknown_keys
-from tests.protocol.protocol_examples import EXAMPLES
+from tests.support.acp_schema import unknown_keys as find_unknown_keys
+from tests.support.protocol_examples import EXAMPLES
 
 # Modules not walked: `jsonrpc` holds the JSON-RPC envelopes (owned elsewhere, and not $defs of
 # the ACP schema except `Error`, checked separately below).

@@ -1,6 +1,6 @@
 """The documentation gates in scripts/: each fails on a broken tree, naming file and line.
 
-verify-doc-refs scans this file too, so a path under the docs folder that must NOT exist in the
+verify_doc_refs.py scans this file too, so a path under the docs folder that must NOT exist in the
 real repository is spelled with the DOCS constant in an f-string (never as a plain literal).
 """
 
@@ -15,7 +15,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPTS = REPO / "scripts"
-GATES = ("verify-rfc-classification", "verify-doc-refs", "verify-md-links")
+GATES = ("verify_rfc_classification.py", "verify_doc_refs.py", "verify_md_links.py")
 DOCS = "docs"
 
 SECTIONS = ("Problem", "Decision", "Alternatives considered", "Consequences", "Verification")
@@ -86,7 +86,7 @@ def test_gate_passes_on_the_real_repository(gate: str) -> None:
 
 
 def test_rfc_gate_passes_on_a_good_tree(rfc_tree: Path) -> None:
-    result = run_gate("verify-rfc-classification", rfc_tree)
+    result = run_gate("verify_rfc_classification.py", rfc_tree)
     assert result.returncode == 0, result.stdout
     assert "OK: 2 RFCs" in result.stdout
 
@@ -104,19 +104,19 @@ def test_rfc_gate_passes_on_a_good_tree(rfc_tree: Path) -> None:
 )
 def test_rfc_gate_rejects_a_misfiled_rfc(rfc_tree: Path, rel: str, message: str) -> None:
     write_rfc(rfc_tree, rel, rfc_text("proposed"))
-    result = run_gate("verify-rfc-classification", rfc_tree)
+    result = run_gate("verify_rfc_classification.py", rfc_tree)
     assert_fails_with(result, f"docs/rfc/{rel}:1: {message}")
 
 
 def test_rfc_gate_requires_the_title_line(rfc_tree: Path) -> None:
     write_rfc(rfc_tree, GOOD_A, rfc_text("proposed", title="# A title without the prefix"))
-    result = run_gate("verify-rfc-classification", rfc_tree)
+    result = run_gate("verify_rfc_classification.py", rfc_tree)
     assert_fails_with(result, f"docs/rfc/{GOOD_A}:1: first line must be the title")
 
 
 def test_rfc_gate_rejects_a_status_that_contradicts_the_folder(rfc_tree: Path) -> None:
     write_rfc(rfc_tree, GOOD_A, rfc_text("implemented"))
-    result = run_gate("verify-rfc-classification", rfc_tree)
+    result = run_gate("verify_rfc_classification.py", rfc_tree)
     assert_fails_with(
         result, f"docs/rfc/{GOOD_A}:3: Status 'implemented' does not match its folder 'proposed'"
     )
@@ -124,26 +124,26 @@ def test_rfc_gate_rejects_a_status_that_contradicts_the_folder(rfc_tree: Path) -
 
 def test_rfc_gate_requires_every_section(rfc_tree: Path) -> None:
     write_rfc(rfc_tree, GOOD_A, rfc_text("proposed", sections=SECTIONS[:-1]))
-    result = run_gate("verify-rfc-classification", rfc_tree)
+    result = run_gate("verify_rfc_classification.py", rfc_tree)
     assert_fails_with(result, f"docs/rfc/{GOOD_A}:1: missing section '## Verification'")
 
 
 def test_rfc_gate_accepts_proposal_for_decision(rfc_tree: Path) -> None:
     sections = ("Problem", "Proposal", *SECTIONS[2:])
     write_rfc(rfc_tree, GOOD_A, rfc_text("proposed", sections=sections))
-    assert run_gate("verify-rfc-classification", rfc_tree).returncode == 0
+    assert run_gate("verify_rfc_classification.py", rfc_tree).returncode == 0
 
 
 def test_rfc_gate_ignores_headings_inside_code_fences(rfc_tree: Path) -> None:
     fenced = "```\n## Verification\n```\n"
     write_rfc(rfc_tree, GOOD_A, rfc_text("proposed", sections=SECTIONS[:-1]) + fenced)
-    result = run_gate("verify-rfc-classification", rfc_tree)
+    result = run_gate("verify_rfc_classification.py", rfc_tree)
     assert_fails_with(result, f"docs/rfc/{GOOD_A}:1: missing section '## Verification'")
 
 
 def test_rfc_gate_reports_an_rfc_missing_from_the_index(rfc_tree: Path) -> None:
     write_index(rfc_tree, {("proposed", "architecture"): [GOOD_A]})
-    result = run_gate("verify-rfc-classification", rfc_tree)
+    result = run_gate("verify_rfc_classification.py", rfc_tree)
     assert_fails_with(
         result,
         f"docs/rfc/{GOOD_B}:1: not listed in docs/rfc/README.md",
@@ -157,7 +157,7 @@ def test_rfc_gate_reports_an_entry_under_the_wrong_heading(rfc_tree: Path) -> No
         {("proposed", "architecture"): [GOOD_A], ("implemented", "simplification"): [GOOD_B]},
     )
     line = index.read_text().splitlines().index(f"- [Title]({GOOD_B})") + 1
-    result = run_gate("verify-rfc-classification", rfc_tree)
+    result = run_gate("verify_rfc_classification.py", rfc_tree)
     assert_fails_with(
         result,
         f"docs/rfc/README.md:{line}: {GOOD_B} is listed under '## Implemented' / "
@@ -170,34 +170,34 @@ def test_rfc_gate_reports_a_dangling_index_link(rfc_tree: Path) -> None:
     gone = "proposed/architecture/2026-11-30-gone.md"
     index = write_index(rfc_tree, {**GOOD_INDEX, ("proposed", "architecture"): [GOOD_A, gone]})
     line = index.read_text().splitlines().index(f"- [Title]({gone})") + 1
-    result = run_gate("verify-rfc-classification", rfc_tree)
+    result = run_gate("verify_rfc_classification.py", rfc_tree)
     assert_fails_with(result, f"docs/rfc/README.md:{line}: dangling index link {gone}")
 
 
 def test_rfc_gate_reports_an_rfc_listed_twice(rfc_tree: Path) -> None:
     write_index(rfc_tree, {**GOOD_INDEX, ("proposed", "architecture"): [GOOD_A, GOOD_A]})
-    result = run_gate("verify-rfc-classification", rfc_tree)
+    result = run_gate("verify_rfc_classification.py", rfc_tree)
     assert_fails_with(result, f"{GOOD_A} is listed again")
 
 
 def test_doc_refs_gate_passes_when_every_reference_exists(tmp_path: Path) -> None:
     write(tmp_path / "docs" / "guide.md", "# Guide\n")
     write(tmp_path / "acp_server" / "mod.py", f'# see {DOCS}/guide.md\nX = "{DOCS}/guide.md"\n')
-    result = run_gate("verify-doc-refs", tmp_path)
+    result = run_gate("verify_doc_refs.py", tmp_path)
     assert result.returncode == 0, result.stdout
     assert "OK: 2 docs references" in result.stdout
 
 
 def test_doc_refs_gate_reports_a_missing_reference_in_a_comment(tmp_path: Path) -> None:
     write(tmp_path / "acp_protocol" / "types.py", f"X = 1\n\n# see {DOCS}/gone.md for why\n")
-    result = run_gate("verify-doc-refs", tmp_path)
+    result = run_gate("verify_doc_refs.py", tmp_path)
     assert_fails_with(result, f"acp_protocol/types.py:3: missing {DOCS}/gone.md")
 
 
 def test_doc_refs_gate_reports_a_missing_reference_in_a_string(tmp_path: Path) -> None:
     source = f'def f():\n    """Summary.\n\n    Details in {DOCS}/rfc/gone.md.\n    """\n'
     write(tmp_path / "tests" / "test_x.py", source)
-    result = run_gate("verify-doc-refs", tmp_path)
+    result = run_gate("verify_doc_refs.py", tmp_path)
     assert_fails_with(result, f"tests/test_x.py:4: missing {DOCS}/rfc/gone.md")
 
 
@@ -208,13 +208,13 @@ def test_doc_refs_gate_ignores_code_and_fixture_data(tmp_path: Path) -> None:
     write(tmp_path / "acp_server" / "notes.txt", broken)
     # Valid Python that reads like a path: division and attribute access, not a citation.
     write(tmp_path / "acp_server" / "mod.py", f"x = {DOCS}/gone.md\n")
-    assert run_gate("verify-doc-refs", tmp_path).returncode == 0
+    assert run_gate("verify_doc_refs.py", tmp_path).returncode == 0
 
 
 def test_doc_refs_gate_reads_python_scripts_without_extension(tmp_path: Path) -> None:
     write(tmp_path / "scripts" / "tool", f"#!/usr/bin/env python3\n# {DOCS}/gone.md\n")
     write(tmp_path / "scripts" / "shell-tool", f"#!/bin/sh\n# {DOCS}/also-gone.md\n")
-    result = run_gate("verify-doc-refs", tmp_path)
+    result = run_gate("verify_doc_refs.py", tmp_path)
     assert_fails_with(result, f"scripts/tool:2: missing {DOCS}/gone.md")
     assert "shell-tool" not in result.stdout
 
@@ -226,14 +226,14 @@ def test_md_links_gate_passes_on_good_links(tmp_path: Path) -> None:
         "Back to [the readme](../README.md), [web](https://example.org/x.md),\n"
         "[mail](mailto:a@example.org), [here](#start), ![img](guide.md).\n",
     )
-    result = run_gate("verify-md-links", tmp_path)
+    result = run_gate("verify_md_links.py", tmp_path)
     assert result.returncode == 0, result.stdout
     assert "OK: 3 relative links in 2 Markdown files" in result.stdout
 
 
 def test_md_links_gate_reports_a_broken_link(tmp_path: Path) -> None:
     write(tmp_path / "docs" / "guide.md", "# Guide\n\nSee [other](other.md#part).\n")
-    result = run_gate("verify-md-links", tmp_path)
+    result = run_gate("verify_md_links.py", tmp_path)
     assert_fails_with(result, f"{DOCS}/guide.md:3: broken link other.md#part")
 
 
@@ -241,7 +241,7 @@ def test_md_links_gate_reports_a_link_leaving_the_repository(tmp_path: Path) -> 
     repo = tmp_path / "repo"
     write(tmp_path / "outside.md", "# Outside\n")
     write(repo / "README.md", "See [outside](../outside.md).\n")
-    result = run_gate("verify-md-links", repo)
+    result = run_gate("verify_md_links.py", repo)
     assert_fails_with(result, "README.md:1: broken link ../outside.md (outside the repository)")
 
 
@@ -258,7 +258,7 @@ def test_md_links_gate_ignores_links_in_code(tmp_path: Path) -> None:
         "After the fences: [real](missing-four.md)\n"
     )
     write(tmp_path / "docs" / "guide.md", text)
-    result = run_gate("verify-md-links", tmp_path)
+    result = run_gate("verify_md_links.py", tmp_path)
     assert_fails_with(result, f"{DOCS}/guide.md:9: broken link missing-four.md")
     assert "missing-one" not in result.stdout
     assert "missing-two" not in result.stdout

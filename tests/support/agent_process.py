@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -64,15 +64,21 @@ class RecordingClient:
 
 @asynccontextmanager
 async def running_agent(
-    *args: str, client: Any = None, env: dict[str, str] | None = None, stderr: Any = None
+    *args: str,
+    client: Any = None,
+    env: dict[str, str] | None = None,
+    stderr: Any = None,
+    command: Sequence[str] = (SERVER,),
 ) -> AsyncIterator[tuple[Any, Any, FrameLog, Any]]:
-    """Spawn `acp-server ARGS`; yield (connection, process, frame log, client). The agent's
-    stderr is ours unless `stderr` names a file to write it to."""
+    """Spawn `acp-server ARGS` (or `command ARGS`); yield (connection, process, frame log,
+    client). The agent's stderr is ours unless `stderr` names a file to write it to."""
     frames = FrameLog()
     client = client if client is not None else RecordingClient()
+    program, *prefix = command
     async with spawn_agent_process(
         client,
-        SERVER,
+        program,
+        *prefix,
         *args,
         env={**os.environ, **(env or {})},
         transport_kwargs={"stderr": stderr},

@@ -22,7 +22,15 @@ from acp_server.tools.builtin import builtin_tools
 from acp_server.tools.local_commands import LocalCommands
 from acp_server.tools.local_files import LocalFiles
 from acp_server.tools.workspace import Sandbox
-from tests.agent.harness import FakeModel, FakeTool, call, finish, of_type, running_agent, text
+from tests.support.agent_harness import (
+    FakeModel,
+    FakeTool,
+    call,
+    finish,
+    of_type,
+    running_agent,
+    text,
+)
 
 pytestmark = pytest.mark.anyio
 

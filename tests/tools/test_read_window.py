@@ -18,10 +18,9 @@ from acp_server.tools.builtin.files import ReadFile
 from acp_server.tools.local_files import LocalFiles
 from acp_server.tools.text_window import TextWindow, take_window, window_of_text
 from acp_server.tools.workspace import Sandbox
+from tests.support.hostile_files import GIB, sparse_file
 
 pytestmark = pytest.mark.anyio
-
-GIB = 1 << 30
 
 
 @pytest.fixture
@@ -77,15 +76,6 @@ def test_binary_empty_and_crlf() -> None:
     assert (empty.total, empty.count, empty.more) == (0, 0, False)
     crlf = window_of_text("a\r\nb\r\n", 2, 10, 100)
     assert crlf.text == "b\r\n" and crlf.total == 2
-
-
-def sparse_file(path: Path, size: int, head: bytes, tail: bytes) -> None:
-    """`head`, a hole of zero bytes up to `size - len(tail)`, then `tail`: big but cheap."""
-    with path.open("wb") as file:
-        file.write(head)
-        file.truncate(size)
-        file.seek(size - len(tail))
-        file.write(tail)
 
 
 async def test_a_long_line_is_cut_and_the_rest_is_only_counted(root: Path) -> None:

@@ -9,7 +9,6 @@ opened through the symlink).
 
 from __future__ import annotations
 
-import ctypes
 import errno
 import os
 import subprocess
@@ -21,11 +20,13 @@ from typing import Any
 import pytest
 
 from acp_server.cancellation import TurnCancellation
+from acp_server.extensions.hooks import load_hooks_file
 from acp_server.tools.base import Tool, ToolOutput
 from acp_server.tools.builtin import builtin_tools
 from acp_server.tools.local_commands import LocalCommands
 from acp_server.tools.local_files import LocalFiles, open_checked
 from acp_server.tools.workspace import NotRegularFile, PathChanged, Sandbox
+from tests.support.hostile_files import SWAPPER, has_rename_exchange
 
 pytestmark = [
     pytest.mark.anyio,
@@ -40,29 +41,6 @@ SECRET = "SECRET-OUTSIDE"
 def root(tmp_path: Path) -> Path:
     """A directory with no symlink on its path (paths on the wire are resolved)."""
     return tmp_path.resolve()
-
-
-SWAPPER = """
-import ctypes, os, sys
-directory, link = (p.encode() for p in sys.argv[1:3])
-libc = ctypes.CDLL(None, use_errno=True)
-AT_FDCWD, RENAME_EXCHANGE = -100, 2
-print("swapping", flush=True)
-while True:
-    if libc.renameat2(AT_FDCWD, directory, AT_FDCWD, link, RENAME_EXCHANGE) != 0:
-        raise SystemExit(f"renameat2: {os.strerror(ctypes.get_errno())}")
-"""
-
-
-def has_rename_exchange(tmp_path: Path) -> bool:
-    (tmp_path / "probe-a").mkdir()
-    (tmp_path / "probe-b").symlink_to("probe-a")
-    libc = ctypes.CDLL(None, use_errno=True)
-    a, b = bytes(tmp_path / "probe-a"), bytes(tmp_path / "probe-b")
-    done = libc.renameat2(-100, a, -100, b, 2) == 0
-    if done:
-        libc.renameat2(-100, a, -100, b, 2)
-    return done
 
 
 class Race:
@@ -251,3 +229,16 @@ async def test_a_nul_byte_fails_only_that_call(
     else:
         assert not output.failed  # a NUL in a name pattern or a regex just matches nothing
     assert os.listdir(root) == ["src"]
+
+
+def test_a_hooks_file_that_is_a_fifo_or_endless_is_ignored_without_blocking(root: Path) -> None:
+    hooks_dir = root / ".acp-server"
+    hooks_dir.mkdir()
+    os.mkfifo(hooks_dir / "hooks.json")  # no writer: an ordinary read blocks forever
+    assert load_hooks_file(hooks_dir / "hooks.json", "workspace") == []
+    os.unlink(hooks_dir / "hooks.json")
+    (hooks_dir / "hooks.json").symlink_to("/dev/zero")  # endless: an ordinary read fills memory
+    assert load_hooks_file(hooks_dir / "hooks.json", "workspace") == []
+    os.unlink(hooks_dir / "hooks.json")
+    (hooks_dir / "hooks.json").write_text(" " * (2 << 20) + "{}")
+    assert load_hooks_file(hooks_dir / "hooks.json", "workspace") == []

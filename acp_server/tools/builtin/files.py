@@ -12,7 +12,7 @@ from __future__ import annotations
 import difflib
 import os
 import stat
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Annotated, Any
 
 import msgspec
@@ -28,7 +28,7 @@ from acp_server.tools.builtin._common import (
     plural,
     str_arg,
 )
-from acp_server.tools.local_files import in_thread, open_checked, special_kind
+from acp_server.tools.local_files import Stopped, in_thread, open_checked, special_kind, stopper
 from acp_server.tools.text_window import TextWindow
 from acp_server.tools.workspace import FileAccess, NotRegularFile, Sandbox
 
@@ -126,11 +126,11 @@ class ReadFile(BuiltinTool[ReadFileArgs]):
         self.max_bytes = max_bytes
         self.description = (
             "Read a text file from the workspace. `path` is absolute or relative to the working "
-            f"directory. By default the whole file is returned, up to {max_lines} lines or "
-            f"{max_bytes // 1024} KiB; for larger files, pass `offset` (1-based number of the "
-            "first line) and `limit` (number of lines) to read it in parts. The text is "
-            "returned as it is in the file, without line numbers, so it can be copied into "
-            "`edit_file`'s `old_text`."
+            "directory. By default the whole file is returned, up to "
+            f"{plural(max_lines, 'line')} or {max_bytes // 1024} KiB; for larger files, pass "
+            "`offset` (1-based number of the first line) and `limit` (number of lines) to read "
+            "it in parts. The text is returned as it is in the file, without line numbers, so "
+            "it can be copied into `edit_file`'s `old_text`."
         )
 
     def title(self, arguments: Mapping[str, Any]) -> str:
@@ -446,7 +446,7 @@ class ListDirArgs(msgspec.Struct, forbid_unknown_fields=True):
     path: str | None = None
 
 
-def _list(path: str) -> list[str]:
+def _list(path: str, check: Callable[[], None]) -> list[str]:
     entries: list[str] = []
     fd = open_checked(path, os.O_RDONLY | os.O_DIRECTORY)
     try:
@@ -460,6 +460,8 @@ def _list(path: str) -> list[str]:
             except OSError:
                 is_dir = False
             entries.append(entry.name + "/" if is_dir else entry.name)
+            if len(entries) % 10000 == 0:
+                check()  # a directory of millions of entries must not outlive the turn
     entries.sort()
     return entries
 
@@ -505,7 +507,10 @@ class ListDir(BuiltinTool[ListDirArgs]):
     async def call(self, args: ListDirArgs, signal: TurnSignal) -> ToolOutput:
         path = self.check(args.path or self.sandbox.cwd)
         try:
-            entries = await in_thread(_list, path)
+            entries = await in_thread(_list, path, stopper(signal))
+        except Stopped:
+            signal.raise_if_aborted()
+            raise
         except FileNotFoundError:
             return failed(f"Directory not found: {path}")
         except NotADirectoryError:

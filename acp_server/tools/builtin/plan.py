@@ -9,7 +9,7 @@ import msgspec
 
 from acp_server.cancellation import TurnSignal
 from acp_server.tools.base import PlanItem, ToolKind, ToolOutput
-from acp_server.tools.builtin._common import BuiltinTool, failed
+from acp_server.tools.builtin._common import BuiltinTool, failed, plural
 
 Priority = Literal["high", "medium", "low"]
 Status = Literal["pending", "in_progress", "completed"]
@@ -82,8 +82,9 @@ class TodoWrite(BuiltinTool[TodoWriteArgs]):
             return ToolOutput("Plan cleared.", plan=plan)
         counts = {status: sum(item.status == status for item in plan) for status in _MARK}
         summary = (
-            f"Plan updated: {len(plan)} entries ({counts['completed']} completed, "
-            f"{counts['in_progress']} in progress, {counts['pending']} pending)"
+            f"Plan updated: {plural(len(plan), 'entry', 'entries')} "
+            f"({counts['completed']} completed, {counts['in_progress']} in progress, "
+            f"{counts['pending']} pending)"
         )
         lines = [
             f"{_MARK[item.status]} {item.content}"

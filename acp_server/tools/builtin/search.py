@@ -345,7 +345,8 @@ class Grep(BuiltinTool[GrepArgs]):
             "Search the contents of text files for a Python regular expression (`re.search`, "
             "line by line). `path` is a file or a directory searched recursively (default: the "
             "working directory); binary files and `.git` are skipped. Each match is printed as "
-            f"`path:line: text` with an absolute path; at most {max_matches} matches are shown, "
+            f"`path:line: text` with an absolute path; at most "
+            f"{plural(max_matches, 'match', 'matches')} are shown, "
             "with the total. Use `(?i)` for a case-insensitive search and escape regex "
             "metacharacters to find literal text."
         )

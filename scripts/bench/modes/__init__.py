@@ -1,0 +1,1 @@
+"""The benchmark modes, one module each; every module defines `MODE = Mode(...)` (bench.mode)."""

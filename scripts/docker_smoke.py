@@ -1,0 +1,757 @@
+#!/usr/bin/env python3
+"""Build the container image and pipe ACP through it; exit non-zero on any failure.
+
+Usage: `scripts/docker_smoke.py [--engine auto|docker|podman] [--base IMAGE] [--image NAME]
+[--no-build] [--skip-pid1]`. Needs only a python3 (3.10+, standard library) on the host, not the
+project's venv. What it checks, and how it was run on the project's machines: docs/docker.md.
+Over 400 lines: stdlib only, so it cannot share the bench's or the tests' helpers.
+
+Engines:
+- docker, when `docker info` works: `docker build`, then `docker run -i --rm IMAGE ...`.
+- podman otherwise (no Docker engine, as on this project's dev machines): a local base image
+  from scripts/docker-base (debootstrap; cached), `podman build --isolation chroot
+  --build-arg PYTHON_IMAGE=<base>`, then `buildah from IMAGE` and `buildah run --isolation
+  chroot CONTAINER -- acp-server ...` with the fixture on stdin. podman and buildah are
+  installed with apt-get when missing and we are root.
+
+Checks:
+1. fixture: initialize, session/new (cwd /tmp) and, when the image's acp-server has
+   `--deterministic`, a session/prompt to `sess_0001` with `--model echo`, piped in as one
+   JSONL stream that ends in EOF. Every output line must be a JSON-RPC 2.0 object, every
+   request answered once without error, the answers as expected, and the exit status 0.
+2. tour: examples/tour/tour.jsonl (streaming, a tool call with permission, a cancel, a
+   restart and session/load), played by the fixture runner (`python -m acp_fixture`) on the
+   host with `--server` set to the container command, must match its golden transcript. The
+   fixture's directory and the runner's temporary directory are mounted at their own paths;
+   the server runs as our uid.
+3. workspace: the editor command of docs/docker.md: a host directory mounted at the same
+   absolute path and used as working directory and session cwd, the host user's uid and gid
+   (`--user`; as root, 1000:1000). A scripted model reads a host file and writes a file,
+   which must appear on the host with that content and owner; EOF must end acp-server with 0.
+4. pid1: acp-server as PID 1 of its own PID namespace, the way `docker run` starts it (under
+   podman: `unshare --pid` + chroot into the container's rootfs, root only). A scripted model
+   makes bash tool calls: the tool's parent is PID 1; an orphan left in the tool's process
+   group is killed and reaped (no zombie, no stray `sleep`); a `setsid` escapee is reported
+   (informational: it leaves a zombie until the container ends). Then SIGTERM from outside
+   must end PID 1 with status 0 within 3 s (a PID 1 ignores signals it has no handler for).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import queue
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+JsonObject = dict[str, Any]  # a decoded JSON-RPC frame, or a JSON config object
+DEFAULT_PODMAN_BASE = "localhost/acp-server-base:bookworm"
+PROMPT_TEXT = "hello from the container"
+
+# Model responses for the pid1 check: one per model request of the session's only turn.
+PROC_SCAN = (
+    'z=0; s=0; for f in /proc/[0-9]*/stat; do read -r pid comm state ppid rest < "$f" '
+    '2>/dev/null || continue; [ "$state" = Z ] && z=$((z+1)); '
+    '[ "$comm" = \'(sleep)\' ] && s=$((s+1)); echo "proc $pid $comm $state ppid=$ppid"; '
+    'done; echo "zombies=$z sleeps=$s"'
+)
+WORKSPACE_WRITE = {"path": "hello.txt", "content": "written in the container\n"}
+
+PID1_MODEL = {
+    "responses": [
+        [
+            {
+                "tool_call": {
+                    "name": "bash",
+                    "arguments": {"command": "echo ppid=$PPID; (sleep 30 &); echo orphan-started"},
+                }
+            }
+        ],
+        [{"tool_call": {"name": "bash", "arguments": {"command": PROC_SCAN}}}],
+        # The pause lets the escapee call setsid() before bash exits: a member still in the
+        # group when its leader exits is killed with the group.
+        [
+            {
+                "tool_call": {
+                    "name": "bash",
+                    "arguments": {
+                        "command": "setsid sleep 0.3 </dev/null >/dev/null 2>&1 & sleep 0.1; "
+                        "echo escapee-started"
+                    },
+                }
+            }
+        ],
+        [{"tool_call": {"name": "bash", "arguments": {"command": "sleep 1; " + PROC_SCAN}}}],
+        [{"text": "done"}],
+    ]
+}
+
+
+class Failure(Exception):
+    pass
+
+
+def log(message: str) -> None:
+    print(f"docker-smoke: {message}", file=sys.stderr, flush=True)
+
+
+def sh(argv: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
+    log("$ " + " ".join(argv))
+    return subprocess.run(argv, text=True, check=True, **kwargs)  # type: ignore[call-overload,no-any-return]
+
+
+def fmt_size(n: int) -> str:
+    return f"{n / 1e6:.1f} MB ({n} bytes)"
+
+
+# ---- engines -------------------------------------------------------------------------------
+
+
+class Engine:
+    """Build, inspect and run the image. Every run gets a fresh container, as `--rm` does."""
+
+    name = ""
+
+    def __init__(self, image: str, base: str | None) -> None:
+        self.image = image
+        self.base = base
+
+    def build(self) -> None:
+        raise NotImplementedError
+
+    def size(self, image: str) -> int | None:
+        raise NotImplementedError
+
+    def run(self, args: list[str], stdin: str, timeout: float) -> subprocess.CompletedProcess[str]:
+        """The entrypoint with `args`, `stdin` piped in whole; wait for the exit."""
+        raise NotImplementedError
+
+    def spawn(self, args: list[str], workspace: str, user: str) -> AgentProcess:
+        """The entrypoint with `args` as `user`, `workspace` mounted at the same path and
+        used as the working directory: the documented editor command."""
+        raise NotImplementedError
+
+    def start_pid1(self, args: list[str], files: dict[str, str]) -> AgentProcess | None:
+        """The entrypoint as PID 1 of a PID namespace, `files` readable under /smoke."""
+        raise NotImplementedError
+
+    def server_command(self, mounts: list[str], workdir: str, user: str) -> list[str]:
+        """A command line that starts the entrypoint (arguments to be appended) with each of
+        `mounts` (`DIR` or `DIR:ro`) mounted at its own path, for the fixture runner's --server."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        pass
+
+
+def _popen(argv: list[str]) -> subprocess.Popen[str]:
+    log("$ " + " ".join(argv))
+    return subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+
+class Docker(Engine):
+    name = "docker"
+
+    def __init__(self, image: str, base: str | None) -> None:
+        super().__init__(image, base)
+        self.tmp = tempfile.mkdtemp(prefix="acp-smoke-")
+
+    def build(self) -> None:
+        argv = ["docker", "build", "-t", self.image]
+        if self.base:
+            argv += ["--build-arg", f"PYTHON_IMAGE={self.base}"]
+        sh([*argv, str(ROOT)])
+
+    def size(self, image: str) -> int | None:
+        out = subprocess.run(
+            ["docker", "image", "inspect", "--format", "{{.Size}}", image],
+            text=True,
+            capture_output=True,
+        )
+        return int(out.stdout) if out.returncode == 0 else None
+
+    def run(self, args: list[str], stdin: str, timeout: float) -> subprocess.CompletedProcess[str]:
+        argv = ["docker", "run", "-i", "--rm", self.image, *args]
+        log("$ " + " ".join(argv) + (" < fixture" if stdin else ""))
+        return subprocess.run(argv, input=stdin, text=True, capture_output=True, timeout=timeout)
+
+    def spawn(self, args: list[str], workspace: str, user: str) -> AgentProcess:
+        mount = f"{workspace}:{workspace}"
+        argv = ["docker", "run", "-i", "--rm", "-v", mount, "-w", workspace, "--user", user]
+        return AgentProcess(_popen([*argv, self.image, *args]))
+
+    def server_command(self, mounts: list[str], workdir: str, user: str) -> list[str]:
+        volumes = [f"{m.split(':')[0]}:{m}" for m in mounts]
+        argv = ["docker", "run", "-i", "--rm", "-w", workdir, "--user", user]
+        return [*argv, *(arg for v in volumes for arg in ("-v", v)), self.image]
+
+    def start_pid1(self, args: list[str], files: dict[str, str]) -> AgentProcess | None:
+        smoke = Path(self.tmp, "smoke")
+        smoke.mkdir(mode=0o755)
+        for name, text in files.items():
+            Path(smoke, name).write_text(text)
+            Path(smoke, name).chmod(0o644)
+        name = f"acp-server-smoke-{os.getpid()}"
+        argv = ["docker", "run", "-i", "--rm", "--name", name, "-v", f"{smoke}:/smoke:ro"]
+        proc = _popen([*argv, self.image, *args])
+
+        def term() -> None:
+            sh(["docker", "kill", "--signal", "TERM", name], capture_output=True)
+
+        return AgentProcess(proc, term)
+
+    def close(self) -> None:
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+class Podman(Engine):
+    """podman builds with chroot isolation and buildah runs: plain `podman run` does not work
+    without cgroups. Chroot isolation has no PID namespace, so pid1 uses unshare instead."""
+
+    name = "podman"
+
+    def __init__(self, image: str, base: str | None) -> None:
+        super().__init__(image, base or DEFAULT_PODMAN_BASE)
+        self.containers: list[str] = []
+
+    def build(self) -> None:
+        if self.base == DEFAULT_PODMAN_BASE:
+            sh([str(ROOT / "scripts" / "docker-base"), self.base])  # cached after the first
+        argv = ["podman", "build", "--isolation", "chroot"]
+        sh([*argv, "--build-arg", f"PYTHON_IMAGE={self.base}", "-t", self.image, str(ROOT)])
+
+    def size(self, image: str) -> int | None:
+        out = subprocess.run(
+            ["podman", "image", "inspect", "--format", "{{.Size}}", image],
+            text=True,
+            capture_output=True,
+        )
+        return int(out.stdout) if out.returncode == 0 else None
+
+    def _config(self) -> JsonObject:
+        argv = ["podman", "image", "inspect", "--format", "{{json .Config}}", self.image]
+        config = json.loads(subprocess.run(argv, text=True, capture_output=True, check=True).stdout)
+        if not isinstance(config, dict):
+            raise Failure(f"podman image inspect: no config object for {self.image}")
+        return config
+
+    def _fresh_container(self) -> str:
+        argv = ["buildah", "from", "--pull-never", self.image]
+        container = sh(argv, capture_output=True).stdout.strip()
+        self.containers.append(container)
+        return container
+
+    def _buildah_run(self, options: list[str], args: list[str]) -> list[str]:
+        entrypoint = self._config()["Entrypoint"]
+        container = self._fresh_container()
+        run = ["buildah", "run", "--isolation", "chroot", *options, container, "--"]
+        return [*run, *entrypoint, *args]
+
+    def run(self, args: list[str], stdin: str, timeout: float) -> subprocess.CompletedProcess[str]:
+        argv = self._buildah_run([], args)
+        log("$ " + " ".join(argv) + (" < fixture" if stdin else ""))
+        return subprocess.run(argv, input=stdin, text=True, capture_output=True, timeout=timeout)
+
+    def spawn(self, args: list[str], workspace: str, user: str) -> AgentProcess:
+        options = ["-v", f"{workspace}:{workspace}", "--workingdir", workspace, "--user", user]
+        return AgentProcess(_popen(self._buildah_run(options, args)))
+
+    def server_command(self, mounts: list[str], workdir: str, user: str) -> list[str]:
+        # One container for every server start of the fixture: its state lives in the
+        # mounted data directory, as it would in a volume with `docker run --rm`.
+        volumes = [f"{m.split(':')[0]}:{m}" for m in mounts]
+        options = [arg for v in volumes for arg in ("-v", v)]
+        return self._buildah_run([*options, "--workingdir", workdir, "--user", user], [])
+
+    def start_pid1(self, args: list[str], files: dict[str, str]) -> AgentProcess | None:
+        if os.geteuid() != 0 or not shutil.which("unshare"):
+            log("pid1: skipped (needs root and unshare to give acp-server a PID namespace)")
+            return None
+        config = self._config()
+        container = self._fresh_container()
+        rootfs = sh(["buildah", "mount", container], capture_output=True).stdout.strip()
+        smoke = Path(rootfs, "smoke")
+        smoke.mkdir(mode=0o755, exist_ok=True)
+        for name, text in files.items():
+            Path(smoke, name).write_text(text)
+            Path(smoke, name).chmod(0o644)
+        uid, gid = _lookup_user(Path(rootfs), config.get("User") or "root")
+        # What `docker run` does, minus cgroups and the other namespaces: a new PID and mount
+        # namespace, /proc and /dev inside the rootfs, then exec (PID 1 stays PID 1) into
+        # chroot -> env -> the image's entrypoint, as the image's user, in its WORKDIR, with
+        # its environment.
+        script = (
+            'root=$1; spec=$2; shift 2; mount -t proc proc "$root/proc" && '
+            'mount --rbind /dev "$root/dev" && exec chroot --userspec="$spec" "$root" "$@"'
+        )
+        argv = ["unshare", "--pid", "--fork", "--kill-child", "--mount", "sh", "-c", script]
+        argv += ["sh", rootfs, f"{uid}:{gid}", "env", "-i", "-C", config.get("WorkingDir") or "/"]
+        proc = _popen([*argv, *(config.get("Env") or []), *config["Entrypoint"], *args])
+
+        def term() -> None:
+            # The agent is the child of unshare (which forked it into the new namespace).
+            pid = _wait_for_child(proc.pid)
+            log(f"kill -TERM {pid}  (PID 1 inside its namespace)")
+            os.kill(pid, signal.SIGTERM)
+
+        return AgentProcess(proc, term)
+
+    def close(self) -> None:
+        for container in self.containers:
+            subprocess.run(["buildah", "rm", container], capture_output=True)
+        self.containers.clear()
+
+
+def _lookup_user(rootfs: Path, user: str) -> tuple[int, int]:
+    name, _, group = user.partition(":")
+    if name.isdigit():
+        return int(name), int(group or name)
+    for line in (rootfs / "etc" / "passwd").read_text().splitlines():
+        fields = line.split(":")
+        if fields[0] == name:
+            return int(fields[2]), int(fields[3])
+    raise Failure(f"user {user!r} of the image not found in its /etc/passwd")
+
+
+def _wait_for_child(ppid: int, timeout: float = 5.0) -> int:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                try:
+                    stat = Path("/proc", entry, "stat").read_text()
+                except OSError:
+                    continue
+                if int(stat[stat.rfind(")") + 2 :].split()[1]) == ppid:
+                    return int(entry)
+        time.sleep(0.01)
+    raise Failure(f"no child of unshare (pid {ppid}) found")
+
+
+def pick_engine(choice: str) -> str:
+    if choice != "auto":
+        return choice
+    docker = shutil.which("docker")
+    if docker and subprocess.run(["docker", "info"], capture_output=True).returncode == 0:
+        return "docker"
+    log("no Docker engine (`docker info` fails): using podman + buildah")
+    return "podman"
+
+
+def ensure_podman_tools() -> None:
+    missing = [tool for tool in ("podman", "buildah") if not shutil.which(tool)]
+    if not missing:
+        return
+    if os.geteuid() != 0:
+        raise Failure(f"missing {' '.join(missing)}: install them (apt-get install ...)")
+    sh(["apt-get", "update", "-q"])
+    sh(
+        ["apt-get", "install", "-y", "-q", *missing],
+        env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"},
+    )
+
+
+# ---- checks --------------------------------------------------------------------------------
+
+
+def parse_frames(stdout: str) -> list[JsonObject]:
+    frames = []
+    for number, line in enumerate(stdout.splitlines(), 1):
+        try:
+            frame = json.loads(line)
+        except ValueError as exc:
+            raise Failure(f"output line {number} is not JSON ({exc}): {line[:200]!r}") from None
+        if not isinstance(frame, dict) or frame.get("jsonrpc") != "2.0":
+            raise Failure(f"output line {number} is not a JSON-RPC 2.0 object: {line[:200]!r}")
+        frames.append(frame)
+    return frames
+
+
+def check_fixture(engine: Engine, deterministic: bool) -> None:
+    lines: list[JsonObject] = [
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": 1,
+                "clientCapabilities": {},
+                "clientInfo": {"name": "docker-smoke", "version": "1"},
+            },
+        },
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "session/new",
+            "params": {"cwd": "/tmp", "mcpServers": []},
+        },
+    ]
+    args = ["--model", "echo"]
+    if deterministic:
+        args.append("--deterministic")
+        lines.append(
+            {
+                "jsonrpc": "2.0",
+                "id": 3,
+                "method": "session/prompt",
+                "params": {
+                    "sessionId": "sess_0001",
+                    "prompt": [{"type": "text", "text": PROMPT_TEXT}],
+                },
+            }
+        )
+    fixture = "".join(json.dumps(line) + "\n" for line in lines)
+    for line in fixture.splitlines():
+        log(f"  > {line}")
+    started = time.monotonic()
+    result = engine.run(args, fixture, timeout=60)
+    elapsed = time.monotonic() - started
+    for line in result.stdout.splitlines():
+        log(f"  < {line[:160]}{' ...' if len(line) > 160 else ''}")
+    if result.stderr.strip():
+        log("  stderr: " + result.stderr.strip().replace("\n", "\n  stderr: "))
+    if result.returncode != 0:
+        raise Failure(f"fixture: acp-server exited with status {result.returncode}")
+    frames = parse_frames(result.stdout)
+    answers: dict[int, JsonObject] = {}
+    for frame in frames:
+        if "id" in frame and "method" not in frame:
+            if frame["id"] in answers:
+                raise Failure(f"fixture: request {frame['id']} answered twice")
+            if "error" in frame:
+                raise Failure(f"fixture: request {frame['id']} failed: {frame['error']}")
+            answers[frame["id"]] = frame["result"]
+    expected_ids = {line["id"] for line in lines}
+    if set(answers) != expected_ids:
+        raise Failure(f"fixture: answers for {sorted(answers)}, expected {sorted(expected_ids)}")
+    init = answers[1]
+    if init.get("protocolVersion") != 1 or init.get("agentInfo", {}).get("name") != "acp-server":
+        raise Failure(f"fixture: unexpected initialize result {init}")
+    session_id = answers[2].get("sessionId", "")
+    if not session_id.startswith("sess_") or (deterministic and session_id != "sess_0001"):
+        raise Failure(f"fixture: unexpected session id {session_id!r}")
+    if deterministic:
+        if answers[3].get("stopReason") != "end_turn":
+            raise Failure(f"fixture: prompt answered {answers[3]}, expected end_turn")
+        text = "".join(
+            frame["params"]["update"]["content"]["text"]
+            for frame in frames
+            if frame.get("method") == "session/update"
+            and frame["params"]["update"].get("sessionUpdate") == "agent_message_chunk"
+        )
+        if text.split() != PROMPT_TEXT.split():
+            raise Failure(f"fixture: echo streamed {text!r}, expected {PROMPT_TEXT!r}")
+    what = "initialize, session/new" + (
+        ", session/prompt (echo, end_turn)"
+        if deterministic
+        else " (no --deterministic in this build: no prompt)"
+    )
+    log(f"fixture: OK in {elapsed:.2f} s: {len(frames)} valid JSON-RPC lines; {what}")
+
+
+class AgentProcess:
+    """A long-lived acp-server in a container, driven over its stdin and stdout."""
+
+    def __init__(self, proc: subprocess.Popen[str], term: Callable[[], None] | None = None):
+        self.proc = proc
+        self.term = term
+        self.lines: queue.Queue[str | None] = queue.Queue()
+        self.next_id = 1
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.lines.put(line)
+        self.lines.put(None)
+
+    def request(
+        self, method: str, params: JsonObject, timeout: float = 60
+    ) -> tuple[JsonObject, list[JsonObject]]:
+        """Send a request; return its result and the frames that came before the answer."""
+        request_id, self.next_id = self.next_id, self.next_id + 1
+        message = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(json.dumps(message) + "\n")
+        self.proc.stdin.flush()
+        seen: list[JsonObject] = []
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                line = self.lines.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                raise Failure(f"no answer to {method} in {timeout} s") from None
+            if line is None:
+                raise Failure(f"acp-server exited before answering {method}")
+            (frame,) = parse_frames(line)
+            if frame.get("id") == request_id and "method" not in frame:
+                if "error" in frame:
+                    raise Failure(f"{method} failed: {frame['error']}")
+                return frame["result"], seen
+            if "method" in frame and "id" in frame:
+                raise Failure(f"unexpected request from the agent: {frame}")
+            seen.append(frame)
+
+    def session(self, cwd: str) -> str:
+        self.request("initialize", {"protocolVersion": 1, "clientCapabilities": {}})
+        return str(self.request("session/new", {"cwd": cwd, "mcpServers": []})[0]["sessionId"])
+
+    def prompt(self, session_id: str, text: str) -> list[JsonObject]:
+        params = {"sessionId": session_id, "prompt": [{"type": "text", "text": text}]}
+        result, frames = self.request("session/prompt", params)
+        if result.get("stopReason") != "end_turn":
+            raise Failure(f"prompt answered {result}, expected end_turn")
+        return frames
+
+    def close_stdin(self, timeout: float = 10) -> int:
+        """EOF, as an editor that closes the pipe; return the exit status."""
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        try:
+            return self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise Failure(f"acp-server did not exit within {timeout} s of EOF") from None
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def tool_outputs(frames: list[JsonObject]) -> list[str]:
+    """The text output of every completed or failed tool call, in order."""
+    outputs = []
+    for frame in frames:
+        update = frame.get("params", {}).get("update", {})
+        if update.get("sessionUpdate") == "tool_call_update" and update.get("status") in (
+            "completed",
+            "failed",
+        ):
+            texts = []
+            for item in update.get("content") or []:
+                content = item.get("content") if isinstance(item, dict) else None
+                if isinstance(content, dict) and content.get("type") == "text":
+                    texts.append(content["text"])
+            outputs.append("\n".join(texts) or json.dumps(update.get("rawOutput")))
+    return outputs
+
+
+def check_workspace(engine: Engine) -> str:
+    """The editor command: the workspace mounted at its own path, the host user's uid; the
+    agent reads a host file and writes one that the host user owns."""
+    workspace = os.path.realpath(tempfile.mkdtemp(prefix="acp-smoke-ws-"))
+    try:
+        # As root, play a typical desktop user (files of uid 0 prove nothing about --user).
+        uid, gid = (1000, 1000) if os.geteuid() == 0 else (os.getuid(), os.getgid())
+        Path(workspace, "input.txt").write_text("from the host\n")
+        model = {
+            "responses": [
+                [{"tool_call": {"name": "read_file", "arguments": {"path": "input.txt"}}}],
+                [{"tool_call": {"name": "write_file", "arguments": WORKSPACE_WRITE}}],
+                [{"text": "done"}],
+            ]
+        }
+        Path(workspace, ".smoke-model.json").write_text(json.dumps(model))
+        for path in Path(workspace).iterdir():
+            os.chown(path, uid, gid)
+        os.chown(workspace, uid, gid)
+        os.chmod(workspace, 0o755)
+        model_spec = f"script:{workspace}/.smoke-model.json"
+        agent = engine.spawn(
+            ["--model", model_spec, "--mode", "accept_edits"], workspace, f"{uid}:{gid}"
+        )
+        try:
+            session_id = agent.session(workspace)
+            outputs = tool_outputs(agent.prompt(session_id, "read input.txt, write hello.txt"))
+            status = agent.close_stdin()
+        finally:
+            agent.kill()
+        if status != 0:
+            raise Failure(f"workspace: acp-server exited with status {status} after EOF")
+        if len(outputs) != 2 or "from the host" not in outputs[0]:
+            raise Failure(f"workspace: read_file of a host file gave {outputs}")
+        written = Path(workspace, WORKSPACE_WRITE["path"])
+        if not written.is_file() or written.read_text() != WORKSPACE_WRITE["content"]:
+            raise Failure(f"workspace: {written} missing or wrong after write_file: {outputs}")
+        owner = (written.stat().st_uid, written.stat().st_gid)
+        if owner != (uid, gid):
+            raise Failure(f"workspace: {written} belongs to {owner}, expected {(uid, gid)}")
+        summary = f"read a host file, wrote {written} as {uid}:{gid}, exit 0 at EOF"
+        log(f"workspace: OK: {summary}")
+        return summary
+    finally:
+        shutil.rmtree(workspace, ignore_errors=True)
+
+
+def check_tour(engine: Engine) -> str | None:
+    """The tour fixture, played by the fixture runner on the host against acp-server in the
+    container (`--server`), must match its golden transcript."""
+    fixture = ROOT / "examples" / "tour" / "tour.jsonl"
+    runner = ROOT / "acp_fixture"
+    if not fixture.exists() or not runner.is_dir():
+        log("tour: skipped (no examples/tour/tour.jsonl or acp_fixture/ in this checkout)")
+        return None
+    tmp = os.path.realpath(tempfile.mkdtemp(prefix="acp-smoke-tour-"))
+    try:
+        # The runner makes the workspace and data directory under --tmp-dir and starts the
+        # server in the fixture's directory (the scripted model's path is relative to it): both
+        # are mounted at their own paths, and the server runs as us, like an editor's agent.
+        fixture_dir = str(fixture.parent)
+        user = f"{os.getuid()}:{os.getgid()}"
+        server = engine.server_command([tmp, f"{fixture_dir}:ro"], fixture_dir, user)
+        argv = [sys.executable, "-m", "acp_fixture", "run", str(fixture.relative_to(ROOT))]
+        argv += ["--tmp-dir", tmp, "--server", shlex.join(server)]
+        result = sh(argv, cwd=ROOT, capture_output=True)
+        print(result.stdout, end="", file=sys.stderr)
+        summary = result.stdout.strip().splitlines()[-1]
+        log(f"tour: {summary}")
+        return summary
+    except subprocess.CalledProcessError as exc:
+        output = (exc.stdout or "") + (exc.stderr or "")
+        tail = "\n".join(output.strip().splitlines()[-40:])
+        raise Failure(f"tour: the fixture runner exited with {exc.returncode}:\n{tail}") from None
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def check_pid1(engine: Engine) -> str | None:
+    files = {"model.json": json.dumps(PID1_MODEL)}
+    started = time.monotonic()
+    args = ["--model", "script:/smoke/model.json", "--mode", "bypass", "--log-level", "info"]
+    agent = engine.start_pid1(args, files)
+    if agent is None:
+        return None
+    try:
+        session_id = agent.session("/tmp")
+        outputs = tool_outputs(agent.prompt(session_id, "make orphans"))
+        if len(outputs) != 4:
+            raise Failure(f"pid1: expected 4 tool outputs, got {outputs}")
+        for number, output in enumerate(outputs, 1):
+            for line in output.splitlines():
+                log(f"  tool {number}: {line}")
+        if "ppid=1" not in outputs[0].split():
+            raise Failure(f"pid1: the tool's parent is not PID 1: {outputs[0]!r}")
+        if "zombies=0 sleeps=0" not in outputs[1]:
+            raise Failure("pid1: the orphan of the first tool call was not killed and reaped")
+        counts = [line for line in outputs[3].splitlines() if line.startswith("zombies=")]
+        escapee = counts[0] if counts else "?"
+        log(
+            f"pid1: after a `setsid` escapee exited: {escapee} (informational: the agent "
+            "reaps only its tools' process groups; see docs/docker.md)"
+        )
+        assert agent.term is not None
+        term_at = time.monotonic()
+        agent.term()
+        try:
+            status = agent.proc.wait(timeout=3)
+        except subprocess.TimeoutExpired:
+            raise Failure("pid1: PID 1 did not exit within 3 s of SIGTERM") from None
+        took = time.monotonic() - term_at
+        if status != 0:
+            raise Failure(f"pid1: PID 1 exited with status {status} after SIGTERM")
+        summary = (
+            f"tools ran under PID 1 acp-server, their group's orphan was reaped, "
+            f"SIGTERM -> exit 0 in {took:.2f} s; setsid escapee afterwards: {escapee}"
+        )
+        log(f"pid1: OK in {time.monotonic() - started:.2f} s: {summary}")
+        return summary
+    finally:
+        agent.kill()
+
+
+# ---- main ----------------------------------------------------------------------------------
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--engine", choices=("auto", "docker", "podman"), default="auto")
+    parser.add_argument(
+        "--base",
+        metavar="IMAGE",
+        help="PYTHON_IMAGE build argument (default: the Dockerfile's for docker, "
+        f"{DEFAULT_PODMAN_BASE} built by scripts/docker-base for podman)",
+    )
+    parser.add_argument(
+        "--image",
+        help="tag of the built image (default: acp-server:smoke, "
+        "localhost/acp-server:smoke for podman)",
+    )
+    parser.add_argument("--no-build", action="store_true", help="test an existing --image")
+    parser.add_argument("--skip-pid1", action="store_true", help="leave out the PID 1 check")
+    args = parser.parse_args()
+
+    timings: dict[str, float] = {}
+    engine_name = pick_engine(args.engine)
+    if engine_name == "podman":
+        ensure_podman_tools()
+        engine: Engine = Podman(args.image or "localhost/acp-server:smoke", args.base)
+    else:
+        engine = Docker(args.image or "acp-server:smoke", args.base)
+    try:
+        if not args.no_build:
+            started = time.monotonic()
+            engine.build()
+            timings["build (incl. base)"] = time.monotonic() - started
+        size = engine.size(engine.image)
+        if size is None:
+            raise Failure(f"image {engine.image} not found")
+        base_size = engine.size(engine.base or "python:3.11-slim")
+
+        started = time.monotonic()
+        help_text = engine.run(["--help"], "", timeout=60).stdout
+        deterministic = "--deterministic" in help_text
+        timings["acp-server --help"] = time.monotonic() - started
+
+        started = time.monotonic()
+        check_fixture(engine, deterministic)
+        timings["fixture"] = time.monotonic() - started
+
+        started = time.monotonic()
+        tour = check_tour(engine)
+        timings["tour"] = time.monotonic() - started
+
+        started = time.monotonic()
+        workspace = check_workspace(engine)
+        timings["workspace"] = time.monotonic() - started
+
+        pid1 = "skipped"
+        if not args.skip_pid1:
+            started = time.monotonic()
+            outcome = check_pid1(engine)
+            pid1 = f"OK: {outcome}" if outcome else "skipped (needs root and unshare)"
+            timings["pid1"] = time.monotonic() - started
+    except (Failure, subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:
+        log(f"FAILED: {exc}")
+        return 1
+    finally:
+        engine.close()
+
+    print(f"engine:     {engine.name}")
+    print(f"image:      {engine.image}: {fmt_size(size)}")
+    if base_size is not None:
+        print(
+            f"base:       {engine.base or 'python:3.11-slim'}: {fmt_size(base_size)}; "
+            f"added by the Dockerfile: {fmt_size(size - base_size)}"
+        )
+    print(f"fixture:    OK ({'with' if deterministic else 'without'} --deterministic prompt)")
+    print(f"tour:       {tour or 'skipped (no tour fixture)'}")
+    print(f"workspace:  OK: {workspace}")
+    print(f"pid1:       {pid1}")
+    for what, seconds in timings.items():
+        print(f"time:       {what}: {seconds:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

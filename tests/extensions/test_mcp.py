@@ -1,0 +1,152 @@
+"""The MCP manager in-process, against the FastMCP test server over stdio and HTTP."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import anyio
+import pytest
+
+from acp_protocol.mcp import HttpHeader, McpServer
+from acp_server.cancellation import TurnAborted, TurnCancellation, UserCancel
+from acp_server.extensions.mcp import McpServers, tool_name
+from acp_server.tools.base import Tool
+from tests.support.processes import alive
+from tests.support.programs import MCP_SERVER
+
+pytestmark = [
+    pytest.mark.anyio,
+    pytest.mark.skipif(sys.platform != "linux", reason="Linux only"),
+]
+
+
+def stdio_config(name: str = "demo", pidfile: Path | None = None) -> McpServer:
+    env = [{"name": "MCP_TEST_PIDFILE", "value": str(pidfile)}] if pidfile else []
+    from acp_protocol.mcp import EnvVariable
+
+    return McpServer(
+        name=name,
+        command=sys.executable,
+        args=[MCP_SERVER],
+        env=[EnvVariable(**e) for e in env],
+    )
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture
+def http_server() -> Iterator[str]:
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, MCP_SERVER, "http", str(port)], start_new_session=True
+    )
+    try:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        os.killpg(process.pid, 9)
+        process.wait()
+
+
+@asynccontextmanager
+async def manager(*servers: McpServer) -> AsyncIterator[tuple[McpServers, list[Tool]]]:
+    added: list[Tool] = []
+    async with anyio.create_task_group() as tg:
+        mcp = McpServers(list(servers), os.getcwd(), added.extend)
+        mcp.start(tg)
+        try:
+            await mcp.ready(20)
+            yield mcp, added
+        finally:
+            await mcp.aclose()
+
+
+async def cancelled_after(tool: Tool, delay: float = 0.3) -> float:
+    """Run `tool` and abort its turn after `delay`; return how long the call took in all."""
+    cancellation = TurnCancellation()
+    started = time.monotonic()
+
+    async def cancel_soon() -> None:
+        await anyio.sleep(delay)
+        cancellation.abort(UserCancel())
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(cancel_soon)
+        with pytest.raises(TurnAborted):
+            await tool.run({}, cancellation.signal)
+    return time.monotonic() - started
+
+
+def by_name(tools: list[Tool]) -> dict[str, Tool]:
+    return {t.name: t for t in tools}
+
+
+async def test_stdio_tools_calls_and_cleanup(tmp_path: Path) -> None:
+    pidfile = tmp_path / "pids"
+    async with manager(stdio_config(pidfile=pidfile)) as (mcp, added):
+        assert mcp.take_failures() == []
+        tools = by_name(added)
+        assert set(tools) == {"mcp__demo__echo", "mcp__demo__slow", "mcp__demo__fail"}
+        echo = tools["mcp__demo__echo"]
+        assert echo.kind == "read"
+        assert tools["mcp__demo__slow"].kind == "other"
+        assert echo.parameters["properties"]["text"]["type"] == "string"
+        signal = TurnCancellation().signal
+        out = await echo.run({"text": "hi"}, signal)
+        assert out.text == "echo: hi" and not out.failed
+        failed = await tools["mcp__demo__fail"].run({}, signal)
+        assert failed.failed and "always fails" in failed.text
+        pids = [int(p) for p in pidfile.read_text().split()]
+        assert pids and all(alive(p) for p in pids)
+        assert mcp.pids
+    assert all(not alive(p) for p in pids)
+
+
+async def test_slow_call_is_cancelled_at_once() -> None:
+    async with manager(stdio_config()) as (_, added):
+        assert await cancelled_after(by_name(added)["mcp__demo__slow"]) < 3
+        # the session still works after the cancelled call
+        echo = by_name(added)["mcp__demo__echo"]
+        out = await echo.run({"text": "again"}, TurnCancellation().signal)
+        assert out.text == "echo: again"
+
+
+async def test_missing_binary_is_reported_once() -> None:
+    bad = McpServer(name="ghost", command="no-such-binary", args=[], env=[])
+    async with manager(bad, stdio_config()) as (mcp, added):
+        failures = mcp.take_failures()
+        assert len(failures) == 1 and "ghost" in failures[0] and "no-such-binary" in failures[0]
+        assert mcp.take_failures() == []
+        assert "mcp__demo__echo" in by_name(added)
+
+
+async def test_streamable_http(http_server: str) -> None:
+    config = McpServer(
+        name="web", type="http", url=http_server, headers=[HttpHeader(name="X-Test", value="1")]
+    )
+    async with manager(config) as (mcp, added):
+        assert mcp.take_failures() == []
+        tools = by_name(added)
+        out = await tools["mcp__web__echo"].run({"text": "over http"}, TurnCancellation().signal)
+        assert out.text == "echo: over http"
+        assert await cancelled_after(tools["mcp__web__slow"]) < 3
+
+
+def test_tool_names_are_safe() -> None:
+    assert tool_name("my server.v2", "do/it") == "mcp__my_server_v2__do_it"

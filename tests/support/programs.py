@@ -1,0 +1,13 @@
+"""The helper programs tests start as real processes, by path."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+_HERE = Path(__file__).resolve().parent
+
+MCP_SERVER = str(_HERE / "mcp_server.py")
+"""An MCP server over stdio (or streamable HTTP with `http PORT`) with demo tools."""
+
+NOISY_SERVER = str(_HERE / "noisy_server.py")
+"""The real server whose `initialize` writes to fd 1 behind the protocol writer's back."""

@@ -1,0 +1,72 @@
+"""bash (acp_server/tools/builtin/shell.py) on real processes: output and exit code, the
+timeout, and the turn signal stopping the whole process group.
+"""
+
+from __future__ import annotations
+
+import os
+import signal as signals
+import time
+
+import anyio
+import pytest
+
+from acp_server.cancellation import TurnAborted, TurnCancellation, UserCancel
+from tests.support.processes import existing
+from tests.support.tool_workspace import Workspace
+
+pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("module_subreaper")]
+
+
+async def test_bash_output_and_exit_code(ws: Workspace) -> None:
+    ws.file("here.txt", "")
+    ok = await ws.run("bash", command="ls && echo done")
+    assert not ok.failed
+    assert ok.text == "here.txt\ndone\n[exit code: 0]"
+    assert ok.terminal_id is None
+
+    bad = await ws.run("bash", command="echo out; echo err >&2; exit 3")
+    assert bad.failed
+    assert bad.text == "out\nstderr:\nerr\n[exit code: 3]"
+
+    quiet = await ws.run("bash", command="true")
+    assert quiet.text == "(no output)\n[exit code: 0]"
+
+
+async def test_bash_times_out(ws: Workspace) -> None:
+    started = time.monotonic()
+    output = await ws.run("bash", command="echo started; sleep 5", timeout_ms=300)
+    elapsed = time.monotonic() - started
+    assert output.failed
+    assert "timed out after 0.3 s" in output.text
+    assert elapsed < 3
+
+
+async def test_bash_cancelled_by_the_signal_kills_the_whole_group(ws: Workspace) -> None:
+    pids_file = ws.root / "pids"
+    command = f"echo $$ > {pids_file}; sleep 300 & echo $! >> {pids_file}; "
+    command += f"sleep 300 & echo $! >> {pids_file}; wait"
+    cancellation = TurnCancellation()
+
+    async def cancel_soon() -> None:
+        await anyio.sleep(0.2)
+        cancellation.abort(UserCancel())
+
+    started = time.monotonic()
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(cancel_soon)
+        with pytest.raises(TurnAborted):
+            await ws.run("bash", signal=cancellation.signal, command=command)
+    assert time.monotonic() - started < 3
+    pids = [int(line) for line in pids_file.read_text().split()]
+    assert len(pids) == 3
+    alive = existing(pids)
+    if alive:  # clean up before failing
+        for pid in alive:
+            os.kill(pid, signals.SIGKILL)
+    assert alive == []
+
+
+async def test_bash_with_an_empty_command_fails(ws: Workspace) -> None:
+    output = await ws.run("bash", command="  ")
+    assert output.failed and "command is empty" in output.text

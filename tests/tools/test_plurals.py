@@ -1,0 +1,60 @@
+"""Counts in tool results read as English: "1 line", "2 lines", never "1 lines" or "line(s)"."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from acp_server.cancellation import TurnCancellation
+from acp_server.tools.base import ToolOutput
+from acp_server.tools.builtin import builtin_tools
+from acp_server.tools.builtin._common import plural
+from acp_server.tools.local_commands import LocalCommands
+from acp_server.tools.local_files import LocalFiles
+from acp_server.tools.workspace import Sandbox
+
+pytestmark = pytest.mark.anyio
+
+
+def test_plural() -> None:
+    assert [plural(n, "line") for n in (0, 1, 2)] == ["0 lines", "1 line", "2 lines"]
+    assert plural(1, "match", "matches") == "1 match" and plural(3, "match", "matches") == (
+        "3 matches"
+    )
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    return tmp_path.resolve()
+
+
+async def test_tool_results_count_in_singular_and_plural(root: Path) -> None:
+    tools = {t.name: t for t in builtin_tools(Sandbox(str(root)), LocalFiles(), LocalCommands())}
+
+    async def run(name: str, **arguments: Any) -> ToolOutput:
+        return await tools[name].run(arguments, TurnCancellation().signal)
+
+    assert (await run("write_file", path="one.txt", content="a\n")).text == (
+        f"Created {root}/one.txt (1 line)"
+    )
+    assert (await run("write_file", path="one.txt", content="a\nb\n")).text == (
+        f"Overwrote {root}/one.txt (2 lines, previously 1)"
+    )
+    assert (await run("edit_file", path="one.txt", old_text="b", new_text="c")).text == (
+        f"Edited {root}/one.txt at line 2: replaced 1 line with 1 line"
+    )
+    plan = await run("todo_write", entries=[{"content": "only step"}])
+    assert (
+        plan.text.splitlines()[0] == "Plan updated: 1 entry (0 completed, 0 in progress, 1 pending)"
+    )
+    nothing = await run("grep", pattern="absent", path="one.txt")
+    assert nothing.text == f"No matches for `absent` in 1 file under {root}/one.txt"
+    past = await run("read_file", path="one.txt", offset=5)
+    assert past.text == f"offset 5 is past the end of {root}/one.txt, which has 2 lines"
+    (root / "single.txt").write_text("x\n")
+    past = await run("read_file", path="single.txt", offset=3)
+    assert past.text.endswith("which has 1 line")
+    for output in (plan, nothing, past):
+        assert "(s)" not in output.text
