@@ -136,7 +136,8 @@ def main(argv: list[str] | None = None) -> int:
     from acp_server import determinism
 
     # Installed before anything runs: the clock is configuration, like a seed (determinism.py).
-    ids = determinism.install().ids if determinism.requested(args.deterministic) else None
+    deterministic = determinism.requested(args.deterministic)
+    ids = determinism.install().ids if deterministic else None
 
     from acp_server.acp.options import ServerOptions
     from acp_server.server import run
@@ -149,10 +150,13 @@ def main(argv: list[str] | None = None) -> int:
             model_spec=spec,
             offered_models=offered,
             load_model=functools.partial(load_model, settings=settings),
+            agent_settings=settings.agent,
             mode=mode,
             ids=ids,
             child_environment=child_environment,
             tool_budget=settings.tools,
+            instruction_files=settings.instructions,
+            today=determinism.today if deterministic else None,
         )
     )
     return 0

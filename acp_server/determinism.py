@@ -20,6 +20,7 @@ Ordinary runs never import this module: ids stay unguessable and time stays real
 
 from __future__ import annotations
 
+import datetime
 import itertools
 import os
 from collections.abc import Mapping
@@ -39,6 +40,11 @@ _TRUE = frozenset({"1", "true", "yes", "on"})
 def requested(flag: bool, environ: Mapping[str, str] = os.environ) -> bool:
     """Whether deterministic mode is on: the flag, or the environment variable set to 1."""
     return flag or environ.get(ENV_VAR, "").strip().lower() in _TRUE
+
+
+def today() -> str:
+    """The date the model is told under deterministic mode: the clock's first day."""
+    return datetime.datetime.fromtimestamp(EPOCH_MS / 1000, datetime.UTC).date().isoformat()
 
 
 class SteppingClock:
@@ -72,4 +78,4 @@ def install() -> Determinism:
     return determinism
 
 
-__all__ = ["ENV_VAR", "EPOCH_MS", "Determinism", "SteppingClock", "install"]
+__all__ = ["ENV_VAR", "EPOCH_MS", "Determinism", "SteppingClock", "install", "today"]

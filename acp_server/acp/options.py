@@ -7,12 +7,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from acp_server.models.config import AgentSettings
 from acp_server.rpc.framing import DEFAULT_MAX_LINE_BYTES
 from acp_server.tools.budget import ToolBudget
 
 if TYPE_CHECKING:
     from acp_server.ids import SequentialIds
     from acp_server.models.base import ModelProvider
+    from acp_server.models.config import InstructionFiles
     from acp_server.tools.permissions import Mode
 
 
@@ -34,5 +36,11 @@ class ServerOptions:
     None: random ids."""
     tool_budget: ToolBudget = field(default_factory=ToolBudget)
     """`[tools]` of the config file: how much of a tool's result reaches the model."""
+    agent_settings: AgentSettings = field(default_factory=AgentSettings)
+    """The config file's step limit, compaction threshold and repeated-call limit."""
+    instruction_files: InstructionFiles | None = None
+    """`[instructions]` of the config file; None: the defaults (AGENTS.md, 32 KiB)."""
+    today: Callable[[], str] | None = None
+    """The date the model is told (fixed under --deterministic); None: the real date."""
     child_environment: Mapping[str, str] | None = None
     """What child processes inherit (the CLI's: ours without the provider keys); None: ours."""

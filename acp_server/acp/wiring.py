@@ -11,11 +11,22 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import replace
+from pathlib import Path
 
 from acp_protocol.content import TextContent
 from acp_protocol.mcp import McpServer
 from acp_protocol.session_update import AgentMessageChunk
-from acp_server.agent import AgentConfig, Seams, session_task_tool, spawn_agent
+from acp_server.agent import (
+    AgentConfig,
+    InstructionSettings,
+    ProjectInstructions,
+    Seams,
+    Workspace,
+    session_task_tool,
+    spawn_agent,
+    user_instructions_file,
+)
 from acp_server.cancellation import TurnSignal, UserCancel
 from acp_server.extensions.mcp import McpServers
 from acp_server.models.base import ModelConfigError
@@ -35,6 +46,7 @@ from acp_server.tools.workspace import CommandRunner, FileAccess, Sandbox
 from .client_requests import AcpPermissionAsker, ClientFiles, ClientTerminals
 from .context import BridgeContext
 from .hook_consent import install_hooks
+from .options import ServerOptions
 from .sessions import AcpSession
 from .updates import SessionUpdates
 
@@ -47,6 +59,7 @@ class SessionWiring:
     def __init__(self, context: BridgeContext) -> None:
         self._context = context
         self.store = JournalStore(context.options.data_dir)
+        self._instructions = _instruction_settings(context.options)
         self._mcp: dict[str, McpServers] = {}
 
     def start(
@@ -76,9 +89,12 @@ class SessionWiring:
                     model=model,
                     tools=tools,
                     max_result_bytes=context.options.tool_budget.max_result_bytes,
+                    max_steps=context.options.agent_settings.max_steps,
+                    context_threshold=context.options.agent_settings.context_threshold,
+                    max_repeats=context.options.agent_settings.max_repeated_calls,
                 ),
                 context.task_group,
-                seams=Seams(approval=[policy.approve]),
+                seams=self._seams(cwd, extra_roots, policy),
                 ids=context.ids,
                 durability_flush=journal.flush,
             )
@@ -142,6 +158,19 @@ class SessionWiring:
                     message_id=self._context.ids("msg"),
                 )
             )
+
+    def _seams(self, cwd: str, extra_roots: list[str], policy: PermissionPolicy) -> Seams:
+        """The session's listeners: the permission policy, and the environment and project
+        instructions in the system prompt (read again at each turn's first step)."""
+        instructions = ProjectInstructions(
+            Workspace(Path(cwd), [Path(root) for root in extra_roots]),
+            self._instructions,
+        )
+        return Seams(
+            approval=[policy.approve],
+            pre_step=[instructions.refresh],
+            system_prompt=[instructions.assemble],
+        )
 
     def _session_model(self, records: Sequence[rec.Record]) -> SwitchableModel | None:
         """The session's model: the server's, or the one it last switched to (if offered)."""
@@ -259,3 +288,16 @@ class SplitFiles:
 
     async def write_text(self, path: str, content: str, signal: TurnSignal) -> None:
         await self._writer.write_text(path, content, signal)
+
+
+def _instruction_settings(options: ServerOptions) -> InstructionSettings:
+    """The config file's `[instructions]` over the defaults, plus the user's own file."""
+    settings = InstructionSettings(user_file=user_instructions_file())
+    files = options.instruction_files
+    if files is not None and files.files is not None:
+        settings = replace(settings, file_names=files.files)
+    if files is not None and files.max_bytes is not None:
+        settings = replace(settings, max_bytes=files.max_bytes)
+    if options.today is not None:
+        settings = replace(settings, today=options.today)
+    return settings

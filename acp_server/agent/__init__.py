@@ -19,6 +19,12 @@ from .events import (
     TurnEnded,
 )
 from .inbox import Blocked, Dropped, PromptTicket, TicketResult
+from .instructions import (
+    InstructionSettings,
+    ProjectInstructions,
+    Workspace,
+    user_instructions_file,
+)
 from .loop import AgentConfig
 from .seams import PromptSubmission, Seams, StepInfo, StepResult, TurnProgress
 from .subagents import session_task_tool
@@ -30,8 +36,10 @@ __all__ = [
     "AgentHandle",
     "Blocked",
     "Dropped",
+    "InstructionSettings",
     "MessageChunk",
     "PlanUpdated",
+    "ProjectInstructions",
     "PromptSubmission",
     "PromptTicket",
     "Seams",
@@ -44,6 +52,8 @@ __all__ = [
     "ToolCallProgress",
     "TurnEnded",
     "TurnProgress",
+    "Workspace",
     "session_task_tool",
     "spawn_agent",
+    "user_instructions_file",
 ]

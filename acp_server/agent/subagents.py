@@ -54,7 +54,8 @@ from acp_server.verdicts import Deny
 from .agent import Agent, AgentHandle, spawn_agent
 from .events import AgentEvent, MessageChunk, ToolCallAnnounced
 from .inbox import Blocked, Dropped
-from .loop import DEFAULT_SYSTEM_PROMPT, AgentConfig
+from .instructions import DEFAULT_SYSTEM_PROMPT
+from .loop import AgentConfig
 from .seams import Seams
 
 __all__ = [

@@ -118,6 +118,8 @@ class Crossing:
     """The resolved path (what an explicit allow grants)."""
     why: str
     """Said to the user and the model: where the path really goes."""
+    certain: bool
+    """True: the path is outside. False: it may be (a file with several hard links)."""
 
 
 def _hard_links(path: str) -> int:
@@ -134,7 +136,7 @@ def question_title(title: str, beyond: Sequence[Crossing]) -> str:
     the workspace really goes ("Write README.md → /home/me/.bashrc (outside the workspace)")."""
     notes: list[str] = []
     for crossing in beyond:
-        if crossing.why == f"{crossing.path} is outside the workspace":
+        if crossing.certain:
             shown = "" if crossing.path in title else f"→ {crossing.path} "
             notes.append(f"{shown}(outside the workspace)")
         else:
@@ -216,7 +218,7 @@ class PermissionPolicy:
             except PathRefused:
                 continue  # the tool refuses it itself, with the reason
             if not self.sandbox.contains(resolved):
-                found.append(Crossing(resolved, f"{resolved} is outside the workspace"))
+                found.append(Crossing(resolved, f"{resolved} is outside the workspace", True))
             elif kind in _EDITS and resolved not in self.sandbox.granted:
                 links = _hard_links(resolved)
                 if links > 1:
@@ -225,6 +227,7 @@ class PermissionPolicy:
                             resolved,
                             f"{resolved} has {links} hard links, so the same file may be "
                             "outside the workspace",
+                            False,
                         )
                     )
         return found

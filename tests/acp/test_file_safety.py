@@ -3,7 +3,7 @@ files refused at once, long reads stopped by a cancel, stdin EOF ending the proc
 symlink swap refused end to end, permission questions that name where a path really goes, and
 files created through a client's `fs/*` reported as created.
 
-Models are scripted (`--model script:PATH`); see tests/acp/test_tools.py for the client.
+Models are scripted (`--model script:PATH`); see tests/support/tool_client.py for the client.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from acp_server.agent.inbox import Dropped, Inbox, PromptTicket
-from tests.agent.harness import text
+from tests.support.agent_harness import text
 
 pytestmark = pytest.mark.anyio
 

@@ -106,12 +106,14 @@ async def test_an_escapee_that_clears_its_environment_dies_at_shutdown(
     ready = tmp_path / "ready"
     code = (
         "import os, sys; os.fork() and sys.exit(); os.setsid(); os.fork() and sys.exit(); "
-        f"open({str(ready)!r}, 'w').close(); "
+        f"open({str(ready)!r}, 'w').write(str(os.getpid())); "
         f"os.execve({str(escapee.path)!r}, [{str(escapee.path)!r}, '300'], {{}})"
     )
     registry = ProcessRegistry()
     python = shlex.join([sys.executable, "-c", code])
-    command = f"{python} & while [ ! -e {ready} ]; do sleep 0.01; done; sleep 0.2"
+    # The call ends only once the escapee has exec'd, i.e. no longer carries the token.
+    exec_done = f'[ -s {ready} ] && [ "$(cat /proc/$(cat {ready})/comm)" = {escapee.name} ]'
+    command = f"{python} & until {exec_done}; do sleep 0.01; done"
     await run(command, tmp_path, signal=None, registry=registry)
     [pid] = escapee.survivors()
     with anyio.fail_after(DEADLINE):

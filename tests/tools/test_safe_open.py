@@ -3,8 +3,8 @@ to the outside while the tools run never carries a read, write, search or listin
 
 The swap runs in a separate process (true parallelism) and uses `renameat2(RENAME_EXCHANGE)`,
 so the directory name always exists and is a symlink half of the time: before the tools opened
-component by component with O_NOFOLLOW, about 1 call in 100 crossed (checked at realpath time,
-opened through the symlink).
+component by component with O_NOFOLLOW, from 1 in 100 to 1 in 5 calls crossed (checked at
+realpath time, opened through the symlink), depending on the machine's load.
 """
 
 from __future__ import annotations

@@ -1,0 +1,245 @@
+"""What the model is told before the conversation: our instructions, the environment it works
+in, and the project's own instruction files (`AGENTS.md`).
+
+The project files are read again at the first step of every turn (someone may edit them between
+prompts) and never during a turn, so every request of one turn carries the same system prompt
+and a provider's prompt cache keeps matching. They come from a repository the user may not
+have written: a file that is not a regular file, that leaves the directory it sits in through a
+link, or that is larger than the budget is never read past what the budget allows, and what was
+cut is said in the prompt.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import platform
+import stat
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from acp_server.cancellation import TurnSignal
+
+from .seams import StepInfo
+
+DEFAULT_SYSTEM_PROMPT = """\
+You are acp-server, a coding agent. You work in the user's workspace through the tools you are
+given, on the task the user sets; the user sees your messages and your tool calls in an editor.
+
+How to work:
+- Find out before you change: read the files and search the code that a change touches. Do not
+  guess at an API, a path or a file's contents when a tool can tell you.
+- Make small, deliberate edits that keep the surrounding style. Prefer editing a file to
+  rewriting it, and never drop content you were not asked to change.
+- Check your work: run the project's tests, linters or the program itself where that is
+  possible, read what they print, and fix what you broke before you report.
+- Long outputs are cut: read files by line windows (offset, limit) and narrow searches instead
+  of asking for everything at once.
+- If a tool call fails, read the error and change the call; do not repeat the same call.
+- Stay inside the workspace unless the user asks otherwise, and ask before anything that is
+  hard to undo.
+- Be concise. Say what you did and what is left in a few sentences; no filler, no repetition of
+  tool output the user has already seen.
+- Instructions from project files below apply to this workspace; the user's own words in the
+  conversation take precedence over them."""
+
+DEFAULT_FILE_NAMES = ("AGENTS.md",)
+DEFAULT_MAX_BYTES = 32 * 1024
+
+
+@dataclass(frozen=True)
+class InstructionSettings:
+    """Which instruction files are read, and how much of them may reach the model."""
+
+    file_names: tuple[str, ...] = DEFAULT_FILE_NAMES
+    """Names looked for in every directory from the repository root down to the cwd."""
+    max_bytes: int = DEFAULT_MAX_BYTES
+    """The budget for all instruction files together; the rest is cut with a note."""
+    user_file: Path | None = None
+    """The user's own file (`$XDG_CONFIG_HOME/acp-server/AGENTS.md`), read first."""
+    today: Callable[[], str] = field(default=lambda: datetime.date.today().isoformat())
+    """Today's date as YYYY-MM-DD; fixed under --deterministic."""
+
+
+@dataclass(frozen=True)
+class Workspace:
+    """Where a session works."""
+
+    cwd: Path
+    additional_directories: Sequence[Path] = ()
+
+
+def user_instructions_file(environ: dict[str, str] | os._Environ[str] = os.environ) -> Path:
+    """`$XDG_CONFIG_HOME/acp-server/AGENTS.md`, else `~/.config/acp-server/AGENTS.md`."""
+    xdg = environ.get("XDG_CONFIG_HOME")
+    if xdg and Path(xdg).is_absolute():
+        base = Path(xdg)
+    else:
+        home = environ.get("HOME")
+        base = (Path(home) if home else Path.home()) / ".config"
+    return base / "acp-server" / "AGENTS.md"
+
+
+class ProjectInstructions:
+    """The system-prompt seam's contribution: environment and instruction files.
+
+    Install `refresh` on the pre-step seam and `assemble` on the system-prompt seam.
+    """
+
+    def __init__(self, workspace: Workspace, settings: InstructionSettings) -> None:
+        self._workspace = workspace
+        self._settings = settings
+        self._text = ""
+
+    async def refresh(self, info: StepInfo, signal: TurnSignal) -> None:
+        """Read the environment and the files again at the first step of a turn."""
+        if info.step != 1 and self._text:
+            return
+        # Read on the event loop, not in a worker thread: the work is bounded (a few stats and
+        # at most `max_bytes` read from regular files opened without blocking), and a thread
+        # hop would let other sessions' frames interleave differently from run to run, which
+        # --deterministic transcripts cannot afford.
+        self._text = self.render()
+
+    async def assemble(self, parts: list[str], signal: TurnSignal) -> None:
+        """Append the environment and instructions to the system prompt."""
+        if self._text:
+            parts.append(self._text)
+
+    def render(self) -> str:
+        """The environment block followed by the instruction files, as the model sees them."""
+        sections = [describe_environment(self._workspace, self._settings.today())]
+        instructions = read_instruction_files(self._workspace.cwd, self._settings)
+        if instructions:
+            sections.append(instructions)
+        return "\n\n".join(sections)
+
+
+def describe_environment(workspace: Workspace, today: str) -> str:
+    """A short block of facts about where the agent runs."""
+    lines = ["# Environment", f"Working directory: {workspace.cwd}"]
+    if workspace.additional_directories:
+        extra = ", ".join(str(d) for d in workspace.additional_directories)
+        lines.append(f"Additional directories: {extra}")
+    lines.append(f"Platform: {platform.system() or 'unknown'}")
+    lines.append(f"Shell: {os.environ.get('SHELL') or '/bin/sh'}")
+    lines.append(f"Today's date: {today}")
+    lines.append(f"Git: {_describe_git(workspace.cwd)}")
+    return "\n".join(lines)
+
+
+def read_instruction_files(cwd: Path, settings: InstructionSettings) -> str:
+    """The instruction files that apply to `cwd`, most general first, within the budget."""
+    if settings.max_bytes == 0:
+        return ""  # switched off in the config file
+    candidates: list[tuple[Path, Path | None]] = []
+    if settings.user_file is not None:
+        candidates.append((settings.user_file, None))  # the user's own: may link anywhere
+    root = find_repository_root(cwd) or cwd
+    for directory in _directories_between(root, cwd):
+        for name in settings.file_names:
+            candidates.append((directory / name, root))
+    remaining = settings.max_bytes
+    blocks: list[str] = []
+    for path, must_stay_in in candidates:
+        found = _read_capped(path, must_stay_in, remaining)
+        if found is None:
+            continue
+        text, size, note = found
+        if not text and not note:
+            continue  # an empty file says nothing
+        remaining -= len(text.encode("utf-8"))
+        header = f"# Instructions from {path}"
+        if note:
+            header += f"\n({note})"
+        elif len(text.encode("utf-8")) < size:
+            header += (
+                f"\n(cut: the file has {size:,} bytes and only the first "
+                f"{len(text.encode('utf-8')):,} fit the {settings.max_bytes:,}-byte budget for "
+                "instruction files)"
+            )
+        blocks.append(f"{header}\n{text}".rstrip())
+    return "\n\n".join(blocks)
+
+
+def find_repository_root(start: Path) -> Path | None:
+    """The nearest directory at or above `start` holding `.git` (a directory or a worktree's
+    file); None outside a repository."""
+    for directory in (start, *start.parents):
+        if os.path.lexists(directory / ".git"):
+            return directory
+    return None
+
+
+def _directories_between(root: Path, cwd: Path) -> list[Path]:
+    """`root`, then each directory on the way down to `cwd` (inclusive)."""
+    try:
+        relative = cwd.relative_to(root)
+    except ValueError:
+        return [cwd]
+    chain = [root]
+    for part in relative.parts:
+        chain.append(chain[-1] / part)
+    return chain
+
+
+def _read_capped(
+    path: Path, must_stay_in: Path | None, budget: int
+) -> tuple[str, int, str | None] | None:
+    """(text, file size, note) for a readable regular file, reading at most `budget` bytes;
+    None when there is no such file. A refused file yields a note instead of its text. Repository
+    files (`must_stay_in` set) may not link outside the repository."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return None
+    if stat.S_ISLNK(info.st_mode) and must_stay_in is not None:
+        # A cloned repository can point AGENTS.md at any file of the user's.
+        target = path.resolve()
+        if not target.is_relative_to(must_stay_in.resolve()):
+            return "", 0, f"skipped: it links to {target}, outside {must_stay_in}"
+    if budget <= 0:
+        return "", info.st_size, "skipped: the budget for instruction files is used up"
+    try:
+        # O_NONBLOCK: a FIFO planted under this name must not hang the turn.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        return "", 0, f"skipped: cannot open it ({exc.strerror})"
+    try:
+        opened = os.fstat(fd)
+        if not stat.S_ISREG(opened.st_mode):
+            return "", 0, "skipped: not a regular file"
+        data = os.read(fd, budget)
+    except OSError as exc:
+        return "", 0, f"skipped: cannot read it ({exc.strerror})"
+    finally:
+        os.close(fd)
+    text = data.decode("utf-8", errors="ignore")  # a cut may split a character
+    return text, opened.st_size, None
+
+
+def _describe_git(cwd: Path) -> str:
+    """Whether `cwd` is in a git repository and on which branch, read from files (running
+    `git` in a hostile repository could execute its configuration)."""
+    root = find_repository_root(cwd)
+    if root is None:
+        return "not a git repository"
+    git_dir = root / ".git"
+    if git_dir.is_file():
+        # A worktree or submodule: `.git` is a file `gitdir: PATH`.
+        try:
+            pointer = git_dir.read_text(encoding="utf-8", errors="replace")[:4096]
+        except OSError:
+            return f"a repository at {root}"
+        target = pointer.removeprefix("gitdir:").strip()
+        git_dir = (root / target) if target else git_dir
+    try:
+        head = (git_dir / "HEAD").read_text(encoding="utf-8", errors="replace")[:4096].strip()
+    except OSError:
+        return f"a repository at {root}"
+    if head.startswith("ref: refs/heads/"):
+        return f"a repository at {root}, on branch {head.removeprefix('ref: refs/heads/')}"
+    if head:
+        return f"a repository at {root}, detached HEAD at {head[:12]}"
+    return f"a repository at {root}"
