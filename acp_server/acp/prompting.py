@@ -45,8 +45,9 @@ def wants_keep_inbox(meta: Any) -> bool:
     return isinstance(ours, dict) and ours.get("keepInbox") is True
 
 
-def stop_reason_for(result: TicketResult) -> StopReason:
-    """The ACP stop reason of a prompt's turn; an error turn raises a JSON-RPC error instead.
+def stop_reason_for(result: TicketResult, error_detail: str | None = None) -> StopReason:
+    """The ACP stop reason of a prompt's turn; an error turn raises a JSON-RPC error instead,
+    with the full `error_detail` when the runtime has one (the durable outcome is coarse).
 
     A turn that was cancelled or disposed always answers `cancelled`: never an error and never
     `end_turn`, even if the cancellation made something underneath fail.
@@ -64,7 +65,7 @@ def stop_reason_for(result: TicketResult) -> StopReason:
     assert isinstance(result, rec.ErrorOutcome)
     raise RpcError(
         errors.INTERNAL_ERROR,
-        f"The turn failed: {result.message}",
+        f"The turn failed: {error_detail or result.message}",
         {"code": result.code} if result.code else UNSET,
     )
 
@@ -101,6 +102,8 @@ class PromptMethods:
         session = self.context.session(prompt.session_id)
         text = "\n".join(p.text for p in prompt.prompt if isinstance(p, TextContent))
         command = slash_command(text) if len(prompt.prompt) == 1 else None
+        if command is not None and command[0] == "compact":
+            return await self._compact(request, session, command[1])
         if command is not None:
             request.admit()
             return await self._run_command(session, *command)
@@ -139,7 +142,7 @@ class PromptMethods:
                     size=agent.context_budget.window,
                 )
             )
-        return PromptResponse(stop_reason=stop_reason_for(result))
+        return PromptResponse(stop_reason=stop_reason_for(result, ticket.error_detail))
 
     async def cancel(self, params: msgspec.Raw | None) -> None:
         try:
@@ -151,6 +154,24 @@ class PromptMethods:
         if session is None or session.agent is None:
             return  # cancelling nothing is a no-op; a notification cannot be answered
         session.agent.cancel(UserCancel(), keep_inbox=wants_keep_inbox(cancel.meta))
+
+    async def _compact(
+        self, request: IncomingRequest, session: AcpSession, instructions: str
+    ) -> PromptResponse:
+        """`/compact [instructions]`: a compaction queued like a prompt and cancelled like one
+        (`session/cancel`, or `$/cancel_request` for this request alone)."""
+        agent = session.agent
+        if agent is None:
+            raise RpcError(errors.AUTH_REQUIRED, "Authentication required", NO_MODEL_MESSAGE)
+        ticket = agent.compact(instructions or None)
+
+        def stop_this_prompt() -> None:
+            if not ticket.withdraw() and ticket.state == "running":
+                agent.cancel(UserCancel(), keep_inbox=True)
+
+        request.on_cancel_request = stop_this_prompt
+        request.admit()
+        return PromptResponse(stop_reason=stop_reason_for(await ticket.wait()))
 
     async def _run_command(self, session: AcpSession, name: str, argument: str) -> PromptResponse:
         """A slash command (see `modes.COMMANDS`): handled here, the model is not asked."""

@@ -49,7 +49,7 @@ from .context import BridgeContext, session_not_found
 from .modes import COMMANDS, SessionConfig, mode_state
 from .replay import replay_updates
 from .sessions import AcpSession
-from .updates import SessionUpdates
+from .updates import SessionUpdates, shows_compactions
 from .wiring import SessionWiring
 
 log = logging.getLogger(__name__)
@@ -184,7 +184,8 @@ class SessionMethods:
         # Replay precedes the response: clients register the session before awaiting it and
         # show history that arrives meanwhile; history after the response is shown late or lost.
         updates = SessionUpdates(self.context.peer, session.id)
-        for update in replay_updates(session.log.records):
+        compaction = shows_compactions(self.context.client_capabilities)
+        for update in replay_updates(session.log.records, compaction=compaction):
             await updates.send(update)
         return LoadSessionResponse(
             modes=mode_state(session.policy.mode), config_options=self.config.options_for(session)

@@ -38,6 +38,8 @@ class PromptTicket:
         self.content = content
         self.state: Literal["queued", "running", "done"] = "queued"
         self.result: TicketResult | None = None
+        self.error_detail: str | None = None
+        """For an `error` result: the full (redacted) text the durable outcome leaves out."""
         self.not_saved: Exception | None = None
         """Why the turn's records may not be durable (its durability flush failed), if so."""
         self._done = anyio.Event()
@@ -67,6 +69,14 @@ class PromptTicket:
             self.result = result
             self.state = "done"
             self._done.set()
+
+
+class CompactTicket(PromptTicket):
+    """A `/compact` request: queued like a follow-up, its turn compacts instead of prompting."""
+
+    def __init__(self, instructions: str | None) -> None:
+        super().__init__([])
+        self.instructions = instructions
 
 
 class Inbox:

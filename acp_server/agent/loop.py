@@ -55,6 +55,7 @@ from acp_server.tools.base import CallAwareTool, PlanItem, Tool, ToolOutput
 from acp_server.tools.budget import ToolBudget, cap_output
 
 from .call_checks import RepeatedCalls, call_problem
+from .compaction import Compactor
 from .conversation import Conversation
 from .events import (
     AgentEvent,
@@ -66,7 +67,8 @@ from .events import (
     ToolCallProgress,
     TurnEnded,
 )
-from .inbox import Blocked, Dropped, Inbox, PromptTicket
+from .failures import durable_error
+from .inbox import Blocked, CompactTicket, Dropped, Inbox, PromptTicket
 from .initiator import Initiator, enter_initiator, leave_initiator
 from .instructions import DEFAULT_SYSTEM_PROMPT
 from .seams import PromptSubmission, Seams, StepInfo, StepResult, TurnProgress
@@ -125,6 +127,7 @@ class AgentLoop:
         # Kept in step with the log, so a step never rebuilds the whole history.
         self.conversation = Conversation(session.records)
         session.on_append(self.conversation.add)
+        self._compactor = Compactor(session, self.conversation, self.budget, ids, self._emit)
         self._tools = {tool.name: tool for tool in config.tools}
         self._tool_specs = [
             ToolSpec(name=t.name, description=t.description, parameters=dict(t.parameters))
@@ -149,7 +152,12 @@ class AgentLoop:
     # -- delivery -----------------------------------------------------------------------
 
     def followup(self, content: list[rec.Part]) -> PromptTicket:
-        ticket = PromptTicket(content)
+        return self._enqueue(PromptTicket(content))
+
+    def compact(self, instructions: str | None) -> PromptTicket:
+        return self._enqueue(CompactTicket(instructions))
+
+    def _enqueue(self, ticket: PromptTicket) -> PromptTicket:
         if self.disposing:
             ticket.resolve(Dropped())
             return ticket
@@ -183,13 +191,7 @@ class AgentLoop:
                 if not keep_inbox:
                     self.inbox.drop_pending()
                 return
-            # Observers hear the request before anything is cleared or aborted, so work they
-            # queue now is cleared with the rest; their failures cannot veto the stop.
-            for listener in list(self.cancel_listeners):
-                try:
-                    listener(cause)
-                except Exception:
-                    log.exception("a cancel-requested listener failed")
+            self._cancel_requested(cause)
             if not keep_inbox:
                 self.inbox.drop_pending()
             holder.abort(cause)
@@ -197,9 +199,21 @@ class AgentLoop:
         if self.inbox.queued and not keep_inbox:
             # The pre-run marker: work queued but not yet claimed. Claiming and installing a
             # holder happen in one synchronous step here, so the marker is applied at once:
-            # exactly the work queued now is dropped; later follow-ups still run.
+            # exactly the work queued now is dropped; later follow-ups still run. Clearing
+            # work makes the cancel effective, so it is announced like one (see
+            # docs/rfc/implemented/architecture/2026-12-01-cancel-edges.md).
+            self._cancel_requested(cause)
             self.inbox.drop_pending()
-        # Idle with nothing queued: nothing to stop, and nothing is armed for later.
+        # Idle with nothing queued (or keeping it): nothing to stop, nothing armed, no notice.
+
+    def _cancel_requested(self, cause: CancelCause) -> None:
+        # Observers hear the request before anything is cleared or aborted, so work they
+        # queue now is cleared with the rest; their failures cannot veto the stop.
+        for listener in list(self.cancel_listeners):
+            try:
+                listener(cause)
+            except Exception:
+                log.exception("a cancel-requested listener failed")
 
     async def dispose(self) -> None:
         self.disposing = True
@@ -250,6 +264,7 @@ class AgentLoop:
                     # A running-status listener cancelled this follow-up before admission
                     # (and may have queued a replacement, which gets a fresh holder).
                     self.holder = None
+                    self.inbox.steering.clear()  # as at any aborted turn's close
                     ticket.resolve(rec.DisposedOutcome() if self.disposing else rec.Aborted())
                     continue
                 await self._run_turn(ticket, holder)
@@ -274,6 +289,11 @@ class AgentLoop:
         hard_cancel = False
         try:
             try:
+                if isinstance(ticket, CompactTicket):
+                    # Not opened: only a completed compaction leaves a record, so a cancelled
+                    # or failed one leaves the log exactly as it was.
+                    outcome = await self._compact_turn(ticket.instructions, signal)
+                    return
                 submission = PromptSubmission(list(ticket.content))
                 for submit in self.seams.prompt_submit:
                     verdict = await submit(submission, signal)
@@ -292,8 +312,11 @@ class AgentLoop:
             except TurnAborted:
                 pass
             except ModelError as exc:
-                # Redacted again at this exit to the journal (ModelError already is).
-                outcome = rec.ErrorOutcome(message=redact(str(exc)), code=exc.code)
+                # The journal keeps a coarse error; the provider's text only reaches the
+                # prompt's answer and the log, redacted.
+                outcome = durable_error(exc)
+                ticket.error_detail = redact(exc.message)
+                log.warning("turn %s: %s", turn_id, ticket.error_detail)
             except Exception:
                 log.exception("turn %s failed", turn_id)
                 outcome = rec.ErrorOutcome(message="internal error in the agent; see its log")
@@ -325,6 +348,10 @@ class AgentLoop:
             outcome = rec.Aborted()
         elif outcome is None:
             outcome = rec.ErrorOutcome(message="the turn ended without an outcome")
+        # Steering left staged belongs to a step this turn will never take: it is discarded,
+        # never recorded or re-queued, keep_inbox or not (see
+        # docs/rfc/implemented/architecture/2026-12-01-cancel-edges.md).
+        self.inbox.steering.clear()
         if opened:
             for call in self.session.open_tool_calls(turn_id):
                 self.session.append(
@@ -348,15 +375,16 @@ class AgentLoop:
                 rec.TurnEndRecord(turn_id=turn_id, outcome=outcome, at=rec.utc_now())
             )
             await self._emit(TurnEnded(turn_id, outcome))
-            if self._durability_flush is not None:
-                try:
-                    await self._durability_flush()
-                except Exception as exc:
-                    # The outcome is already recorded; a failing store must not strand the
-                    # ticket or tear down the task group the agent runs in. The ticket says
-                    # the turn is not durable, so whoever answers for it can say so.
-                    log.warning("turn %s is not saved: %s", turn_id, exc)
-                    ticket.not_saved = exc
+        flush = self._durability_flush
+        if flush is not None and (opened or isinstance(ticket, CompactTicket)):
+            try:
+                await flush()
+            except Exception as exc:
+                # The outcome is already recorded; a failing store must not strand the
+                # ticket or tear down the task group the agent runs in. The ticket says
+                # the turn is not durable, so whoever answers for it can say so.
+                log.warning("turn %s is not saved: %s", turn_id, exc)
+                ticket.not_saved = exc
         ticket.resolve(outcome)
 
     async def _run_steps(self, turn_id: str, signal: TurnSignal) -> rec.Outcome:
@@ -390,12 +418,13 @@ class AgentLoop:
                 request = await configure(request, signal)
                 signal.raise_if_aborted()
             await self.budget.resolve(self.config.model, signal)
+            # Compaction is a step of its own under the turn's signal, before the request
+            # that would not fit; see acp_server/agent/compaction.py.
+            fitted = await self._compactor.fit(request, self.config.model, turn_id, signal)
+            request = fitted.request
             self.session.append(rec.StepStart(turn_id=turn_id, step=step, at=rec.utc_now()))
             reported = self.last_usage
-            try:
-                text, calls, finish = await self._stream_step(turn_id, request, signal)
-            except ContextWindowExceeded as exc:
-                raise exc.completed(self.budget.estimate(request), self.budget.window) from None
+            text, calls, finish, request = await self._stream_fitting(turn_id, request, signal)
             if self.last_usage is not None and self.last_usage is not reported:
                 self.budget.record_usage(request, self.last_usage)
             result = StepResult(turn_id, step, text, calls, finish)
@@ -425,6 +454,51 @@ class AgentLoop:
             if self.inbox.steering:
                 continue
             return rec.Completed()
+
+    async def _stream_fitting(
+        self, turn_id: str, request: ModelRequest, signal: TurnSignal
+    ) -> tuple[str, list[ToolCallRequest], str, ModelRequest]:
+        """Stream one step. When the server says the request does not fit its context, compact
+        (forced) and retry once in the same step; if that is refused too, or there is nothing
+        to compact, the error names the window and the request size."""
+        try:
+            return (*await self._stream_step(turn_id, request, signal), request)
+        except ContextWindowExceeded as exc:
+            refused = exc
+        log.info("the server refused a request for its size; compacting: %s", refused.message)
+        fitted = await self._compactor.fit(request, self.config.model, turn_id, signal, force=True)
+        if fitted.status != "completed":
+            raise refused.completed(self.budget.estimate(request), self.budget.window) from None
+        retry = fitted.request
+        try:
+            return (*await self._stream_step(turn_id, retry, signal), retry)
+        except ContextWindowExceeded as exc:
+            raise exc.completed(self.budget.estimate(retry), self.budget.window) from None
+
+    async def _compact_turn(self, instructions: str | None, signal: TurnSignal) -> rec.Outcome:
+        """A `/compact` command's turn: compact now, whatever the size, and say how it went."""
+        request = ModelRequest(
+            session_id=self.session.session_id,
+            system_prompt=self.config.system_prompt,
+            messages=list(self.conversation.items),
+            tools=list(self._tool_specs),
+        )
+        await self.budget.resolve(self.config.model, signal)
+        result = await self._compactor.fit(
+            request,
+            self.config.model,
+            None,
+            signal,
+            force=True,
+            summarize=True,
+            instructions=instructions,
+        )
+        if result.status == "completed":
+            text = "Compacted the conversation."
+        else:
+            text = f"The conversation was not compacted: {result.error}."
+        await self._emit(MessageChunk(None, self._ids("msg"), text))
+        return rec.Completed()
 
     def _end_step(self, turn_id: str, step: int, finish: str) -> None:
         self.session.append(
@@ -523,6 +597,8 @@ class AgentLoop:
                 await self._emit(ToolCallProgress(turn_id, call.call_id, "failed", "cancelled"))
                 raise
             output = repeats.check(call, output)
+            # A denial's reason (a hook's) or the list of unknown tools is capped too.
+            output = cap_output(output, self.config.max_result_bytes)
             self._tool_result(shown, output, synthetic=None)
             if output.plan is not None:
                 await self._replace_plan(turn_id, output.plan)
@@ -552,6 +628,7 @@ class AgentLoop:
         except Exception as exc:
             log.info("tool %s failed: %s", call.name, exc)
             output = ToolOutput(f"{type(exc).__name__}: {exc}", failed=True)
+        signal.raise_if_aborted()  # like every seam: a cancel meanwhile stops the turn here
         output = cap_output(output, self.config.max_result_bytes)
         for observe in self.seams.post_tool:
             await observe(call, output, signal)

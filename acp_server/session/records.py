@@ -9,7 +9,9 @@ A session log is a flat, append-only sequence of records, each tagged by ``type`
 - ``message/assistant``: the model's answer, text and thought parts plus requested tool calls;
 - ``tool/result``: the result of one requested tool call;
 - ``step/end``: the step is over, with the model's finish reason;
-- ``turn/end``: the turn is over, with its ``Outcome`` (tagged by ``kind``).
+- ``turn/end``: the turn is over, with its ``Outcome`` (tagged by ``kind``);
+- ``context/compaction``: the conversation before a message was compacted (a summary, or old
+  tool results cut to a stub); the model sees the compacted form from then on.
 
 Durable records hold no stack, signal, exception object, cancel cause or free-form cancel
 text: they state what happened to the turn, never who asked for it or how the runtime noticed.
@@ -17,15 +19,16 @@ An aborted turn therefore ends with exactly::
 
     {"type":"turn/end","turn_id":"...","outcome":{"kind":"aborted"},"at":"..."}
 
-whether a user or a parent agent cancelled it. Every outcome struct forbids unknown fields, so
-decoding rejects legacy reason-bearing aborted records such as
-``{"kind":"aborted","reason":"user"}`` (and any other extra field) instead of silently
-dropping the detail. See
-docs/rfc/implemented/architecture/2026-11-30-explicit-turn-cancellation.md.
+whether a user or a parent agent cancelled it. Outcomes and ``turn/end`` forbid unknown
+fields, so decoding rejects a legacy ``{"kind":"aborted","reason":"user"}`` or a ``"reason"``
+beside the outcome instead of dropping it; other records ignore them (the journal RFC says why).
+See docs/rfc/implemented/architecture/2026-11-30-explicit-turn-cancellation.md.
 
 Wire names are the snake_case attribute names and are part of the on-disk format: keep them
 stable. Optional fields are left out when they hold their default. Timestamps (``at``) are
 ISO 8601 UTC strings with millisecond precision, as produced by `utc_now()`.
+
+Over 400 lines: the on-disk format is one tagged union, kept in one place field by field.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ __all__ = [
     "Aborted",
     "AssistantMessage",
     "AssistantPart",
+    "Compaction",
     "Completed",
     "CrashedOutcome",
     "DisposedOutcome",
@@ -188,7 +192,7 @@ class Aborted(_TaggedByKind, tag="aborted", frozen=True, kw_only=True):
 
 
 class ErrorOutcome(_TaggedByKind, tag="error", frozen=True, kw_only=True):
-    """The turn failed (model or runtime error). Only a message and an optional code."""
+    """The turn failed: a message and an optional code, both ours (never provider text)."""
 
     message: str
     code: str | None = None
@@ -304,8 +308,10 @@ class StepEnd(_TaggedByType, tag="step/end", frozen=True, kw_only=True):
     at: str
 
 
-class TurnEndRecord(_TaggedByType, tag="turn/end", frozen=True, kw_only=True):
-    """The turn is over. The outcome says what happened, never who asked for it."""
+class TurnEndRecord(
+    _TaggedByType, tag="turn/end", frozen=True, kw_only=True, forbid_unknown_fields=True
+):
+    """The turn is over: what happened, never who asked. Strict, unlike the other records."""
 
     turn_id: str
     outcome: Outcome
@@ -342,6 +348,25 @@ class PermissionRule(_TaggedByType, tag="session/permission", frozen=True, kw_on
     at: str
 
 
+class Compaction(_TaggedByType, tag="context/compaction", frozen=True, kw_only=True):
+    """The conversation before message `kept_from` was compacted; from here on the model sees
+    the compacted form. With a `summary`, that summary replaces every message before
+    `kept_from`; without one, only the bodies of the tool results before it were dropped (each
+    keeps a one-line stub). Messages from `kept_from` on stay verbatim. Nothing is deleted from
+    the log: replay still shows the whole history, with the compaction at its place in it."""
+
+    compaction_id: str
+    kept_from: str
+    """The message id of the first user or assistant message kept verbatim."""
+    summary: str | None = None
+    turn_id: str | None = None
+    """The turn it ran in; None for one asked for by `/compact` (which opens no turn)."""
+    tokens_before: int
+    """Estimated tokens of the conversation before, and after, this compaction."""
+    tokens_after: int
+    at: str
+
+
 Record: TypeAlias = (
     TurnStart
     | UserMessage
@@ -354,6 +379,7 @@ Record: TypeAlias = (
     | ModeChange
     | ModelChange
     | PermissionRule
+    | Compaction
 )
 """One entry of a session log."""
 
