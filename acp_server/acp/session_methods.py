@@ -46,8 +46,9 @@ from acp_server.session.journal_format import (
 )
 
 from .context import BridgeContext, session_not_found
-from .modes import COMMANDS, SessionConfig, mode_state
+from .modes import COMMANDS, SessionConfig
 from .replay import replay_updates
+from .sandbox_availability import probe_sandbox, tell_about_sandbox
 from .sessions import AcpSession
 from .updates import SessionUpdates, shows_compactions
 from .wiring import SessionWiring
@@ -116,6 +117,7 @@ class SessionMethods:
         journal = self._create_journal(new.cwd, extra_roots)
         session_id = journal.session_id
         try:
+            await probe_sandbox(self.context)
             session = self.wiring.start(
                 session_id, new.cwd, extra_roots, list(new.mcp_servers), [], journal
             )
@@ -131,11 +133,12 @@ class SessionMethods:
 
         async def announce_commands() -> None:
             await SessionUpdates(self.context.peer, session_id).send(COMMANDS)
+            await tell_about_sandbox(self.context, session_id, session.mode_fallback)
 
         request.after_response.append(announce_commands)
         return NewSessionResponse(
             session_id=session_id,
-            modes=mode_state(session.policy.mode),
+            modes=self.config.mode_state(session),
             config_options=self.config.options_for(session),
         )
 
@@ -179,26 +182,41 @@ class SessionMethods:
     async def load_session(
         self, request: IncomingRequest, params: msgspec.Raw | None
     ) -> LoadSessionResponse:
+        await probe_sandbox(self.context)
         session = self._reopen(decode_params(params, LoadSessionRequest))
-        self._tell_refused_mode(request, session)
         # Replay precedes the response: clients register the session before awaiting it and
         # show history that arrives meanwhile; history after the response is shown late or lost.
         updates = SessionUpdates(self.context.peer, session.id)
         compaction = shows_compactions(self.context.client_capabilities)
         for update in replay_updates(session.log.records, compaction=compaction):
             await updates.send(update)
+        self._tell_after(request, session)
         return LoadSessionResponse(
-            modes=mode_state(session.policy.mode), config_options=self.config.options_for(session)
+            modes=self.config.mode_state(session), config_options=self.config.options_for(session)
         )
 
     async def resume_session(
         self, request: IncomingRequest, params: msgspec.Raw | None
     ) -> ResumeSessionResponse:
+        await probe_sandbox(self.context)
         session = self._reopen(decode_params(params, ResumeSessionRequest))
-        self._tell_refused_mode(request, session)
+        self._tell_after(request, session)
         return ResumeSessionResponse(
-            modes=mode_state(session.policy.mode), config_options=self.config.options_for(session)
+            modes=self.config.mode_state(session), config_options=self.config.options_for(session)
         )
+
+    def _tell_after(self, request: IncomingRequest, session: AcpSession) -> None:
+        """After the response: why sandboxed mode is not offered or not restored, if so. A
+        session whose journaled mode was not restored also gets its current mode announced,
+        after the replayed history whose old switch it supersedes."""
+        fallback, session.mode_fallback = session.mode_fallback, None
+
+        async def tell() -> None:
+            if fallback is not None:
+                await self.config.announce_mode(session)
+            await tell_about_sandbox(self.context, session.id, fallback)
+
+        request.after_response.append(tell)
 
     async def list_sessions(
         self, request: IncomingRequest, params: msgspec.Raw | None
@@ -256,19 +274,6 @@ class SessionMethods:
         except JournalLocked as exc:
             raise RpcError(errors.RESOURCE_NOT_FOUND, "Session is in use", str(exc)) from None
         return DeleteSessionResponse()
-
-    def _tell_refused_mode(self, request: IncomingRequest, session: AcpSession) -> None:
-        """After the response (the client knows the session then), announce the mode a
-        refused restore fell back to. The answer's `modes` already says it; the update tells a
-        client that follows updates, and comes after the replayed history's old mode."""
-        if session.refused_mode is None:
-            return
-        session.refused_mode = None
-
-        async def announce() -> None:
-            await self.config.announce_mode(session)
-
-        request.after_response.append(announce)
 
     def _reopen(self, reopen: LoadSessionRequest | ResumeSessionRequest) -> AcpSession:
         """The active session, or the one its journal holds, wired again."""

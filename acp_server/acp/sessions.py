@@ -28,8 +28,9 @@ class AcpSession:
     mcp_servers: list[Any] = field(default_factory=list)
     title: str | None = None
     model: SwitchableModel | None = None
-    refused_mode: str | None = None
-    """Why the mode in the session's journal was not restored, until the client is told."""
+    mode_fallback: str | None = None
+    """Why the session is not in the mode it was to start in (sandboxed mode unavailable
+    here); the client is told once the session exists."""
 
     @property
     def agent(self) -> Agent | None:
