@@ -197,6 +197,10 @@ class SessionConfig:
             raise RpcError(errors.INVALID_PARAMS, "Invalid params", str(exc)) from None
         session.policy.mode = checked
         session.log.append(rec.ModeChange(mode=checked, at=rec.utc_now()))
+        await self.announce_mode(session)
+
+    async def announce_mode(self, session: AcpSession) -> None:
+        """Tell the client the session's current mode, as an update and as its config option."""
         updates = SessionUpdates(self._context.peer, session.id)
-        await updates.send(CurrentModeUpdate(current_mode_id=checked))
+        await updates.send(CurrentModeUpdate(current_mode_id=session.policy.mode))
         await updates.send(ConfigOptionUpdate(config_options=self.options_for(session)))

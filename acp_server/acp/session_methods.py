@@ -6,6 +6,7 @@ A session's title comes from its first prompt; `session/list` pages with an opaq
 from __future__ import annotations
 
 import base64
+import contextlib
 import logging
 import os
 from collections.abc import Iterator, Sequence
@@ -33,9 +34,11 @@ from acp_server.ids import new_session_id
 from acp_server.rpc.handlers import RpcError, decode_params
 from acp_server.rpc.peer import IncomingRequest
 from acp_server.session import records as rec
+from acp_server.session.journal import Journal
 from acp_server.session.journal_format import (
     JournalCorrupt,
     JournalError,
+    JournalExists,
     JournalHeader,
     JournalLocked,
     JournalNotFound,
@@ -57,14 +60,34 @@ TITLE_LENGTH = 60
 
 
 def derive_title(text: str | None) -> str | None:
-    """A session title from its first prompt: the first non-blank line, shortened."""
+    """A session title from its first prompt: the first non-blank line, shortened.
+
+    Reads only as much of the text as the title needs: a 50 MB one-line prompt costs what a
+    short one does (splitting it whole took seconds on every load).
+    """
     if not text:
         return None
-    for line in text.splitlines():
-        words = " ".join(line.split())
+    start = 0
+    while start < len(text):
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end
+        words = _leading_words(text, start, end)
         if words:
             return words if len(words) <= TITLE_LENGTH else words[: TITLE_LENGTH - 1] + "\u2026"
+        start = end + 1
     return None
+
+
+def _leading_words(text: str, start: int, end: int) -> str:
+    """The words of `text[start:end]` joined by single spaces, cut once longer than the title:
+    reads a growing window, so only the beginning of a long line is looked at."""
+    window = TITLE_LENGTH * 4
+    while True:
+        stop = min(end, start + window)
+        words = " ".join(text[start:stop].split())
+        if stop == end or len(words) > TITLE_LENGTH:
+            return words  # a word cut at `stop` lies beyond the title's length
+        window *= 4
 
 
 def first_prompt_text(records: Sequence[rec.Record]) -> str | None:
@@ -91,30 +114,21 @@ class SessionMethods:
         extra_roots = list(new.additional_directories or [])
         for path in extra_roots:
             _require_absolute("additionalDirectories", path)
-        ids = self.context.options.ids
-        session_id = new_session_id(ids)
-        while ids is not None and self.wiring.store.exists(session_id):
-            # Deterministic ids restart at sess_0001 in every process; skip the journals an
-            # earlier process left in this data directory.
-            session_id = new_session_id(ids)
-        header = JournalHeader(
-            session_id=session_id,
-            cwd=new.cwd,
-            created_at=rec.utc_now(),
-            additional_directories=extra_roots,
-        )
+        journal = self._create_journal(new.cwd, extra_roots)
+        session_id = journal.session_id
         try:
-            journal = self.wiring.store.create(header)
-        except (JournalError, OSError) as exc:
-            raise RpcError(
-                errors.INTERNAL_ERROR,
-                f"cannot create the session journal under {self.wiring.store.sessions_dir}: {exc}"
-                " (check that --data-dir is writable)",
-            ) from None
-        await probe_sandbox(self.context)
-        session = self.wiring.start(
-            session_id, new.cwd, extra_roots, list(new.mcp_servers), [], journal
-        )
+            await probe_sandbox(self.context)
+            session = self.wiring.start(
+                session_id, new.cwd, extra_roots, list(new.mcp_servers), [], journal
+            )
+        except BaseException:
+            # A session that failed to start leaves nothing behind: no journal holding its
+            # lock (an undeletable ghost), no open descriptor.
+            with contextlib.suppress(JournalError, OSError):
+                journal.close()
+            with contextlib.suppress(JournalError, OSError):
+                self.wiring.store.delete(session_id)
+            raise
         log.info("session %s created in %s", session_id, new.cwd)
 
         async def announce_commands() -> None:
@@ -127,6 +141,43 @@ class SessionMethods:
             modes=self.config.mode_state(session),
             config_options=self.config.options_for(session),
         )
+
+    def _create_journal(self, cwd: str, extra_roots: list[str]) -> Journal:
+        """A new session's journal under a fresh id.
+
+        Deterministic ids (`sess_0001`, ...) are a counter per process: ids an earlier process
+        left in the data directory are skipped, and if another process running at the same time
+        takes an id between the check and the create (which is atomic: a hard link), this one
+        takes the next. So ids never collide, and one process alone on a data directory still
+        numbers its sessions reproducibly.
+        """
+        ids = self.context.options.ids
+        store = self.wiring.store
+        session_id = new_session_id(ids)
+        while True:
+            while ids is not None and store.exists(session_id):
+                session_id = new_session_id(ids)
+            header = JournalHeader(
+                session_id=session_id,
+                cwd=cwd,
+                created_at=rec.utc_now(),
+                additional_directories=extra_roots,
+            )
+            try:
+                return store.create(header)
+            except JournalExists:
+                if ids is None:
+                    raise RpcError(
+                        errors.INTERNAL_ERROR,
+                        f"session id {session_id} is already taken under {store.sessions_dir}",
+                    ) from None
+                session_id = new_session_id(ids)
+            except (JournalError, OSError) as exc:
+                raise RpcError(
+                    errors.INTERNAL_ERROR,
+                    f"cannot create the session journal under {store.sessions_dir}: {exc}"
+                    " (check that --data-dir is writable)",
+                ) from None
 
     async def load_session(
         self, request: IncomingRequest, params: msgspec.Raw | None
@@ -155,10 +206,14 @@ class SessionMethods:
         )
 
     def _tell_after(self, request: IncomingRequest, session: AcpSession) -> None:
-        """After the response: why sandboxed mode is not offered or not restored, if so."""
+        """After the response: why sandboxed mode is not offered or not restored, if so. A
+        session whose journaled mode was not restored also gets its current mode announced,
+        after the replayed history whose old switch it supersedes."""
         fallback, session.mode_fallback = session.mode_fallback, None
 
         async def tell() -> None:
+            if fallback is not None:
+                await self.config.announce_mode(session)
             await tell_about_sandbox(self.context, session.id, fallback)
 
         request.after_response.append(tell)
@@ -271,6 +326,11 @@ def _record_ids(records: Sequence[rec.Record]) -> Iterator[str]:
 
 
 def _require_absolute(field: str, path: str) -> None:
+    if "\x00" in path:
+        # No file system takes one; caught here, before anything is created for the session.
+        raise RpcError(
+            errors.INVALID_PARAMS, "Invalid params", f"{field} contains a NUL byte: {path!r}"
+        )
     if not os.path.isabs(path):
         raise RpcError(
             errors.INVALID_PARAMS, "Invalid params", f"{field} must be an absolute path: {path!r}"

@@ -40,7 +40,7 @@ from acp_server.tools.builtin import builtin_tools
 from acp_server.tools.command_sandbox import CommandSandbox
 from acp_server.tools.local_commands import LocalCommands
 from acp_server.tools.local_files import LocalFiles
-from acp_server.tools.permissions import MODE_IDS, Mode, PermissionPolicy
+from acp_server.tools.permissions import MODE_IDS, Mode, ModeRefused, PermissionPolicy, check_mode
 from acp_server.tools.text_window import TextWindow
 from acp_server.tools.workspace import CommandRunner, FileAccess, Sandbox
 
@@ -211,7 +211,8 @@ class SessionWiring:
         """The session's tools, reaching files and commands through the client when it offers
         them (unsaved buffers, live terminals), else locally; its permission policy with the
         mode and "always" answers restored from its records; and why the mode fell back to
-        `default`, if it did (sandboxed mode where the command sandbox cannot run)."""
+        `default`, if it did (sandboxed mode where the command sandbox cannot run, or a mode
+        this process refuses, such as bypass as root outside a sandbox)."""
         peer = self._context.peer
         caps = self._context.client_capabilities
         sandbox = Sandbox(cwd, extra_roots)
@@ -247,6 +248,17 @@ class SessionWiring:
                 + self._context.sandbox_missing
             )
             mode = "default"
+        else:
+            # A restored mode passes the same check as `session/set_mode`: a journal written
+            # where bypass was allowed (a sandbox) must not bring it back where it is not (root
+            # outside one).
+            try:
+                mode = check_mode(mode)
+            except ModeRefused as exc:
+                fallback = (
+                    f"the session's mode {mode} was not restored, so it runs in default mode: {exc}"
+                )
+                mode = "default"
 
         def remember(kind: ToolKind, allow: bool) -> None:
             session_log.append(
