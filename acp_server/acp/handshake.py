@@ -59,11 +59,15 @@ AGENT_CAPABILITIES = AgentCapabilities(
 CONFIGURE_MODEL = "configure-model"
 
 NO_MODEL_MESSAGE = (
-    "No model is configured. Start acp-server with --model SPEC, set ACP_SERVER_MODEL=SPEC, or "
-    "set default_model in $XDG_CONFIG_HOME/acp-server/config.toml. SPEC is openai:MODEL "
-    "(OPENAI_API_KEY, OPENAI_BASE_URL for local servers), anthropic:MODEL (ANTHROPIC_API_KEY), "
-    "script:PATH or echo."
+    "No model is configured. Add --model SPEC to the agent's args, or ACP_SERVER_MODEL=SPEC to "
+    "its env, in your client's agent settings (or default_model in "
+    "~/.config/acp-server/config.toml). SPEC is openai:MODEL with the key in OPENAI_API_KEY "
+    "(OPENAI_BASE_URL=http://127.0.0.1:8080/v1 for a local llama.cpp server), "
+    "anthropic:MODEL with the key in ANTHROPIC_API_KEY, or echo to try the protocol. "
+    "See docs/editors.md."
 )
+"""Said where users look: the prompt error's `message` (clients show it, not `data`) and the
+auth method's description."""
 
 
 class Handshake:

@@ -43,7 +43,7 @@ from acp_server.session.journal_format import (
 )
 
 from .context import BridgeContext, session_not_found
-from .modes import COMMANDS, SessionConfig, mode_state
+from .modes import SessionConfig, available_commands, mode_state
 from .replay import replay_updates
 from .sessions import AcpSession
 from .updates import SessionUpdates
@@ -114,11 +114,7 @@ class SessionMethods:
             session_id, new.cwd, extra_roots, list(new.mcp_servers), [], journal
         )
         log.info("session %s created in %s", session_id, new.cwd)
-
-        async def announce_commands() -> None:
-            await SessionUpdates(self.context.peer, session_id).send(COMMANDS)
-
-        request.after_response.append(announce_commands)
+        self._announce_commands(request, session_id)
         return NewSessionResponse(
             session_id=session_id,
             modes=mode_state(session.policy.mode),
@@ -134,6 +130,7 @@ class SessionMethods:
         updates = SessionUpdates(self.context.peer, session.id)
         for update in replay_updates(session.log.records):
             await updates.send(update)
+        self._announce_commands(request, session.id)
         return LoadSessionResponse(
             modes=mode_state(session.policy.mode), config_options=self.config.options_for(session)
         )
@@ -142,6 +139,7 @@ class SessionMethods:
         self, request: IncomingRequest, params: msgspec.Raw | None
     ) -> ResumeSessionResponse:
         session = self._reopen(decode_params(params, ResumeSessionRequest))
+        self._announce_commands(request, session.id)
         return ResumeSessionResponse(
             modes=mode_state(session.policy.mode), config_options=self.config.options_for(session)
         )
@@ -202,6 +200,16 @@ class SessionMethods:
         except JournalLocked as exc:
             raise RpcError(errors.RESOURCE_NOT_FOUND, "Session is in use", str(exc)) from None
         return DeleteSessionResponse()
+
+    def _announce_commands(self, request: IncomingRequest, session_id: str) -> None:
+        """Send the session's slash commands once the response that opened it is out: every
+        opened session (new, load, resume, fork), since clients keep the list per session."""
+        commands = available_commands(self.context.options.offered_models)
+
+        async def announce() -> None:
+            await SessionUpdates(self.context.peer, session_id).send(commands)
+
+        request.after_response.append(announce)
 
     def _reopen(self, reopen: LoadSessionRequest | ResumeSessionRequest) -> AcpSession:
         """The active session, or the one its journal holds, wired again."""

@@ -82,8 +82,9 @@ async def test_prompt_without_a_model_says_how_to_configure_one(tmp_path: Path) 
         session = await conn.new_session(cwd=str(tmp_path), mcp_servers=[])
         with pytest.raises(RequestError) as caught:
             await conn.prompt(session_id=session.session_id, prompt=[])
+    # Clients show the error's message, not its data: the how-to is in the message.
     assert caught.value.code == -32000
-    assert "--model" in str(caught.value.data)
+    assert "--model" in str(caught.value) and "ACP_SERVER_MODEL" in str(caught.value)
 
 
 async def test_every_frame_of_a_session_is_schema_valid(tmp_path: Path) -> None:
@@ -97,7 +98,7 @@ async def test_every_frame_of_a_session_is_schema_valid(tmp_path: Path) -> None:
     assert [("result" in f) for f in frames.received] == [True, True, False]
     update = frames.received[2]["params"]["update"]
     assert update["sessionUpdate"] == "available_commands_update"
-    assert [c["name"] for c in update["availableCommands"]] == ["mode"]
+    assert [c["name"] for c in update["availableCommands"]] == ["mode"]  # no model: no /model
 
 
 async def test_with_a_model_no_authentication_is_advertised() -> None:
