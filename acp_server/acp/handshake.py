@@ -25,6 +25,7 @@ from acp_protocol.initialize import (
     SessionCapabilities,
     SessionCloseCapabilities,
     SessionDeleteCapabilities,
+    SessionForkCapabilities,
     SessionListCapabilities,
     SessionResumeCapabilities,
 )
@@ -52,6 +53,7 @@ AGENT_CAPABILITIES = AgentCapabilities(
         resume=SessionResumeCapabilities(),
         close=SessionCloseCapabilities(),
         delete=SessionDeleteCapabilities(),
+        fork=SessionForkCapabilities(),
     ),
 )
 """Exactly what works in this build."""

@@ -1,4 +1,5 @@
-"""The session methods over the journal: new, load (with replay), resume, list, close, delete.
+"""The session methods over the journal: new, load (with replay), resume, fork, list, close,
+delete.
 
 A session's title comes from its first prompt; `session/list` pages with an opaque cursor.
 """
@@ -6,6 +7,7 @@ A session's title comes from its first prompt; `session/list` pages with an opaq
 from __future__ import annotations
 
 import base64
+import contextlib
 import logging
 import os
 from collections.abc import Iterator, Sequence
@@ -19,6 +21,8 @@ from acp_protocol.session import (
     CloseSessionResponse,
     DeleteSessionRequest,
     DeleteSessionResponse,
+    ForkSessionRequest,
+    ForkSessionResponse,
     ListSessionsRequest,
     ListSessionsResponse,
     LoadSessionRequest,
@@ -33,6 +37,8 @@ from acp_server.ids import new_session_id
 from acp_server.rpc.handlers import RpcError, decode_params
 from acp_server.rpc.peer import IncomingRequest
 from acp_server.session import records as rec
+from acp_server.session.fork import fork_point
+from acp_server.session.journal import Journal
 from acp_server.session.journal_format import (
     JournalCorrupt,
     JournalError,
@@ -90,26 +96,7 @@ class SessionMethods:
         extra_roots = list(new.additional_directories or [])
         for path in extra_roots:
             _require_absolute("additionalDirectories", path)
-        ids = self.context.options.ids
-        session_id = new_session_id(ids)
-        while ids is not None and self.wiring.store.exists(session_id):
-            # Deterministic ids restart at sess_0001 in every process; skip the journals an
-            # earlier process left in this data directory.
-            session_id = new_session_id(ids)
-        header = JournalHeader(
-            session_id=session_id,
-            cwd=new.cwd,
-            created_at=rec.utc_now(),
-            additional_directories=extra_roots,
-        )
-        try:
-            journal = self.wiring.store.create(header)
-        except (JournalError, OSError) as exc:
-            raise RpcError(
-                errors.INTERNAL_ERROR,
-                f"cannot create the session journal under {self.wiring.store.sessions_dir}: {exc}"
-                " (check that --data-dir is writable)",
-            ) from None
+        session_id, journal = self._create_journal(new.cwd, extra_roots)
         session = self.wiring.start(
             session_id, new.cwd, extra_roots, list(new.mcp_servers), [], journal
         )
@@ -200,6 +187,102 @@ class SessionMethods:
         except JournalLocked as exc:
             raise RpcError(errors.RESOURCE_NOT_FOUND, "Session is in use", str(exc)) from None
         return DeleteSessionResponse()
+
+    async def fork_session(
+        self, request: IncomingRequest, params: msgspec.Raw | None
+    ) -> ForkSessionResponse:
+        """A new session from an existing one's history up to its last ended turn, journaled
+        with its origin (see docs/rfc/implemented/feature/2026-12-01-session-fork.md)."""
+        fork = decode_params(params, ForkSessionRequest)
+        _require_absolute("cwd", fork.cwd)
+        extra_roots = list(fork.additional_directories or [])
+        for path in extra_roots:
+            _require_absolute("additionalDirectories", path)
+        point = fork_point(self._source_records(fork.session_id))
+        session_id, journal = self._create_journal(
+            fork.cwd, extra_roots, forked_from=fork.session_id, forked_at_turn=point.turn_id
+        )
+        try:
+            for record in point.records:
+                journal.append(record)
+            journal.sync()
+        except (JournalError, OSError) as exc:
+            with contextlib.suppress(JournalError, OSError):
+                journal.close()
+                self.wiring.store.delete(session_id)  # a fork is whole or absent
+            raise RpcError(
+                errors.INTERNAL_ERROR, f"cannot write the forked session's journal: {exc}"
+            ) from None
+        session = self.wiring.start(
+            session_id, fork.cwd, extra_roots, list(fork.mcp_servers or []), point.records, journal
+        )
+        session.title = derive_title(first_prompt_text(point.records))
+        log.info("session %s forked from %s at %s", session_id, fork.session_id, point.turn_id)
+        self._announce_commands(request, session_id)
+        return ForkSessionResponse(
+            session_id=session_id,
+            modes=mode_state(session.policy.mode),
+            config_options=self.config.options_for(session),
+        )
+
+    def _source_records(self, session_id: str) -> list[rec.Record]:
+        """The records of the session to fork: the active one's, or its journal's (opened,
+        repaired and closed again)."""
+        active = self.context.sessions.get(session_id)
+        if active is not None:
+            return list(active.log.records)
+        if not is_session_id(session_id):
+            raise session_not_found(session_id)
+        try:
+            loaded = self.wiring.store.open(session_id)
+        except JournalNotFound:
+            raise session_not_found(session_id) from None
+        except JournalLocked as exc:
+            raise RpcError(errors.RESOURCE_NOT_FOUND, "Session is in use", str(exc)) from None
+        except JournalError as exc:
+            raise RpcError(
+                errors.RESOURCE_NOT_FOUND, "Session cannot be forked", str(exc)
+            ) from None
+        try:
+            loaded.journal.close()
+        except JournalError as exc:
+            log.warning("closing the journal of %s after reading it failed: %s", session_id, exc)
+        ids = self.context.options.ids
+        if ids is not None:
+            ids.reserve(_record_ids(loaded.records))
+        return loaded.records
+
+    def _create_journal(
+        self,
+        cwd: str,
+        extra_roots: list[str],
+        *,
+        forked_from: str | None = None,
+        forked_at_turn: str | None = None,
+    ) -> tuple[str, Journal]:
+        """A new session id and its journal, created with its header."""
+        ids = self.context.options.ids
+        session_id = new_session_id(ids)
+        while ids is not None and self.wiring.store.exists(session_id):
+            # Deterministic ids restart at sess_0001 in every process; skip the journals an
+            # earlier process left in this data directory.
+            session_id = new_session_id(ids)
+        header = JournalHeader(
+            session_id=session_id,
+            cwd=cwd,
+            created_at=rec.utc_now(),
+            additional_directories=extra_roots,
+            forked_from=forked_from,
+            forked_at_turn=forked_at_turn,
+        )
+        try:
+            return session_id, self.wiring.store.create(header)
+        except (JournalError, OSError) as exc:
+            raise RpcError(
+                errors.INTERNAL_ERROR,
+                f"cannot create the session journal under {self.wiring.store.sessions_dir}: {exc}"
+                " (check that --data-dir is writable)",
+            ) from None
 
     def _announce_commands(self, request: IncomingRequest, session_id: str) -> None:
         """Send the session's slash commands once the response that opened it is out: every

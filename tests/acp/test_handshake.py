@@ -28,7 +28,13 @@ async def test_initialize_answers_version_1_and_describes_the_agent() -> None:
     # Exactly what works is advertised.
     raw = frames.received[0]["result"]["agentCapabilities"]
     assert raw["loadSession"] is True
-    assert raw["sessionCapabilities"] == {"list": {}, "resume": {}, "close": {}, "delete": {}}
+    assert raw["sessionCapabilities"] == {
+        "list": {},
+        "resume": {},
+        "close": {},
+        "delete": {},
+        "fork": {},  # unstable schema's session/fork
+    }
     assert raw["promptCapabilities"] == {"image": True, "embeddedContext": True}
     assert raw["mcpCapabilities"] == {"http": True}  # stdio always; streamable HTTP tested
     # No model configured: the one auth method says how to configure one.
