@@ -150,6 +150,7 @@ def main(argv: list[str] | None = None) -> int:
             model_spec=spec,
             offered_models=offered,
             load_model=functools.partial(load_model, settings=settings),
+            agent_settings=settings.agent,
             mode=mode,
             ids=ids,
             child_environment=child_environment,

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from acp_server.models.config import AgentSettings
 from acp_server.rpc.framing import DEFAULT_MAX_LINE_BYTES
 from acp_server.tools.budget import ToolBudget
 
@@ -35,6 +36,8 @@ class ServerOptions:
     None: random ids."""
     tool_budget: ToolBudget = field(default_factory=ToolBudget)
     """`[tools]` of the config file: how much of a tool's result reaches the model."""
+    agent_settings: AgentSettings = field(default_factory=AgentSettings)
+    """The config file's step limit, compaction threshold and repeated-call limit."""
     instruction_files: InstructionFiles | None = None
     """`[instructions]` of the config file; None: the defaults (AGENTS.md, 32 KiB)."""
     today: Callable[[], str] | None = None

@@ -107,10 +107,19 @@ class PromptMethods:
         await self._announce_title(session, text)
         result = await ticket.wait()
         usage = agent.last_usage
-        if usage is not None and usage.context_window:
+        if usage is not None:
+            # The schema has no place for cache reads: they go to the log.
+            log.info(
+                "session %s: %d input tokens (%d read from cache), %d output tokens",
+                session.id,
+                usage.input_tokens,
+                usage.cache_read_tokens,
+                usage.output_tokens,
+            )
             await SessionUpdates(self.context.peer, session.id).send(
                 UsageUpdate(
-                    used=usage.input_tokens + usage.output_tokens, size=usage.context_window
+                    used=usage.input_tokens + usage.output_tokens,
+                    size=agent.context_budget.window,
                 )
             )
         return PromptResponse(stop_reason=stop_reason_for(result))

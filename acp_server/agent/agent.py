@@ -15,6 +15,7 @@ from anyio.abc import TaskGroup
 from acp_server.cancellation import CancelCause, UserCancel
 from acp_server.ids import IdFactory, random_ids
 from acp_server.models.base import Usage
+from acp_server.models.budget import ContextBudget
 from acp_server.session.log import SessionLog
 from acp_server.session.records import Part
 from acp_server.tools.base import Tool
@@ -110,6 +111,11 @@ class Agent:
     def last_usage(self) -> Usage | None:
         """Token usage reported by the model for the latest step, if any."""
         return self._loop.last_usage
+
+    @property
+    def context_budget(self) -> ContextBudget:
+        """The model's context window and the size estimates of this agent's requests."""
+        return self._loop.budget
 
 
 class AgentHandle:

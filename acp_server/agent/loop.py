@@ -29,6 +29,7 @@ from acp_server.cancellation import (
 )
 from acp_server.ids import IdFactory
 from acp_server.models.base import (
+    ContextWindowExceeded,
     ConversationItem,
     Finish,
     ModelError,
@@ -41,12 +42,19 @@ from acp_server.models.base import (
     ToolSpec,
     Usage,
 )
+from acp_server.models.budget import ContextBudget
+from acp_server.models.config import (
+    DEFAULT_MAX_REPEATED_CALLS,
+    DEFAULT_MAX_STEPS,
+    DEFAULT_THRESHOLD,
+)
 from acp_server.redaction import redact
 from acp_server.session import records as rec
 from acp_server.session.log import SessionLog
 from acp_server.tools.base import CallAwareTool, PlanItem, Tool, ToolOutput
 from acp_server.tools.budget import ToolBudget, cap_output
 
+from .call_checks import RepeatedCalls, call_problem
 from .conversation import Conversation
 from .events import (
     AgentEvent,
@@ -76,9 +84,13 @@ class AgentConfig:
     model: ModelProvider
     tools: Sequence[Tool] = ()
     system_prompt: str = DEFAULT_SYSTEM_PROMPT
-    max_steps: int = 25
+    max_steps: int = DEFAULT_MAX_STEPS
     max_result_bytes: int = ToolBudget().max_result_bytes
     """Every tool result is cut to this before the model (or the journal) sees it."""
+    context_threshold: float = DEFAULT_THRESHOLD
+    """Fraction of the context window above which a request should be compacted first."""
+    max_repeats: int = DEFAULT_MAX_REPEATED_CALLS
+    """Repeats of one call with one result a turn may make before it ends."""
 
 
 class AgentLoop:
@@ -103,6 +115,7 @@ class AgentLoop:
         self.status: Status = "idle"
         self.disposing = False
         self.last_usage: Usage | None = None
+        self.budget = ContextBudget(config.context_threshold)
         self.sinks: list[EventSink] = []
         self.status_listeners: list[Callable[[Status], None]] = []
         self.cancel_listeners: list[Callable[[CancelCause], None]] = []
@@ -346,6 +359,7 @@ class AgentLoop:
 
     async def _run_steps(self, turn_id: str, signal: TurnSignal) -> rec.Outcome:
         step = 0
+        repeats = RepeatedCalls(self.config.max_repeats)
         while True:
             signal.raise_if_aborted()  # work that returned normally after a cancel owes no step
             if step >= self.config.max_steps:
@@ -373,8 +387,15 @@ class AgentLoop:
             for configure in self.seams.request_config:
                 request = await configure(request, signal)
                 signal.raise_if_aborted()
+            await self.budget.resolve(self.config.model, signal)
             self.session.append(rec.StepStart(turn_id=turn_id, step=step, at=rec.utc_now()))
-            text, calls, finish = await self._stream_step(turn_id, request, signal)
+            reported = self.last_usage
+            try:
+                text, calls, finish = await self._stream_step(turn_id, request, signal)
+            except ContextWindowExceeded as exc:
+                raise exc.completed(self.budget.estimate(request), self.budget.window) from None
+            if self.last_usage is not None and self.last_usage is not reported:
+                self.budget.record_usage(request, self.last_usage)
             result = StepResult(turn_id, step, text, calls, finish)
             for observe in self.seams.step_result:
                 await observe(result, signal)
@@ -383,8 +404,11 @@ class AgentLoop:
                 self._end_step(turn_id, step, finish)
                 return rec.MaxTokens() if finish == "max_tokens" else rec.Refusal()
             if calls:
-                await self._run_tools(turn_id, calls, signal)
+                await self._run_tools(turn_id, calls, signal, repeats)
             self._end_step(turn_id, step, finish)
+            if repeats.stop_message is not None:
+                await self._say(turn_id, repeats.stop_message)
+                return rec.Completed()
             if calls or self.inbox.steering:
                 continue
             progress = TurnProgress(turn_id, step, text)
@@ -450,7 +474,11 @@ class AgentLoop:
         return text, calls, finish
 
     async def _run_tools(
-        self, turn_id: str, calls: list[ToolCallRequest], signal: TurnSignal
+        self,
+        turn_id: str,
+        calls: list[ToolCallRequest],
+        signal: TurnSignal,
+        repeats: RepeatedCalls,
     ) -> None:
         for call in calls:
             signal.raise_if_aborted()  # calls not started get balanced results at turn end
@@ -466,20 +494,19 @@ class AgentLoop:
             )
             await self._emit(shown)
             started = False
+            problem = call_problem(call, self._tools)
             try:
                 signal.raise_if_aborted()  # a cancel may have arrived while sinks heard of it
-                for approve in self.seams.approval:
-                    denial = await approve(call, signal)
-                    signal.raise_if_aborted()
-                    if denial is not None:
-                        output = ToolOutput(f"denied: {denial.reason}", failed=True)
-                        break
+                if problem is not None or tool is None:
+                    # Told to the model, which may retry; nobody is asked to approve it.
+                    output = ToolOutput(problem or f"unknown tool {call.name!r}", failed=True)
                 else:
-                    if tool is None:
-                        known = ", ".join(sorted(self._tools)) or "none"
-                        output = ToolOutput(
-                            f"unknown tool {call.name!r}; available tools: {known}", failed=True
-                        )
+                    for approve in self.seams.approval:
+                        denial = await approve(call, signal)
+                        signal.raise_if_aborted()
+                        if denial is not None:
+                            output = ToolOutput(f"denied: {denial.reason}", failed=True)
+                            break
                     else:
                         await self._emit(ToolCallProgress(turn_id, call.call_id, "in_progress"))
                         signal.raise_if_aborted()
@@ -493,6 +520,9 @@ class AgentLoop:
                 )
                 await self._emit(ToolCallProgress(turn_id, call.call_id, "failed", "cancelled"))
                 raise
+            output = repeats.check(call, output)
+            # A denial's reason (a hook's) or the list of unknown tools is capped too.
+            output = cap_output(output, self.config.max_result_bytes)
             self._tool_result(shown, output, synthetic=None)
             if output.plan is not None:
                 await self._replace_plan(turn_id, output.plan)
@@ -560,6 +590,20 @@ class AgentLoop:
                 status="failed" if output.failed else "completed",
                 output=output.text,
                 synthetic=synthetic,
+                at=rec.utc_now(),
+            )
+        )
+
+    async def _say(self, turn_id: str, text: str) -> None:
+        """An agent message of the loop's own (not the model's), shown and recorded."""
+        message_id = self._ids("msg")
+        await self._emit(MessageChunk(turn_id, message_id, text))
+        self.session.append(
+            rec.AssistantMessage(
+                turn_id=turn_id,
+                message_id=message_id,
+                parts=[rec.TextPart(text=text)],
+                tool_calls=[],
                 at=rec.utc_now(),
             )
         )

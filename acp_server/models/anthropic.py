@@ -12,6 +12,16 @@
   `ModelError` with its type and message.
 - `stop_reason`: end_turn and stop_sequence -> stop, tool_use -> tool_calls, max_tokens ->
   max_tokens, refusal -> refusal, anything else (pause_turn, ...) -> stop.
+- Tool calls are emitted at the end of the message. Arguments that are not a JSON object
+  make a call with `arguments_error` (the loop answers it to the model); when the output limit
+  cut the message, such a call was unfinished and is left out.
+- Prompt caching: the last tool, the system prompt and the last block of the latest message
+  are marked `cache_control: {"type": "ephemeral"}` (three of the four breakpoints the API
+  allows), so each request reads the previous one's prefix from the cache; `Usage` counts
+  `cache_read_input_tokens` as `cache_read_tokens`.
+
+Over 400 lines: the request builder and the event parser of one API are read and changed
+together.
 """
 
 from __future__ import annotations
@@ -46,6 +56,8 @@ from acp_server.models.http import (
     incomplete_stream,
     malformed_chunk,
 )
+from acp_server.models.overflow import overflow_from_error
+from acp_server.models.window import DEFAULT_WINDOWS, ContextWindow
 
 __all__ = [
     "ANTHROPIC_VERSION",
@@ -60,6 +72,9 @@ ANTHROPIC_VERSION = "2023-06-01"
 DEFAULT_MAX_TOKENS = 8192
 
 _T = TypeVar("_T")
+
+_EPHEMERAL = {"type": "ephemeral"}
+"""A prompt-cache breakpoint: the prefix up to the marked block is cached for a few minutes."""
 
 _STOP: dict[str, FinishReason] = {
     "end_turn": "stop",
@@ -120,6 +135,8 @@ def request_body(
                     source = {"type": "base64", "media_type": part.mime_type, "data": part.data}
                     blocks.append({"type": "image", "source": source})
             add("user", blocks)
+    if messages:
+        messages[-1]["content"][-1] = {**messages[-1]["content"][-1], "cache_control": _EPHEMERAL}
     body: dict[str, Any] = {
         "model": model,
         "max_tokens": request.max_output_tokens or default_max_tokens,
@@ -127,12 +144,16 @@ def request_body(
         "stream": True,
     }
     if request.system_prompt:
-        body["system"] = request.system_prompt
+        body["system"] = [
+            {"type": "text", "text": request.system_prompt, "cache_control": _EPHEMERAL}
+        ]
     if request.tools:
-        body["tools"] = [
+        tools: list[dict[str, Any]] = [
             {"name": tool.name, "description": tool.description, "input_schema": tool.parameters}
             for tool in request.tools
         ]
+        tools[-1]["cache_control"] = _EPHEMERAL
+        body["tools"] = tools
     return body
 
 
@@ -260,6 +281,16 @@ class AnthropicProvider:
         """Close the HTTP client; the provider stays usable (a new one opens on demand)."""
         await self._http.aclose()
 
+    async def context_window(self, signal: TurnSignal) -> ContextWindow:
+        """The configured window, else the default for Claude models (the API has no way to
+        ask)."""
+        configured = self._http.options.context_window
+        if configured is not None:
+            return ContextWindow(configured, "config", "context_window in the config file")
+        return ContextWindow(
+            DEFAULT_WINDOWS["anthropic"], "default", "default for Anthropic models"
+        )
+
     async def stream(
         self, request: ModelRequest, signal: TurnSignal
     ) -> AsyncGenerator[ModelEvent, None]:
@@ -274,8 +305,10 @@ class AnthropicProvider:
         headers = {"x-api-key": self._api_key, "anthropic-version": ANTHROPIC_VERSION}
         body = msgspec.json.encode(request_body(endpoint.model, request, self.default_max_tokens))
         tools: dict[int, _ToolBlock] = {}
+        finished: list[ToolCallRequest] = []
         input_tokens: int | None = None
         output_tokens: int | None = None
+        cache_read: int | None = None
         stop_reason: str | None = None
         stopped = False
         events = self._http.events("/v1/messages", headers, body, signal)
@@ -315,12 +348,13 @@ class AnthropicProvider:
                     index = _decode(endpoint, _decode_block_stop, data).index
                     tool = tools.pop(index, None)
                     if tool is not None:
-                        yield ToolCallEvent(call=_tool_call(endpoint, tool))
+                        finished.append(_tool_call(tool))
                 elif kind == "message_start":
                     usage = _decode(endpoint, _decode_start, data).message.usage
                     if usage is not None:
                         input_tokens = usage.input_total()
                         output_tokens = usage.output_tokens
+                        cache_read = usage.cache_read_input_tokens
                 elif kind == "message_delta":
                     message_delta = _decode(endpoint, _decode_message_delta, data)
                     if message_delta.delta.stop_reason is not None:
@@ -330,11 +364,18 @@ class AnthropicProvider:
                         input_tokens = usage.input_total() or input_tokens
                         if usage.output_tokens is not None:
                             output_tokens = usage.output_tokens
+                        if usage.cache_read_input_tokens is not None:
+                            cache_read = usage.cache_read_input_tokens
                 elif kind == "message_stop":
                     stopped = True
                     break
                 elif kind == "error":
                     error = _decode(endpoint, _decode_error, data).error
+                    overflow = overflow_from_error(
+                        endpoint.label, {"type": error.type, "message": error.message}
+                    )
+                    if overflow is not None:
+                        raise overflow
                     raise ModelError(
                         f"{endpoint.label}: the server reported an error mid-stream "
                         f"({error.type}): {error.message}",
@@ -343,14 +384,17 @@ class AnthropicProvider:
                 # ping and event types added later are ignored
         if not stopped and stop_reason is None:
             raise incomplete_stream(endpoint)
-        for tool in tools.values():  # a tool_use block the server never stopped
-            yield ToolCallEvent(call=_tool_call(endpoint, tool))
+        finished.extend(_tool_call(tool) for tool in tools.values())  # blocks never stopped
+        for call in finished:
+            if stop_reason == "max_tokens" and call.arguments_error is not None:
+                continue  # cut off by the output limit
+            yield ToolCallEvent(call=call)
         signal.raise_if_aborted()
         if input_tokens is not None or output_tokens is not None:
             yield Usage(
                 input_tokens=input_tokens or 0,
                 output_tokens=output_tokens or 0,
-                context_window=self._http.options.context_window,
+                cache_read_tokens=cache_read or 0,
             )
         yield Finish(reason=_STOP.get(stop_reason or "", "stop"))
 
@@ -363,24 +407,24 @@ def _decode(endpoint: Endpoint, decode: Callable[[str], _T], data: str) -> _T:
         raise malformed_chunk(endpoint, data, str(exc)) from None
 
 
-def _tool_call(endpoint: Endpoint, tool: _ToolBlock) -> ToolCallRequest:
-    """Parse the joined `partial_json` of a finished tool_use block."""
+def _tool_call(tool: _ToolBlock) -> ToolCallRequest:
+    """Parse the joined `partial_json` of a finished tool_use block; arguments that are not a
+    JSON object give a call with `arguments_error` set."""
     text = "".join(tool.parts).strip()
+    problem: str | None = None
+    arguments: Any = {}
     if not text:
         arguments = tool.initial if isinstance(tool.initial, dict) else {}
     else:
         try:
             arguments = msgspec.json.decode(text)
         except msgspec.DecodeError as exc:
-            raise ModelError(
-                f"{endpoint.label}: the arguments of tool call {tool.name!r} are not valid JSON "
-                f"({exc}): {text[:200]!r}",
-                code="bad_tool_call",
-            ) from None
-        if not isinstance(arguments, dict):
-            raise ModelError(
-                f"{endpoint.label}: the arguments of tool call {tool.name!r} are not a JSON "
-                f"object: {text[:200]!r}",
-                code="bad_tool_call",
-            )
-    return ToolCallRequest(call_id=tool.call_id, name=tool.name, arguments=arguments)
+            problem = f"the arguments are not valid JSON ({exc}): {text[:200]!r}"
+        if problem is None and not isinstance(arguments, dict):
+            problem = f"the arguments are not a JSON object: {text[:200]!r}"
+    return ToolCallRequest(
+        call_id=tool.call_id,
+        name=tool.name,
+        arguments=arguments if problem is None else {},
+        arguments_error=problem,
+    )

@@ -44,11 +44,17 @@ class ToolSpec(Struct, kw_only=True, frozen=True):
 
 
 class ToolCallRequest(Struct, kw_only=True, frozen=True):
-    """A call the model asked for; `call_id` is unique within the session."""
+    """A call the model asked for; `call_id` is unique within the session.
+
+    `arguments_error` says why the model's arguments could not be used (not JSON, not an
+    object); `arguments` is then empty and the call fails with that message, so the model can
+    correct itself.
+    """
 
     call_id: str
     name: str
     arguments: dict[str, Any]
+    arguments_error: str | None = None
 
 
 class UserTurn(Struct, kw_only=True, frozen=True, tag_field="role", tag="user"):
@@ -111,11 +117,12 @@ class ToolCallEvent(Struct, kw_only=True, frozen=True, tag_field="event", tag="t
 
 
 class Usage(Struct, kw_only=True, frozen=True, tag_field="event", tag="usage"):
-    """Token counts for this request (`context_window` when the provider knows it)."""
+    """Token counts of this request. `input_tokens` is everything the context held, cached or
+    not; `cache_read_tokens` is the part of it read from the provider's prompt cache."""
 
     input_tokens: int
     output_tokens: int
-    context_window: int | None = None
+    cache_read_tokens: int = 0
 
 
 class Finish(Struct, kw_only=True, frozen=True, tag_field="event", tag="finish"):
@@ -142,6 +149,53 @@ class ModelError(Exception):
         super().__init__(message)
         self.message = message
         self.code = code
+
+
+class ContextWindowExceeded(ModelError):
+    """The server refused the request because it does not fit the model's context window.
+
+    `request_tokens` and `window` are what is known of the sizes: the server's numbers where it
+    gave them, else (after `completed`) the agent's estimate and resolved window.
+    """
+
+    def __init__(
+        self,
+        label: str,
+        *,
+        request_tokens: int | None,
+        window: int | None,
+        server_said: str,
+        estimated: bool = False,
+    ) -> None:
+        self.label = label
+        self.request_tokens = request_tokens
+        self.window = window
+        self.server_said = server_said
+        self.estimated = estimated
+        if request_tokens is None:
+            request = "the request"
+        else:
+            request = f"a request of {'about ' if estimated else ''}{request_tokens} tokens"
+        size = f"the {window}-token context window" if window is not None else "the context window"
+        said = f' The server said: "{server_said}"' if server_said else ""
+        super().__init__(
+            f"{label}: the conversation no longer fits the model: {request} does not fit in "
+            f"{size}.{said} Start a new session, or continue with shorter requests and "
+            "attachments.",
+            code="context_window_exceeded",
+        )
+
+    def completed(self, estimate: int, window: int) -> ContextWindowExceeded:
+        """This error with the sizes the server did not give filled in from the agent's own
+        estimate and window."""
+        known = self.request_tokens is not None
+        return ContextWindowExceeded(
+            self.label,
+            request_tokens=self.request_tokens if known else estimate,
+            window=self.window if self.window is not None else window,
+            server_said=self.server_said,
+            estimated=not known,
+        )
 
 
 class ModelConfigError(Exception):

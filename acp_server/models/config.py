@@ -5,11 +5,18 @@ A missing file at the default place is the same as an empty one. Example:
 
     default_model = "openai:gpt-4o-mini"
     models = ["openai:gpt-4o-mini", "anthropic:claude-sonnet-4-5"]
+    max_steps = 200                 # model requests per turn
+    context_threshold = 0.8         # compact requests above this fraction of the window
+    max_repeated_calls = 3          # same call, same result: the turn ends after this many
 
     [providers.openai]
     base_url = "http://127.0.0.1:8080/v1"   # a local llama.cpp / vLLM / Ollama server
     api_key_env = "OPENAI_API_KEY"          # the variable the key is read from
     read_timeout = 120                      # seconds between chunks (default 60)
+    context_window = 32768                  # tokens; else asked of the server, else a default
+
+    [providers.openai.models."qwen2.5-coder-7b"]
+    context_window = 8192                   # this model only
 
     [providers.anthropic]
     api_key_env = "ANTHROPIC_API_KEY"
@@ -28,6 +35,9 @@ Which model a server uses (`choose_model_spec`): `--model` > `ACP_SERVER_MODEL` 
 the `OPENAI_BASE_URL` / `ANTHROPIC_BASE_URL` variable > `base_url` here > the public
 endpoint. The API key is read from the variable named by `api_key_env` (default
 `OPENAI_API_KEY` / `ANTHROPIC_API_KEY`); keys themselves never go in this file.
+
+Over 400 lines: one validating reader for every table of the one file, so that every message
+names the file, the line and the expected values the same way.
 """
 
 from __future__ import annotations
@@ -44,8 +54,12 @@ from acp_server.models.base import ModelConfigError
 from acp_server.tools.budget import ToolBudget
 
 __all__ = [
+    "DEFAULT_MAX_REPEATED_CALLS",
+    "DEFAULT_MAX_STEPS",
+    "DEFAULT_THRESHOLD",
     "MODEL_ENV",
     "PROVIDERS",
+    "AgentSettings",
     "InstructionFiles",
     "ModelSettings",
     "ProviderSettings",
@@ -66,6 +80,16 @@ DEFAULT_KEY_VARIABLES = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")
 
 _SPEC_PREFIXES = ("script", *PROVIDERS)
 
+DEFAULT_MAX_STEPS = 200
+"""Model requests per turn. A long agentic task (read, edit, test, fix, across many files)
+takes a hundred steps or more; the limit only stops a runaway loop, which the repeated-call
+check usually stops much earlier."""
+DEFAULT_THRESHOLD = 0.8
+"""The fraction of the context window above which a request is compacted before it is sent:
+the rest is room for the answer and for the estimate's error."""
+DEFAULT_MAX_REPEATED_CALLS = 3
+"""Repeats of one call with one result a turn may make before it ends."""
+
 
 @dataclass(frozen=True, slots=True)
 class ProviderSettings:
@@ -76,7 +100,22 @@ class ProviderSettings:
     connect_timeout: float | None = None
     read_timeout: float | None = None
     context_window: int | None = None
-    """Tokens the provider's models hold; reported to clients as `usage_update` size."""
+    """Tokens the provider's models hold (the context budget's window; `usage_update` size)."""
+    model_windows: dict[str, int] = field(default_factory=dict)
+    """`context_window` of single models (`[providers.NAME.models."MODEL"]`), by model name."""
+
+    def window_for(self, model: str) -> int | None:
+        """The configured window of `model`: its own, else the provider's, else None."""
+        return self.model_windows.get(model, self.context_window)
+
+
+@dataclass(frozen=True, slots=True)
+class AgentSettings:
+    """The file's top-level settings of every agent turn."""
+
+    max_steps: int = DEFAULT_MAX_STEPS
+    context_threshold: float = DEFAULT_THRESHOLD
+    max_repeated_calls: int = DEFAULT_MAX_REPEATED_CALLS
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +144,8 @@ class ModelSettings:
     """The file these came from, for messages; None when no file was read."""
     instructions: InstructionFiles = field(default_factory=InstructionFiles)
     """`[instructions]`: which project instruction files reach the system prompt."""
+    agent: AgentSettings = field(default_factory=AgentSettings)
+    """`max_steps`, `context_threshold`, `max_repeated_calls`."""
 
     def provider(self, name: str) -> ProviderSettings:
         """The settings of provider `name` (empty when the file has no table for it)."""
@@ -245,6 +286,7 @@ class _Reader:
         default: str | None = None
         offered: list[str] = []
         providers: dict[str, ProviderSettings] = {}
+        agent: dict[str, Any] = {}
         tools = ToolBudget()
         instructions = InstructionFiles()
         for key, value in table.items():
@@ -273,13 +315,30 @@ class _Reader:
                 tools = self.tools(value)
             elif key == "instructions":
                 instructions = self.instructions(value)
+            elif key in ("max_steps", "max_repeated_calls"):
+                agent[key] = self.positive_int(value, key)
+            elif key == "context_threshold":
+                if isinstance(value, bool) or not isinstance(value, int | float):
+                    raise self.error("`context_threshold` must be a number", key)
+                if not 0 < value <= 1:
+                    raise self.error("`context_threshold` must be above 0 and at most 1", key)
+                agent[key] = float(value)
             else:
                 raise self.error(
-                    f"unknown key `{key}`; expected default_model, models, [providers.NAME], "
-                    "[tools] or [instructions]",
+                    f"unknown key `{key}`; expected default_model, models, max_steps, "
+                    "context_threshold, max_repeated_calls, [providers.NAME], [tools] or "
+                    "[instructions]",
                     key,
                 )
-        return ModelSettings(default, offered, providers, tools, self.file, instructions)
+        return ModelSettings(
+            default, offered, providers, tools, self.file, instructions, AgentSettings(**agent)
+        )
+
+    def positive_int(self, value: Any, key: str, table: str | None = None) -> int:
+        if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+            where = f"[{table}] " if table is not None else ""
+            raise self.error(f"{where}`{key}` must be a positive integer", key, table)
+        return value
 
     def instructions(self, entry: Any) -> InstructionFiles:
         table = "instructions"
@@ -325,10 +384,14 @@ class _Reader:
             raise self.error(f"[{table}] must be a table", name, "providers")
         values: dict[str, Any] = {}
         for key, value in entry.items():
+            if key == "models":
+                values["model_windows"] = self.model_windows(table, value)
+                continue
             kind = _PROVIDER_KEYS.get(key)
             if kind is None:
                 raise self.error(
-                    f"unknown key `{key}` in [{table}]; expected {', '.join(_PROVIDER_KEYS)}",
+                    f"unknown key `{key}` in [{table}]; expected "
+                    f'{", ".join(_PROVIDER_KEYS)} or [{table}.models."MODEL"]',
                     key,
                     table,
                 )
@@ -336,8 +399,7 @@ class _Reader:
                 if not isinstance(value, str) or not value:
                     raise self.error(f"[{table}] `{key}` must be a non-empty string", key, table)
             elif kind is int:
-                if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-                    raise self.error(f"[{table}] `{key}` must be a positive integer", key, table)
+                self.positive_int(value, key, table)
             elif isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
                 raise self.error(
                     f"[{table}] `{key}` must be a positive number of seconds", key, table
@@ -346,6 +408,26 @@ class _Reader:
                 value = float(value)
             values[key] = value
         return ProviderSettings(**values)
+
+    def model_windows(self, table: str, value: Any) -> dict[str, int]:
+        """`[providers.NAME.models."MODEL"]` tables: each may set `context_window`."""
+        if not isinstance(value, dict):
+            raise self.error(f'[{table}] `models` must be tables [{table}.models."MODEL"]')
+        windows: dict[str, int] = {}
+        for model, entry in value.items():
+            inner = f"{table}.models.{model}"
+            if not isinstance(entry, dict):
+                raise self.error(f'[{table}.models."{model}"] must be a table', model)
+            for key, setting in entry.items():
+                if key != "context_window":
+                    raise self.error(
+                        f'unknown key `{key}` in [{table}.models."{model}"]; expected '
+                        "context_window",
+                        key,
+                        inner,
+                    )
+                windows[model] = self.positive_int(setting, key, inner)
+        return windows
 
     def tools(self, entry: Any) -> ToolBudget:
         if not isinstance(entry, dict):

@@ -14,7 +14,8 @@ owns everything between the provider and the network:
   honouring `retry-after` / `retry-after-ms`.
 - **Errors.** Every failure becomes a `ModelError` whose message names the provider and the
   model (`openai:gpt-4o: ...`), says what went wrong and, where one exists, the fix, with a
-  short excerpt of the server's own error message.
+  short excerpt of the server's own error message. An answer saying the request does not fit
+  the context window is the subclass `ContextWindowExceeded` (`acp_server.models.overflow`).
 
 Nothing here knows either API's event format; `openai.py` and `anthropic.py` do.
 
@@ -35,6 +36,7 @@ import msgspec
 
 from acp_server.cancellation import TurnSignal
 from acp_server.models.base import ModelError
+from acp_server.models.overflow import context_overflow
 
 if TYPE_CHECKING:
     import httpx
@@ -73,7 +75,8 @@ class HttpOptions:
     backoff: tuple[float, ...] = (0.5, 1.0, 2.0, 4.0)
     max_retry_after: float = 60.0
     context_window: int | None = None
-    """From the config file (`context_window`): the size reported with each `Usage`."""
+    """From the config file (`context_window`, per model, else per provider); None: ask the
+    server where it can say, else use the default (`acp_server.models.window`)."""
 
     def delay(self, retry: int) -> float:
         """The backoff before retry number `retry` (1-based)."""
@@ -254,7 +257,8 @@ class SseSession:
         self.options = options
         self._client: httpx.AsyncClient | None = None
 
-    def _get_client(self) -> httpx.AsyncClient:
+    def client(self) -> httpx.AsyncClient:
+        """The provider's HTTP client (created on first use)."""
         if self._client is None:
             import httpx
 
@@ -288,7 +292,7 @@ class SseSession:
         import httpx
         from httpx_sse import EventSource
 
-        client = self._get_client()
+        client = self.client()
         endpoint = self.endpoint
         url = endpoint.base_url + path
         all_headers = {
@@ -390,6 +394,9 @@ class SseSession:
         """The wait before retrying an error status, or raises its ModelError."""
         status = response.status_code
         attempt.statuses.append(status)
+        overflow = context_overflow(self.endpoint.label, status, body)
+        if overflow is not None:
+            raise overflow
         excerpt = error_excerpt(body)
         if status not in RETRY_STATUSES or attempt.number >= self.options.max_attempts:
             raise status_error(self.endpoint, status, excerpt, attempt.number)

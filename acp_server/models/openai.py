@@ -13,10 +13,14 @@ Works with the hosted API and with compatible servers (vLLM, llama.cpp's server,
 - with `stream_options.include_usage` the last chunk carries `usage`, emitted as `Usage` just
   before the single `Finish`, which follows `data: [DONE]` (or the end of the body, if the
   choice had finished).
+
+Over 400 lines: the request builder, the chunk parser and the tool-call assembly of one API
+are read and changed together.
 """
 
 from __future__ import annotations
 
+import logging
 import uuid
 from collections.abc import AsyncGenerator, Mapping
 from contextlib import aclosing
@@ -45,14 +49,19 @@ from acp_server.models.base import (
 from acp_server.models.http import (
     Endpoint,
     HttpOptions,
+    SseEvent,
     SseSession,
     incomplete_stream,
     malformed_chunk,
 )
+from acp_server.models.overflow import overflow_from_error
+from acp_server.models.window import DEFAULT_WINDOWS, ContextWindow, DiscoveredWindow
 
 __all__ = ["DEFAULT_BASE_URL", "OpenAIProvider", "request_body"]
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
+
+log = logging.getLogger(__name__)
 
 _FINISH: dict[str, FinishReason] = {
     "stop": "stop",
@@ -85,8 +94,9 @@ def _tool_output(turn: ToolResultTurn) -> str:
     return turn.output
 
 
-def request_body(model: str, request: ModelRequest) -> dict[str, Any]:
-    """The Chat Completions request for `request` (streaming, with usage)."""
+def request_body(model: str, request: ModelRequest, usage_in_stream: bool = True) -> dict[str, Any]:
+    """The Chat Completions request for `request` (streaming; asking for usage in the stream
+    unless `usage_in_stream` is False)."""
     messages: list[dict[str, Any]] = []
     if request.system_prompt:
         messages.append({"role": "system", "content": request.system_prompt})
@@ -115,12 +125,9 @@ def request_body(model: str, request: ModelRequest) -> dict[str, Any]:
             )
         else:
             messages.append({"role": "user", "content": _user_content(item.parts)})
-    body: dict[str, Any] = {
-        "model": model,
-        "messages": messages,
-        "stream": True,
-        "stream_options": {"include_usage": True},
-    }
+    body: dict[str, Any] = {"model": model, "messages": messages, "stream": True}
+    if usage_in_stream:
+        body["stream_options"] = {"include_usage": True}
     if request.tools:
         body["tools"] = [
             {
@@ -166,9 +173,23 @@ class _Choice(Struct):
     finish_reason: str | None = None
 
 
+class _PromptDetails(Struct):
+    cached_tokens: int | None = None
+
+
 class _Usage(Struct):
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
+    prompt_tokens_details: _PromptDetails | None = None
+
+
+def _usage(usage: _Usage) -> Usage:
+    details = usage.prompt_tokens_details
+    return Usage(
+        input_tokens=usage.prompt_tokens or 0,
+        output_tokens=usage.completion_tokens or 0,
+        cache_read_tokens=(details.cached_tokens or 0) if details is not None else 0,
+    )
 
 
 class _Chunk(Struct):
@@ -191,6 +212,9 @@ class _PendingCall:
 
 def _stream_error(endpoint: Endpoint, error: Any) -> ModelError:
     """An `{"error": ...}` chunk inside the stream (OpenAI, vLLM and others send these)."""
+    overflow = overflow_from_error(endpoint.label, error)
+    if overflow is not None:
+        return overflow
     message: Any = error
     code: str | None = None
     if isinstance(error, dict):
@@ -207,7 +231,7 @@ def _stream_error(endpoint: Endpoint, error: Any) -> ModelError:
 class OpenAIProvider:
     """`openai:MODEL` over an OpenAI-compatible `/chat/completions` endpoint."""
 
-    __slots__ = ("_api_key", "_http", "endpoint", "name")
+    __slots__ = ("_api_key", "_http", "_usage_in_stream", "_window", "endpoint", "name")
 
     def __init__(
         self,
@@ -225,10 +249,38 @@ class OpenAIProvider:
         )
         self._api_key = api_key or None
         self._http = SseSession(self.endpoint, options or HttpOptions())
+        self._usage_in_stream = True
+        configured = self._http.options.context_window
+        public = self.endpoint.base_url == DEFAULT_BASE_URL
+        default = ContextWindow(
+            DEFAULT_WINDOWS["openai-public" if public else "openai-compatible"],
+            "default",
+            "default for " + ("the OpenAI API" if public else "OpenAI-compatible servers"),
+        )
+        self._window = DiscoveredWindow(
+            self.name,
+            ContextWindow(configured, "config", "context_window in the config file")
+            if configured is not None
+            else default
+            if public  # its /models lists no sizes: nothing to ask
+            else None,
+            default,
+        )
 
     async def aclose(self) -> None:
         """Close the HTTP client; the provider stays usable (a new one opens on demand)."""
         await self._http.aclose()
+
+    async def context_window(self, signal: TurnSignal) -> ContextWindow:
+        """The model's context window (see `acp_server.models.window`); the first call may ask
+        the server, later ones answer from memory."""
+        return await self._window.get(
+            self._http.client(),
+            self.endpoint.base_url,
+            self.endpoint.model,
+            self._headers(),
+            signal,
+        )
 
     def _headers(self) -> Mapping[str, str]:
         if self._api_key is None:
@@ -241,12 +293,11 @@ class OpenAIProvider:
         """One streamed chat completion; see the module docstring."""
         signal.raise_if_aborted()
         endpoint = self.endpoint
-        body = msgspec.json.encode(request_body(endpoint.model, request))
         calls: dict[int, _PendingCall] = {}
         finish: FinishReason | None = None
         usage: Usage | None = None
         done = False
-        events = self._http.events("/chat/completions", self._headers(), body, signal)
+        events = self._events(request, signal)
         async with aclosing(events):
             async for sse in events:
                 data = sse.data
@@ -262,11 +313,7 @@ class OpenAIProvider:
                 if chunk.error is not None:
                     raise _stream_error(endpoint, chunk.error)
                 if chunk.usage is not None:
-                    usage = Usage(
-                        input_tokens=chunk.usage.prompt_tokens or 0,
-                        output_tokens=chunk.usage.completion_tokens or 0,
-                        context_window=self._http.options.context_window,
-                    )
+                    usage = _usage(chunk.usage)
                 for choice in chunk.choices or ():
                     if choice.index != 0:
                         continue
@@ -282,7 +329,7 @@ class OpenAIProvider:
                             _merge_tool_calls(calls, delta.tool_calls)
                     if choice.finish_reason and finish is None:
                         finish = _FINISH.get(choice.finish_reason, "stop")
-                        for event in _finished_calls(endpoint, calls):
+                        for event in _finished_calls(endpoint, calls, finish == "max_tokens"):
                             yield event
                         calls.clear()
         if finish is None:
@@ -290,12 +337,48 @@ class OpenAIProvider:
                 raise incomplete_stream(endpoint)
             # [DONE] without a finish_reason: some servers omit it; what arrived is complete.
             finish = "tool_calls" if calls else "stop"
-        for event in _finished_calls(endpoint, calls):  # deltas that came after the finish
+        # Deltas that came after the finish.
+        for event in _finished_calls(endpoint, calls, finish == "max_tokens"):
             yield event
         signal.raise_if_aborted()
         if usage is not None:
             yield usage
         yield Finish(reason=finish)
+
+    async def _events(
+        self, request: ModelRequest, signal: TurnSignal
+    ) -> AsyncGenerator[SseEvent, None]:
+        """The answer's server-sent events. A server that rejects `stream_options` (HTTP 400
+        naming it) is asked again without it, and never again with it: such servers then
+        report no usage, and the context budget guesses instead."""
+        retry_without_usage = False
+        body = request_body(self.endpoint.model, request, self._usage_in_stream)
+        events = self._http.events("/chat/completions", self._headers(), _encode(body), signal)
+        async with aclosing(events):
+            try:
+                async for sse in events:
+                    yield sse
+            except ModelError as exc:
+                if not (self._usage_in_stream and _rejects_stream_options(exc)):
+                    raise
+                retry_without_usage = True
+        if retry_without_usage:
+            log.info("%s: the server rejects stream_options; usage is not asked for", self.name)
+            self._usage_in_stream = False
+            body = request_body(self.endpoint.model, request, usage_in_stream=False)
+            events = self._http.events("/chat/completions", self._headers(), _encode(body), signal)
+            async with aclosing(events):
+                async for sse in events:
+                    yield sse
+
+
+def _encode(body: dict[str, Any]) -> bytes:
+    return msgspec.json.encode(body)
+
+
+def _rejects_stream_options(error: ModelError) -> bool:
+    """A 400/422 answer (before any event) whose message names `stream_options`."""
+    return error.code in ("http_400", "http_422") and "stream_options" in error.message
 
 
 def _merge_tool_calls(calls: dict[int, _PendingCall], deltas: list[_ToolCallDelta]) -> None:
@@ -315,35 +398,41 @@ def _merge_tool_calls(calls: dict[int, _PendingCall], deltas: list[_ToolCallDelt
                 pending.arguments.append(function.arguments)
 
 
-def _finished_calls(endpoint: Endpoint, calls: dict[int, _PendingCall]) -> list[ToolCallEvent]:
-    """The assembled calls in index order; raises ModelError for a nameless call or bad JSON."""
+def _finished_calls(
+    endpoint: Endpoint, calls: dict[int, _PendingCall], truncated: bool
+) -> list[ToolCallEvent]:
+    """The assembled calls in index order.
+
+    Arguments that are not a JSON object make a call with `arguments_error` set (it fails and
+    the model is told why). When the output limit cut the response (`truncated`), a call
+    without a name or with unusable arguments is an unfinished one and is left out; otherwise
+    a nameless call raises ModelError.
+    """
     events: list[ToolCallEvent] = []
     for index in sorted(calls):
         pending = calls[index]
+        text = "".join(pending.arguments).strip()
+        problem: str | None = None
+        arguments: Any = {}
+        try:
+            arguments = msgspec.json.decode(text) if text else {}
+        except msgspec.DecodeError as exc:
+            problem = f"the arguments are not valid JSON ({exc}): {text[:200]!r}"
+        if problem is None and not isinstance(arguments, dict):
+            problem = f"the arguments are not a JSON object: {text[:200]!r}"
+        if truncated and (problem is not None or not pending.name):
+            continue
         if not pending.name:
             raise ModelError(
                 f"{endpoint.label}: the model sent tool call {index} without a name.",
                 code="bad_tool_call",
             )
-        text = "".join(pending.arguments).strip()
-        try:
-            arguments: Any = msgspec.json.decode(text) if text else {}
-        except msgspec.DecodeError as exc:
-            raise ModelError(
-                f"{endpoint.label}: the arguments of tool call {pending.name!r} are not valid "
-                f"JSON ({exc}): {text[:200]!r}",
-                code="bad_tool_call",
-            ) from None
-        if not isinstance(arguments, dict):
-            raise ModelError(
-                f"{endpoint.label}: the arguments of tool call {pending.name!r} are not a JSON "
-                f"object: {text[:200]!r}",
-                code="bad_tool_call",
-            )
         call_id = pending.call_id or f"call_{uuid.uuid4().hex[:24]}"
-        events.append(
-            ToolCallEvent(
-                call=ToolCallRequest(call_id=call_id, name=pending.name, arguments=arguments)
-            )
+        call = ToolCallRequest(
+            call_id=call_id,
+            name=pending.name,
+            arguments=arguments if problem is None else {},
+            arguments_error=problem,
         )
+        events.append(ToolCallEvent(call=call))
     return events

@@ -38,8 +38,9 @@ from acp_server.models.base import (
     Usage,
     UserTurn,
 )
+from acp_server.models.window import ContextWindow
 
-SCRIPTED_CONTEXT_WINDOW = 100_000
+SCRIPTED_CONTEXT_WINDOW = ContextWindow(100_000, "default", "the scripted model")
 """The context size the scripted model claims (it has none); lets `usage_update` be tested."""
 
 __all__ = ["ScriptedProvider", "echo_chunks", "echo_provider", "load_script"]
@@ -307,6 +308,10 @@ class ScriptedProvider:
             self._subagent._subagent = self._subagent
         return self._subagent
 
+    async def context_window(self, signal: TurnSignal) -> ContextWindow:
+        """`SCRIPTED_CONTEXT_WINDOW`: a script has no real window."""
+        return SCRIPTED_CONTEXT_WINDOW
+
     def _next_call_id(self, request: ModelRequest) -> str:
         session = request.session_id
         counter = self._call_counters.get(session)
@@ -383,11 +388,7 @@ class ScriptedProvider:
                 raise ModelError(step.message)
 
         signal.raise_if_aborted()
-        yield Usage(
-            input_tokens=self._input_words(request),
-            output_tokens=output_words,
-            context_window=SCRIPTED_CONTEXT_WINDOW,
-        )
+        yield Usage(input_tokens=self._input_words(request), output_tokens=output_words)
         signal.raise_if_aborted()
         if finish is None:
             finish = "tool_calls" if called_tools else "stop"

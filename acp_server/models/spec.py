@@ -65,7 +65,7 @@ def load_model(
         api_key=env.get(key_env),
         key_env=key_env,
         base_url_env=base_url_env,
-        options=_options(provider),
+        options=_options(provider, rest),
     )
 
 
@@ -86,12 +86,13 @@ def _base_url(
     return default, var
 
 
-def _options(provider: ProviderSettings) -> HttpOptions:
+def _options(provider: ProviderSettings, model: str) -> HttpOptions:
     options = HttpOptions()
     if provider.connect_timeout is not None:
         options = replace(options, connect_timeout=provider.connect_timeout)
     if provider.read_timeout is not None:
         options = replace(options, read_timeout=provider.read_timeout)
-    if provider.context_window is not None:
-        options = replace(options, context_window=provider.context_window)
+    window = provider.window_for(model)
+    if window is not None:
+        options = replace(options, context_window=window)
     return options

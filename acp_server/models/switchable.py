@@ -7,6 +7,7 @@ from collections.abc import AsyncGenerator, Callable
 from acp_server.cancellation import TurnSignal
 
 from .base import ModelConfigError, ModelEvent, ModelProvider, ModelRequest, subagent_provider
+from .window import ContextWindow, context_window_of
 
 
 class SwitchableModel:
@@ -33,6 +34,10 @@ class SwitchableModel:
     def for_subagent(self) -> ModelProvider:
         """The subagent variant of the provider chosen now (a child keeps it for its life)."""
         return subagent_provider(self._provider)
+
+    async def context_window(self, signal: TurnSignal) -> ContextWindow:
+        """The window of the provider chosen now."""
+        return await context_window_of(self._provider, signal)
 
     def stream(self, request: ModelRequest, signal: TurnSignal) -> AsyncGenerator[ModelEvent, None]:
         return self._provider.stream(request, signal)

@@ -187,10 +187,19 @@ async def test_model_finish_reasons_map_to_stop_reasons(
 
 
 async def test_step_limit_answers_max_turn_requests(tmp_path: Path) -> None:
+    # `max_steps = 3` in the config file: three identical calls stay under the repeat limit.
+    config = tmp_path / "config" / "acp-server" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text("max_steps = 3\n")
     loop_forever = [{"tool_call": {"name": "nothing", "arguments": {}}}]
-    async with session_with(script(tmp_path, loop_forever), tmp_path) as (conn, sid, _, client):
+    env = {"XDG_CONFIG_HOME": str(tmp_path / "config")}
+    spec = script(tmp_path, loop_forever)
+    async with running_agent("--model", spec, env=env) as (conn, _, _, client):
+        await conn.initialize(protocol_version=1)
+        sid = (await conn.new_session(cwd=str(tmp_path), mcp_servers=[])).session_id
         response = await conn.prompt(session_id=sid, prompt=[text_block("hi")])
     assert response.stop_reason == "max_turn_requests"
+    assert len([u for _, u in client.updates if u.session_update == "tool_call"]) == 3
     statuses = [u.status for _, u in client.updates if u.session_update == "tool_call_update"]
     assert statuses and set(statuses) == {"failed"}  # an unknown tool fails; the turn goes on
 

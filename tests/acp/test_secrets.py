@@ -131,7 +131,9 @@ async def test_a_provider_error_echoing_the_key_reaches_no_exit(tmp_path: Path, 
             f"no model here for key {key} (also {OPENAI_KEY}); you sent "
             f"'Authorization: Bearer {key}' to {base_url}"
         )
-        server.add(json_reply(404, {"error": {"message": echo, "type": "not_found"}}))
+        # Three answers: the context-window probes (GET /v1/models, GET /props) at the first
+        # prompt get the same echo, then the chat request does.
+        server.add(*[json_reply(404, {"error": {"message": echo, "type": "not_found"}})] * 3)
         env["OPENAI_BASE_URL"] = base_url
         argv = ("--model", "openai:gpt-x", "--data-dir", str(data), "--log-level", "debug")
         with stderr_path.open("wb") as stderr:

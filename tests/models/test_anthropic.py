@@ -18,6 +18,7 @@ from acp_server.models.base import (
     ImagePart,
     ModelError,
     TextPart,
+    ToolCallEvent,
     ToolCallRequest,
     ToolResultTurn,
     ToolSpec,
@@ -105,7 +106,7 @@ async def test_text_stream_with_usage_and_headers() -> None:
     async with serve(recorded("anthropic_text")) as server:
         events = await collect(provider(server.url))
     assert texts(events) == "Hello!"
-    assert events[-2] == Usage(input_tokens=25, output_tokens=15, context_window=None)
+    assert events[-2] == Usage(input_tokens=25, output_tokens=15)
     assert finish(events) == "stop"
     seen = server.requests[0]
     assert (seen.method, seen.path) == ("POST", "/v1/messages")
@@ -128,7 +129,7 @@ async def test_thinking_text_and_tool_use_with_partial_json() -> None:
         ("toolu_02", "get_time", {}),
     ]
     # input counts cached tokens too: the context holds them all
-    assert events[-2] == Usage(input_tokens=472 + 10 + 100, output_tokens=89)
+    assert events[-2] == Usage(input_tokens=472 + 10 + 100, output_tokens=89, cache_read_tokens=100)
     assert finish(events) == "tool_calls"
 
 
@@ -181,8 +182,12 @@ async def test_invalid_tool_json_names_the_tool() -> None:
         {"type": "content_block_stop", "index": 0},
     ]
     async with serve(anthropic_events(message(block, stop_reason="tool_use"))) as server:
-        with pytest.raises(ModelError, match=r"tool call 'bash' are not valid JSON"):
-            await collect(provider(server.url))
+        events = await collect(provider(server.url))
+    [call] = [e.call for e in events if isinstance(e, ToolCallEvent)]
+    assert (call.call_id, call.name, call.arguments) == ("t1", "bash", {})
+    assert call.arguments_error is not None
+    assert call.arguments_error.startswith("the arguments are not valid JSON")
+    assert finish(events) == "tool_calls"
 
 
 async def test_malformed_event_names_the_provider() -> None:
@@ -250,8 +255,16 @@ async def test_request_body_shape() -> None:
     assert body["model"] == "claude-x"
     assert body["max_tokens"] == 8192
     assert body["stream"] is True
-    assert body["system"] == "Be brief."
-    assert body["tools"] == [{"name": "read", "description": "Read a file", "input_schema": schema}]
+    cached = {"type": "ephemeral"}
+    assert body["system"] == [{"type": "text", "text": "Be brief.", "cache_control": cached}]
+    assert body["tools"] == [
+        {
+            "name": "read",
+            "description": "Read a file",
+            "input_schema": schema,
+            "cache_control": cached,
+        }
+    ]
     assert body["messages"] == [
         {
             "role": "user",
@@ -281,7 +294,7 @@ async def test_request_body_shape() -> None:
                     "content": "missing",
                     "is_error": True,
                 },
-                {"type": "text", "text": "thanks"},
+                {"type": "text", "text": "thanks", "cache_control": cached},
             ],
         },
     ]

@@ -21,6 +21,7 @@ from acp_server.models.base import (
     ModelError,
     TextDelta,
     TextPart,
+    ToolCallEvent,
     ToolCallRequest,
     ToolResultTurn,
     ToolSpec,
@@ -89,7 +90,7 @@ async def test_text_stream_with_usage() -> None:
         "! How",
         " can I help?",
     ]
-    assert events[-2] == Usage(input_tokens=19, output_tokens=8, context_window=None)
+    assert events[-2] == Usage(input_tokens=19, output_tokens=8)
     assert finish(events) == "stop"
     seen = server.requests[0]
     assert (seen.method, seen.path) == ("POST", "/v1/chat/completions")
@@ -184,14 +185,18 @@ async def test_tool_call_without_arguments_gets_an_empty_object_and_an_id() -> N
     assert call_id.startswith("call_")
 
 
-async def test_invalid_tool_arguments_name_the_tool() -> None:
+async def test_invalid_tool_arguments_make_a_call_that_says_why() -> None:
     delta = {
         "tool_calls": [{"index": 0, "id": "c", "function": {"name": "grep", "arguments": "{"}}]
     }
     reply = openai_chunks([chunk(delta), chunk(finish_reason="tool_calls")])
     async with serve(reply) as server:
-        with pytest.raises(ModelError, match=r"openai:gpt-x: .*tool call 'grep' are not valid"):
-            await collect(provider(server.url))
+        events = await collect(provider(server.url))
+    [call] = [e.call for e in events if isinstance(e, ToolCallEvent)]
+    assert (call.call_id, call.name, call.arguments) == ("c", "grep", {})
+    assert call.arguments_error is not None
+    assert call.arguments_error.startswith("the arguments are not valid JSON")
+    assert finish(events) == "tool_calls"
 
 
 async def test_malformed_chunk_names_the_provider() -> None:

@@ -215,7 +215,7 @@ async def test_usage_counts_words_in_and_out(tmp_path: Path) -> None:
         ToolResultTurn(call_id="call_1", output="f"),
     ]
     events = await collect(provider, request(messages=history))
-    assert events[-2] == Usage(input_tokens=6, output_tokens=4, context_window=100_000)
+    assert events[-2] == Usage(input_tokens=6, output_tokens=4)
 
 
 # --- cursors ------------------------------------------------------------------------------------

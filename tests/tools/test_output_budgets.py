@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from acp_server.agent.seams import Seams
 from acp_server.cancellation import TurnCancellation, TurnSignal
 from acp_server.models.base import ModelConfigError
 from acp_server.models.config import load_settings
@@ -22,6 +23,7 @@ from acp_server.tools.builtin import builtin_tools
 from acp_server.tools.local_commands import LocalCommands
 from acp_server.tools.local_files import LocalFiles
 from acp_server.tools.workspace import Sandbox
+from acp_server.verdicts import Deny
 from tests.support.agent_harness import (
     FakeModel,
     FakeTool,
@@ -141,6 +143,19 @@ async def test_the_loop_caps_any_tools_result_before_the_model_sees_it() -> None
     assert "over the 65536-byte limit for tool results" in result.output
     sent = "".join(str(item) for item in model.requests[-1].messages)
     assert "y" * 70_000 not in sent and "over the 65536-byte limit" in sent
+
+
+async def test_a_denials_reason_is_capped_like_a_result() -> None:
+    async def deny_at_length(call: Any, signal: TurnSignal) -> Deny:
+        return Deny("because " + "z" * 200_000)  # e.g. a pre_tool hook that says a lot
+
+    model = FakeModel([call("probe"), finish("tool_calls")])
+    seams = Seams(approval=[deny_at_length])
+    async with running_agent(model, tools=[FakeTool("probe")], seams=seams) as handle:
+        assert await handle.agent.followup(text("go")).wait() == rec.Completed()
+        [result] = of_type(handle.agent.session, rec.ToolResult)
+    assert utf8_size(result.output) <= 64 * 1024
+    assert result.output.startswith("denied: because zzz") and result.status == "failed"
 
 
 def test_a_budget_leaves_room_for_the_closing_note() -> None:

@@ -1,0 +1,77 @@
+"""A tiny JSON HTTP server on 127.0.0.1 answering GETs by path, for the context-window
+discovery tests (llama.cpp's `/props`, vLLM's `/v1/models`).
+
+Each route is a `Route` (status, JSON body, or `hang` to answer only when the server closes);
+unknown paths answer 404. Every request's path is recorded in `seen`.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Route:
+    body: Any = None
+    status: int = 200
+    hang: bool = False
+    """Answer nothing until the server is closed."""
+    raw: bytes | None = None
+    """Send these bytes instead of `body` as JSON."""
+
+
+class RouteServer:
+    def __init__(self, routes: Mapping[str, Route]) -> None:
+        self.routes = dict(routes)
+        self.seen: list[str] = []
+        self.arrived = threading.Event()
+        """Set by the first request."""
+        self.closing = threading.Event()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                server.seen.append(self.path)
+                server.arrived.set()
+                route = server.routes.get(self.path, Route(status=404, body={"error": "no"}))
+                if route.hang:
+                    server.closing.wait()
+                    return
+                data = route.raw if route.raw is not None else json.dumps(route.body).encode()
+                self.send_response(route.status)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass  # tests read `seen`, not the log
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+
+    @property
+    def url(self) -> str:
+        host, port = self.httpd.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+
+@contextmanager
+def serve_routes(routes: Mapping[str, Route]) -> Iterator[RouteServer]:
+    """Serve `routes` in a background thread for the duration of the block."""
+    server = RouteServer(routes)
+    thread = threading.Thread(target=server.httpd.serve_forever, args=(0.02,), daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.closing.set()
+        server.httpd.shutdown()
+        server.httpd.server_close()
+        thread.join()
