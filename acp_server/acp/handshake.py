@@ -46,8 +46,8 @@ AGENT_CAPABILITIES = AgentCapabilities(
     load_session=True,
     # Images go to models that take them; embedded resources become context text.
     prompt_capabilities=PromptCapabilities(image=True, embedded_context=True),
-    # stdio and streamable HTTP MCP servers are tested; SSE is not advertised.
-    mcp_capabilities=McpCapabilities(http=True),
+    # stdio, streamable HTTP and SSE MCP servers are each tested against a real server.
+    mcp_capabilities=McpCapabilities(http=True, sse=True),
     session_capabilities=SessionCapabilities(
         list=SessionListCapabilities(),
         resume=SessionResumeCapabilities(),

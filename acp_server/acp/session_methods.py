@@ -50,6 +50,7 @@ from acp_server.session.journal_format import (
 
 from .context import BridgeContext, session_not_found
 from .modes import SessionConfig, available_commands, mode_state
+from .notices import send_notice
 from .replay import replay_updates
 from .sessions import AcpSession
 from .updates import SessionUpdates
@@ -118,6 +119,7 @@ class SessionMethods:
         for update in replay_updates(session.log.records):
             await updates.send(update)
         self._announce_commands(request, session.id)
+        self._announce_fallback(request, session)
         return LoadSessionResponse(
             modes=mode_state(session.policy.mode), config_options=self.config.options_for(session)
         )
@@ -127,6 +129,7 @@ class SessionMethods:
     ) -> ResumeSessionResponse:
         session = self._reopen(decode_params(params, ResumeSessionRequest))
         self._announce_commands(request, session.id)
+        self._announce_fallback(request, session)
         return ResumeSessionResponse(
             modes=mode_state(session.policy.mode), config_options=self.config.options_for(session)
         )
@@ -291,6 +294,18 @@ class SessionMethods:
 
         async def announce() -> None:
             await SessionUpdates(self.context.peer, session_id).send(commands)
+
+        request.after_response.append(announce)
+
+    def _announce_fallback(self, request: IncomingRequest, session: AcpSession) -> None:
+        """A notice, after the answer, when the reopened session's model fell back."""
+        why = session.model_fallback
+        if why is None or session.model is None:
+            return
+        title = f"The session's model is not available; using {session.model.spec}"
+
+        async def announce() -> None:
+            await send_notice(self.context, session.id, "warning", title, why)
 
         request.after_response.append(announce)
 

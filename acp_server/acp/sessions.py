@@ -28,6 +28,8 @@ class AcpSession:
     mcp_servers: list[Any] = field(default_factory=list)
     title: str | None = None
     model: SwitchableModel | None = None
+    model_fallback: str | None = None
+    """Why the session's model is not the one it last chose (told when it is reopened)."""
 
     @property
     def agent(self) -> Agent | None:

@@ -36,7 +36,8 @@ async def test_initialize_answers_version_1_and_describes_the_agent() -> None:
         "fork": {},  # unstable schema's session/fork
     }
     assert raw["promptCapabilities"] == {"image": True, "embeddedContext": True}
-    assert raw["mcpCapabilities"] == {"http": True}  # stdio always; streamable HTTP tested
+    # stdio always; streamable HTTP and SSE tested (tests/acp/test_mcp_sse_acp.py)
+    assert raw["mcpCapabilities"] == {"http": True, "sse": True}
     # No model configured: the one auth method says how to configure one.
     assert [m.id for m in response.auth_methods] == ["configure-model"]
     assert "--model" in (response.auth_methods[0].description or "")
