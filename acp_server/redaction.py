@@ -3,7 +3,8 @@
 The exits that carry text the agent did not write itself (a provider's error body, an
 exception's message, a URL) are: error responses to the client (`rpc/peer.py`,
 `error_frame`), provider errors (`models/base.py`, `ModelError`, which also reach tool
-results of subagents), the error outcome of a turn in the journal (`agent/loop.py`), and
+results of subagents), the full error text of a failed turn (`agent/loop.py`; the journal
+keeps only a coarse outcome, `agent/failures.py`), and
 every log line (`RedactingFormatter`, installed by the CLI on stderr).
 
 What is hidden: the values of the provider key variables (`remember`, called once at

@@ -6,8 +6,10 @@ lifecycle changes. A Markdown link checker never reads .py files, so a moved not
 orphans every comment that cites it; this gate closes that gap. Only comment and string tokens
 are searched (via tokenize), so an identifier can never be mistaken for a path.
 
-Scanned: *.py under acp_server/, acp_protocol/, scripts/ and tests/, plus extension-less files under
-scripts/ whose first line is a python shebang. Test fixture data (tests/**/fixtures/**,
+Scanned: *.py under every top-level directory that is not hidden (so every shipped package,
+acp_fixture/ included, is covered the day it appears), extension-less files under scripts/
+whose first line is a python shebang, and every line of every file under examples/ (fixtures
+cite their format in `#` comment lines). Test fixture data (tests/**/fixtures/**,
 tests/data/**) is skipped so deliberately broken fixtures cannot fail the real tree.
 
 Prints one `path:line: missing docs/<path>.md` per violation and exits 1, or a one-line summary
@@ -23,7 +25,8 @@ import tokenize
 from collections.abc import Iterator
 from pathlib import Path
 
-SCAN_DIRS = ("acp_server", "acp_protocol", "scripts", "tests")
+TEXT_DIRS = ("examples",)
+"""Scanned line by line, whatever the file type: their files are data with comments."""
 # The path must start at a word boundary: `../docs/x.md` or `mydocs/x.md` are not repo-root refs.
 DOC_REF = re.compile(r"(?<![\w./-])docs/[\w./-]*\.md(?![\w/-])")
 # f-strings are single STRING tokens before Python 3.12 and split into parts from 3.12 on.
@@ -51,22 +54,32 @@ def has_python_shebang(path: Path) -> bool:
     return first.startswith(b"#!") and b"python" in first
 
 
+def top_dirs(root: Path) -> list[Path]:
+    """Every top-level directory that is not hidden (no .venv, .git or tool caches)."""
+    return sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith("."))
+
+
 def sources(root: Path) -> Iterator[Path]:
-    """Yield every Python source file the gate covers, in a stable order."""
-    for top in SCAN_DIRS:
-        base = root / top
-        if not base.is_dir():
-            continue
+    """Yield every file the gate covers, in a stable order."""
+    for base in top_dirs(root):
         for path in sorted(base.rglob("*")):
-            if not path.is_file() or is_fixture(path.relative_to(root)):
+            rel = path.relative_to(root)
+            if not path.is_file() or is_fixture(rel) or "__pycache__" in rel.parts:
                 continue
-            script = top == "scripts" and not path.suffix and has_python_shebang(path)
-            if path.suffix == ".py" or script:
+            script = base.name == "scripts" and not path.suffix and has_python_shebang(path)
+            if path.suffix == ".py" or script or base.name in TEXT_DIRS:
                 yield path
 
 
 def references(path: Path) -> Iterator[tuple[int, str]]:
-    """Yield (line, docs path) for every docs reference in a comment or string token."""
+    """Yield (line, docs path) for every docs reference in a comment or string token (Python),
+    or anywhere in a line (the data files of TEXT_DIRS)."""
+    if path.suffix != ".py" and not has_python_shebang(path):
+        text = path.read_text(encoding="utf-8", errors="replace")
+        for number, text_line in enumerate(text.splitlines(), start=1):
+            for match in DOC_REF.finditer(text_line):
+                yield number, match.group(0)
+        return
     with path.open("rb") as stream:
         tokens = list(tokenize.tokenize(stream.readline))
     for token in tokens:
@@ -112,7 +125,7 @@ def main() -> int:
         print(f"{path}:{line}: {message}")
     if found:
         return 1
-    print(f"OK: {checked} docs references in {files} Python files resolve")
+    print(f"OK: {checked} docs references in {files} files resolve")
     return 0
 
 

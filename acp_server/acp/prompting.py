@@ -48,8 +48,9 @@ def wants_keep_inbox(meta: Any) -> bool:
     return isinstance(ours, dict) and ours.get("keepInbox") is True
 
 
-def stop_reason_for(result: TicketResult) -> StopReason:
-    """The ACP stop reason of a prompt's turn; an error turn raises a JSON-RPC error instead.
+def stop_reason_for(result: TicketResult, error_detail: str | None = None) -> StopReason:
+    """The ACP stop reason of a prompt's turn; an error turn raises a JSON-RPC error instead,
+    with the full `error_detail` when the runtime has one (the durable outcome is coarse).
 
     A turn that was cancelled or disposed always answers `cancelled`: never an error and never
     `end_turn`, even if the cancellation made something underneath fail.
@@ -67,7 +68,7 @@ def stop_reason_for(result: TicketResult) -> StopReason:
     assert isinstance(result, rec.ErrorOutcome)
     raise RpcError(
         errors.INTERNAL_ERROR,
-        f"The turn failed: {result.message}",
+        f"The turn failed: {error_detail or result.message}",
         {"code": result.code} if result.code else UNSET,
     )
 
@@ -122,7 +123,7 @@ class PromptMethods:
                     size=agent.context_budget.window,
                 )
             )
-        return PromptResponse(stop_reason=stop_reason_for(result))
+        return PromptResponse(stop_reason=stop_reason_for(result, ticket.error_detail))
 
     async def cancel(self, params: msgspec.Raw | None) -> None:
         try:

@@ -83,7 +83,8 @@ class Agent:
         self._loop.inject(content)
 
     def cancel(self, cause: CancelCause = _USER, *, keep_inbox: bool = False) -> None:
-        """Stop the running turn and, unless `keep_inbox`, everything queued behind it."""
+        """Stop the running turn and, unless `keep_inbox`, everything queued behind it (steering
+        staged for the stopped turn never outlives it)."""
         self._loop.cancel(cause, keep_inbox=keep_inbox)
 
     async def when_idle(self) -> None:

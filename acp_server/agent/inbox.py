@@ -33,6 +33,8 @@ class PromptTicket:
         self.content = content
         self.state: Literal["queued", "running", "done"] = "queued"
         self.result: TicketResult | None = None
+        self.error_detail: str | None = None
+        """For an `error` result: the full (redacted) text the durable outcome leaves out."""
         self._done = anyio.Event()
         self._queue: deque[PromptTicket] | None = None
 

@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from acp_server.cancellation import TurnSignal
+from acp_server.tools.local_files import read_small_file
+from acp_server.tools.workspace import NotRegularFile
 
 from .seams import StepInfo
 
@@ -45,6 +47,7 @@ How to work:
   conversation take precedence over them."""
 
 DEFAULT_FILE_NAMES = ("AGENTS.md",)
+_GIT_FILE_LIMIT = 4096
 DEFAULT_MAX_BYTES = 32 * 1024
 
 
@@ -226,20 +229,22 @@ def _describe_git(cwd: Path) -> str:
     if root is None:
         return "not a git repository"
     git_dir = root / ".git"
-    if git_dir.is_file():
-        # A worktree or submodule: `.git` is a file `gitdir: PATH`.
-        try:
-            pointer = git_dir.read_text(encoding="utf-8", errors="replace")[:4096]
-        except OSError:
-            return f"a repository at {root}"
-        target = pointer.removeprefix("gitdir:").strip()
-        git_dir = (root / target) if target else git_dir
     try:
-        head = (git_dir / "HEAD").read_text(encoding="utf-8", errors="replace")[:4096].strip()
-    except OSError:
+        if not git_dir.is_dir():
+            # A worktree or submodule: `.git` is a file `gitdir: PATH`.
+            pointer = _small_text(git_dir)
+            target = pointer.removeprefix("gitdir:").strip()
+            git_dir = (root / target) if target else git_dir
+        head = _small_text(git_dir / "HEAD").strip()
+    except (OSError, NotRegularFile):  # a FIFO or a huge file planted as .git or HEAD
         return f"a repository at {root}"
     if head.startswith("ref: refs/heads/"):
         return f"a repository at {root}, on branch {head.removeprefix('ref: refs/heads/')}"
     if head:
         return f"a repository at {root}, detached HEAD at {head[:12]}"
     return f"a repository at {root}"
+
+
+def _small_text(path: Path) -> str:
+    """A file of git's own bookkeeping: small, regular, read without blocking."""
+    return read_small_file(str(path), _GIT_FILE_LIMIT).decode("utf-8", errors="replace")

@@ -66,6 +66,7 @@ from .events import (
     ToolCallProgress,
     TurnEnded,
 )
+from .failures import durable_error
 from .inbox import Blocked, Dropped, Inbox, PromptTicket
 from .initiator import Initiator, enter_initiator, leave_initiator
 from .instructions import DEFAULT_SYSTEM_PROMPT
@@ -183,13 +184,7 @@ class AgentLoop:
                 if not keep_inbox:
                     self.inbox.drop_pending()
                 return
-            # Observers hear the request before anything is cleared or aborted, so work they
-            # queue now is cleared with the rest; their failures cannot veto the stop.
-            for listener in list(self.cancel_listeners):
-                try:
-                    listener(cause)
-                except Exception:
-                    log.exception("a cancel-requested listener failed")
+            self._cancel_requested(cause)
             if not keep_inbox:
                 self.inbox.drop_pending()
             holder.abort(cause)
@@ -197,9 +192,21 @@ class AgentLoop:
         if self.inbox.followups and not keep_inbox:
             # The pre-run marker: work queued but not yet claimed. Claiming and installing a
             # holder happen in one synchronous step here, so the marker is applied at once:
-            # exactly the work queued now is dropped; later follow-ups still run.
+            # exactly the work queued now is dropped; later follow-ups still run. Clearing
+            # work makes the cancel effective, so it is announced like one (see
+            # docs/rfc/implemented/architecture/2026-12-01-cancel-edges.md).
+            self._cancel_requested(cause)
             self.inbox.drop_pending()
-        # Idle with nothing queued: nothing to stop, and nothing is armed for later.
+        # Idle with nothing queued (or keeping it): nothing to stop, nothing armed, no notice.
+
+    def _cancel_requested(self, cause: CancelCause) -> None:
+        # Observers hear the request before anything is cleared or aborted, so work they
+        # queue now is cleared with the rest; their failures cannot veto the stop.
+        for listener in list(self.cancel_listeners):
+            try:
+                listener(cause)
+            except Exception:
+                log.exception("a cancel-requested listener failed")
 
     async def dispose(self) -> None:
         self.disposing = True
@@ -250,6 +257,7 @@ class AgentLoop:
                     # A running-status listener cancelled this follow-up before admission
                     # (and may have queued a replacement, which gets a fresh holder).
                     self.holder = None
+                    self.inbox.steering.clear()  # as at any aborted turn's close
                     ticket.resolve(rec.DisposedOutcome() if self.disposing else rec.Aborted())
                     continue
                 await self._run_turn(ticket, holder)
@@ -292,8 +300,11 @@ class AgentLoop:
             except TurnAborted:
                 pass
             except ModelError as exc:
-                # Redacted again at this exit to the journal (ModelError already is).
-                outcome = rec.ErrorOutcome(message=redact(str(exc)), code=exc.code)
+                # The journal keeps a coarse error; the provider's text only reaches the
+                # prompt's answer and the log, redacted.
+                outcome = durable_error(exc)
+                ticket.error_detail = redact(exc.message)
+                log.warning("turn %s: %s", turn_id, ticket.error_detail)
             except Exception:
                 log.exception("turn %s failed", turn_id)
                 outcome = rec.ErrorOutcome(message="internal error in the agent; see its log")
@@ -325,6 +336,10 @@ class AgentLoop:
             outcome = rec.Aborted()
         elif outcome is None:
             outcome = rec.ErrorOutcome(message="the turn ended without an outcome")
+        # Steering left staged belongs to a step this turn will never take: it is discarded,
+        # never recorded or re-queued, keep_inbox or not (see
+        # docs/rfc/implemented/architecture/2026-12-01-cancel-edges.md).
+        self.inbox.steering.clear()
         if opened:
             for call in self.session.open_tool_calls(turn_id):
                 self.session.append(
@@ -552,6 +567,7 @@ class AgentLoop:
         except Exception as exc:
             log.info("tool %s failed: %s", call.name, exc)
             output = ToolOutput(f"{type(exc).__name__}: {exc}", failed=True)
+        signal.raise_if_aborted()  # like every seam: a cancel meanwhile stops the turn here
         output = cap_output(output, self.config.max_result_bytes)
         for observe in self.seams.post_tool:
             await observe(call, output, signal)

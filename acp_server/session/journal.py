@@ -16,7 +16,8 @@ stopped:
 
 - strict: the header must decode and name this session with a known format version; every
   record line must decode against the record union (unknown record types and extra fields on
-  an outcome, such as the legacy ``{"kind":"aborted","reason":"user"}``, are errors). Failures
+  `turn/end` or its outcome, such as the legacy ``{"kind":"aborted","reason":"user"}``, are
+  errors). Failures
   raise `JournalCorrupt` naming the file, record and line; nothing is half-loaded.
 - forgiving: a last line without its newline that does not decode is a torn write and is
   truncated away with a warning (one that decodes is complete and only gets its newline). A turn

@@ -6,7 +6,7 @@ and re-exports everything public here, so import from there.
 A journal is one JSONL file: line 1 is a `JournalHeader`, every further line one record of
 `acp_server.session.records`. `parse_journal` is strict about content: the header must be ours,
 of a version we read, and name the session; every complete record line must decode against the
-record union (unknown record types, and extra fields on an outcome such as the legacy
+record union (unknown record types, and extra fields on `turn/end` or its outcome such as the legacy
 ``{"kind":"aborted","reason":"user"}``, are errors). It reports, rather than fixes, an
 unterminated last line, which the journal store then truncates (torn) or terminates (complete).
 """

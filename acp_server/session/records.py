@@ -17,11 +17,10 @@ An aborted turn therefore ends with exactly::
 
     {"type":"turn/end","turn_id":"...","outcome":{"kind":"aborted"},"at":"..."}
 
-whether a user or a parent agent cancelled it. Every outcome struct forbids unknown fields, so
-decoding rejects legacy reason-bearing aborted records such as
-``{"kind":"aborted","reason":"user"}`` (and any other extra field) instead of silently
-dropping the detail. See
-docs/rfc/implemented/architecture/2026-11-30-explicit-turn-cancellation.md.
+whether a user or a parent agent cancelled it. Outcomes and ``turn/end`` forbid unknown
+fields, so decoding rejects a legacy ``{"kind":"aborted","reason":"user"}`` or a ``"reason"``
+beside the outcome instead of dropping it; other records ignore them (the journal RFC says why).
+See docs/rfc/implemented/architecture/2026-11-30-explicit-turn-cancellation.md.
 
 Wire names are the snake_case attribute names and are part of the on-disk format: keep them
 stable. Optional fields are left out when they hold their default. Timestamps (``at``) are
@@ -188,7 +187,7 @@ class Aborted(_TaggedByKind, tag="aborted", frozen=True, kw_only=True):
 
 
 class ErrorOutcome(_TaggedByKind, tag="error", frozen=True, kw_only=True):
-    """The turn failed (model or runtime error). Only a message and an optional code."""
+    """The turn failed: a message and an optional code, both ours (never provider text)."""
 
     message: str
     code: str | None = None
@@ -304,8 +303,10 @@ class StepEnd(_TaggedByType, tag="step/end", frozen=True, kw_only=True):
     at: str
 
 
-class TurnEndRecord(_TaggedByType, tag="turn/end", frozen=True, kw_only=True):
-    """The turn is over. The outcome says what happened, never who asked for it."""
+class TurnEndRecord(
+    _TaggedByType, tag="turn/end", frozen=True, kw_only=True, forbid_unknown_fields=True
+):
+    """The turn is over: what happened, never who asked. Strict, unlike the other records."""
 
     turn_id: str
     outcome: Outcome

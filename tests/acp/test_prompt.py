@@ -37,6 +37,14 @@ def prompt_ids(frames: FrameLog) -> list[Any]:
     return [f["id"] for f in frames.sent if f.get("method") == "session/prompt"]
 
 
+async def prompts_sent(frames: FrameLog, count: int) -> None:
+    """Return once the client has written `count` session/prompt requests: the next one is
+    then queued behind them on the one pipe to the agent (ordered by observation, not time)."""
+    with anyio.fail_after(10):
+        while len(prompt_ids(frames)) < count:
+            await anyio.lowlevel.checkpoint()
+
+
 def chunks(client: RecordingClient) -> list[Any]:
     """The message and thought chunks the client received, in order."""
     return [u for _, u in client.updates if u.session_update.endswith("_chunk")]
@@ -104,7 +112,7 @@ async def test_idle_cancel_is_a_no_op_and_the_next_prompt_completes(tmp_path: Pa
 
 
 async def run_three_queued(
-    conn: Any, sid: str, client: RecordingClient, **cancel_meta: Any
+    conn: Any, sid: str, client: RecordingClient, frames: FrameLog, **cancel_meta: Any
 ) -> list[str]:
     results: dict[int, str] = {}
     async with anyio.create_task_group() as tg:
@@ -115,15 +123,16 @@ async def run_three_queued(
                 results[index] = response.stop_reason
 
             tg.start_soon(ask)
-            await anyio.sleep(0.05)  # send in order
+            await prompts_sent(frames, index + 1)
         await wait_for_updates(client, 2)
         await conn.cancel(session_id=sid, **cancel_meta)
     return [results[i] for i in range(3)]
 
 
 async def test_cancel_with_three_queued_prompts_answers_all_cancelled(tmp_path: Path) -> None:
-    async with session_with(script(tmp_path, STREAM_FOREVER), tmp_path) as (conn, sid, _, client):
-        assert await run_three_queued(conn, sid, client) == ["cancelled"] * 3
+    spec = script(tmp_path, STREAM_FOREVER)
+    async with session_with(spec, tmp_path) as (conn, sid, frames, client):
+        assert await run_three_queued(conn, sid, client, frames) == ["cancelled"] * 3
 
 
 async def test_keep_inbox_cancel_aborts_the_first_and_runs_the_rest_in_order(
@@ -131,7 +140,8 @@ async def test_keep_inbox_cancel_aborts_the_first_and_runs_the_rest_in_order(
 ) -> None:
     spec = script(tmp_path, STREAM_FOREVER, [{"text": "second"}], [{"text": "third"}])
     async with session_with(spec, tmp_path) as (conn, sid, frames, client):
-        stops = await run_three_queued(conn, sid, client, **{"acp-server": {"keepInbox": True}})
+        keep = {"acp-server": {"keepInbox": True}}
+        stops = await run_three_queued(conn, sid, client, frames, **keep)
     assert stops == ["cancelled", "end_turn", "end_turn"]
     texts = [u.content.text for u in chunks(client) if u.content.text != "tick "]
     assert texts == ["second", "third"]
@@ -151,7 +161,7 @@ async def test_cancel_request_for_a_queued_prompt_drops_only_that_prompt(tmp_pat
                     results[index] = response.stop_reason
 
                 tg.start_soon(ask)
-                await anyio.sleep(0.05)
+                await prompts_sent(frames, index + 1)
             second = prompt_ids(frames)[1]
             await conn._conn.send_notification("$/cancel_request", {"requestId": second})
     assert results == {0: "end_turn", 1: "cancelled", 2: "end_turn"}
@@ -169,7 +179,7 @@ async def test_cancel_request_for_the_running_prompt_keeps_the_queue(tmp_path: P
                     results[index] = response.stop_reason
 
                 tg.start_soon(ask)
-                await anyio.sleep(0.05)
+                await prompts_sent(frames, index + 1)
             await wait_for_updates(client, 2)
             first = prompt_ids(frames)[0]
             await conn._conn.send_notification("$/cancel_request", {"requestId": first})

@@ -181,10 +181,19 @@ async def test_close_cancels_the_running_turn_and_frees_the_session(tmp_path: Pa
         with pytest.raises(RequestError) as unknown:
             await conn.close_session(session_id="sess_never")
         # Closed, not deleted: it loads again, with the closed turn in it.
+        before_load = len(client.updates)
+        live = "".join(text for kind, text in kinds(client.updates) if kind.startswith("agent"))
         await conn.load_session(session_id=sid, cwd=str(tmp_path), mcp_servers=[])
+        replayed = kinds(client.updates[before_load:])
     assert stops == ["cancelled"]
     assert after.value.code == -32002
     assert unknown.value.code == -32002
+    assert live.startswith("t ")
+    assert replayed == [("user_message_chunk", "go"), ("agent_message_chunk", live)]
+    journal = tmp_path / "d" / "sessions" / f"{sid}.jsonl"
+    records = [json.loads(line) for line in journal.read_bytes().splitlines()[1:]]
+    ends = [r for r in records if r["type"] == "turn/end"]
+    assert len(ends) == 1 and ends[0]["outcome"] == {"kind": "disposed"}  # closed, not repaired
 
 
 async def test_delete_is_idempotent_and_a_deleted_session_cannot_load(tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ import pytest
 from acp_server.agent.agent import AgentHandle, spawn_agent
 from acp_server.agent.call_checks import call_problem, schema_problems
 from acp_server.agent.events import AgentEvent, MessageChunk
+from acp_server.agent.failures import MODEL_FAILED
 from acp_server.agent.loop import AgentConfig
 from acp_server.agent.seams import Deny, Seams
 from acp_server.cancellation import TurnSignal
@@ -240,14 +241,15 @@ async def test_context_exceeded_ends_the_turn_naming_window_and_request_size() -
 
     model = FakeModel([overflow])
     async with agent_with(model, []) as (handle, _):
-        outcome = await handle.agent.followup(text("x" * 3000)).wait()
+        ticket = handle.agent.followup(text("x" * 3000))
+        outcome = await ticket.wait()
         budget = handle.agent.context_budget
         estimate = budget.estimate(model.requests[0])
-    assert isinstance(outcome, rec.ErrorOutcome)
-    assert outcome.code == "context_window_exceeded"
+    # The journal keeps the coarse outcome; the client's error gets the whole text.
+    assert outcome == rec.ErrorOutcome(message=MODEL_FAILED, code="context_window_exceeded")
     assert (
         f"a request of about {estimate} tokens does not fit in the {budget.window}-token "
-        "context window" in outcome.message
+        "context window" in (ticket.error_detail or "")
     )
 
 

@@ -141,8 +141,18 @@ async def test_wait_blocks_until_abort_then_returns() -> None:
 async def test_wait_returns_at_once_when_already_aborted() -> None:
     holder = TurnCancellation()
     holder.abort(UserCancel())
-    with anyio.fail_after(10):
+    returned = anyio.Event()
+
+    async def waiter() -> None:
         await holder.signal.wait()
+        returned.set()
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(waiter)
+        # Bounded by scheduling, not a clock: once every task is blocked, the waiter is done.
+        await anyio.wait_all_tasks_blocked()
+        assert returned.is_set()
+        tg.cancel_scope.cancel()
 
 
 async def test_on_abort_callbacks_run_synchronously_in_order_once() -> None:

@@ -159,6 +159,19 @@ def test_the_environment_reads_a_worktree_pointer_and_a_detached_head(tmp_path: 
     assert find_repository_root(work / "sub") == work
 
 
+def test_a_planted_fifo_or_huge_head_does_not_block_or_fill_memory(tmp_path: Path) -> None:
+    fifo_repo = tmp_path / "fifo"
+    (fifo_repo / ".git").mkdir(parents=True)
+    os.mkfifo(fifo_repo / ".git" / "HEAD")
+    huge_repo = tmp_path / "huge"
+    huge_repo.mkdir()
+    (huge_repo / ".git").symlink_to("/dev/zero")
+
+    for root in (fifo_repo, huge_repo):
+        block = describe_environment(Workspace(root), "2026-12-01")
+        assert f"Git: a repository at {root}\n" in block + "\n"
+
+
 def test_no_repository_is_said(tmp_path: Path) -> None:
     assert "Git: not a git repository" in describe_environment(Workspace(tmp_path), "2026-12-01")
 

@@ -15,6 +15,7 @@ import pytest
 from anyio import wait_all_tasks_blocked
 
 from acp_server.agent.events import AgentEvent, Status, ToolCallAnnounced, TurnEnded
+from acp_server.agent.failures import MODEL_FAILED
 from acp_server.agent.inbox import Dropped, PromptTicket
 from acp_server.agent.seams import PromptSubmission, Seams, StepInfo, TurnProgress
 from acp_server.cancellation import CancelCause, ParentCancel, TurnSignal, UserCancel
@@ -30,6 +31,7 @@ from tests.support.agent_harness import (
     gate,
     gated_model,
     gated_tool,
+    hold,
     kinds,
     make_handle,
     of_type,
@@ -117,7 +119,7 @@ async def test_cancel_during_a_blocked_durability_flush_has_no_authority() -> No
 
     async def flush() -> None:
         flushing.set()
-        await release.wait()
+        await hold(release)  # bounded: the close is shielded from the harness's deadline
 
     async with running_agent(FakeModel(), flush=flush) as handle:
         agent = handle.agent
@@ -600,8 +602,9 @@ async def test_model_error_ends_the_turn_with_an_error_outcome() -> None:
     model = FakeModel([say("partial"), fail])
     async with running_agent(model) as handle:
         agent = handle.agent
-        outcome = await agent.followup(text("q")).wait()
-        assert outcome == rec.ErrorOutcome(message="provider is down", code="503")
+        ticket = agent.followup(text("q"))
+        assert await ticket.wait() == rec.ErrorOutcome(message=MODEL_FAILED, code="503")
+        assert ticket.error_detail == "provider is down"  # for the client, never durable
         assert await agent.followup(text("again")).wait() == rec.Completed()
 
 

@@ -56,10 +56,14 @@ SEAMS_IN_ORDER = [
     "step_result",
     "approval",
     "tool",
+    "post_tool",
     "continuation",
     "turn_stop",
 ]
 """The seams in the order one turn reaches them (tools: the first step calls one)."""
+
+TOOL_SEAMS = ("approval", "tool", "post_tool")
+"""Reached only when the model asks for a tool call."""
 
 Ending = Literal["raise", "return"]
 
@@ -100,6 +104,9 @@ def _install_blocker(
         await block(signal)
         return None
 
+    async def post_tool(request: ToolCallRequest, output: ToolOutput, signal: TurnSignal) -> None:
+        await block(signal)
+
     async def continuation(progress: TurnProgress, signal: TurnSignal) -> None:
         await block(signal)
 
@@ -122,6 +129,7 @@ def _install_blocker(
         "request_config": (seams.request_config, request_config),
         "step_result": (seams.step_result, step_result),
         "approval": (seams.approval, approval),
+        "post_tool": (seams.post_tool, post_tool),
         "continuation": (seams.continuation, continuation),
         "turn_stop": (seams.turn_stop, turn_stop),
     }
@@ -132,7 +140,7 @@ def _install_blocker(
     first: Response = [say("working"), finish()]
     if seam == "model_stream":
         first = [say("partial"), model_action]
-    elif seam in ("approval", "tool"):
+    elif seam in TOOL_SEAMS:
         first = [call("probe"), finish("tool_calls")]
     tool = FakeTool("probe", tool_behaviour if seam == "tool" else None, trace=trace)
     return FakeModel(first, trace=trace), [tool]
@@ -160,8 +168,8 @@ async def test_cancel_releases_a_listener_waiting_on_the_signal_at_every_seam(
         # the user cause.
         assert trace.names[-1] == seam
         expected = SEAMS_IN_ORDER[: SEAMS_IN_ORDER.index(seam) + 1]
-        if seam not in ("approval", "tool"):  # that turn's model asked for no tool
-            expected = [name for name in expected if name not in ("approval", "tool")]
+        if seam not in TOOL_SEAMS:  # that turn's model asked for no tool
+            expected = [name for name in expected if name not in TOOL_SEAMS]
         assert trace.names == expected
         signal = trace.signals[0]
         assert all(s is signal for s in trace.signals)

@@ -46,6 +46,7 @@ from tests.support.agent_harness import (
     turn_ends,
     user_texts,
 )
+from tests.support.backends import anyio_backend  # noqa: F401 - on asyncio and trio
 from tests.support.processes import alive
 
 pytestmark = [

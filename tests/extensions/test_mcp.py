@@ -27,8 +27,11 @@ pytestmark = [
 ]
 
 
-def stdio_config(name: str = "demo", pidfile: Path | None = None) -> McpServer:
+def stdio_config(
+    name: str = "demo", pidfile: Path | None = None, calls: Path | None = None
+) -> McpServer:
     env = [{"name": "MCP_TEST_PIDFILE", "value": str(pidfile)}] if pidfile else []
+    env += [{"name": "MCP_TEST_CALLS", "value": str(calls)}] if calls else []
     from acp_protocol.mcp import EnvVariable
 
     return McpServer(
@@ -46,10 +49,12 @@ def free_port() -> int:
 
 
 @pytest.fixture
-def http_server() -> Iterator[str]:
+def http_server(tmp_path: Path) -> Iterator[str]:
     port = free_port()
     process = subprocess.Popen(
-        [sys.executable, MCP_SERVER, "http", str(port)], start_new_session=True
+        [sys.executable, MCP_SERVER, "http", str(port)],
+        start_new_session=True,
+        env={**os.environ, "MCP_TEST_CALLS": str(tmp_path / "calls")},
     )
     try:
         deadline = time.monotonic() + 20
@@ -77,20 +82,32 @@ async def manager(*servers: McpServer) -> AsyncIterator[tuple[McpServers, list[T
             await mcp.aclose()
 
 
-async def cancelled_after(tool: Tool, delay: float = 0.3) -> float:
-    """Run `tool` and abort its turn after `delay`; return how long the call took in all."""
-    cancellation = TurnCancellation()
-    started = time.monotonic()
+def noted_calls(calls: Path) -> list[str]:
+    """The calls the test server has started, as it noted them in `calls`."""
+    return calls.read_text().split() if calls.exists() else []
 
-    async def cancel_soon() -> None:
-        await anyio.sleep(delay)
+
+async def in_flight(calls: Path, name: str = "slow", within: float = 20.0) -> None:
+    """Return once the test server has started a call of `name`."""
+    with anyio.fail_after(within):
+        while name not in noted_calls(calls):  # noqa: ASYNC110 - another process's file
+            await anyio.sleep(0.02)
+
+
+async def cancel_in_flight(tool: Tool, calls: Path) -> None:
+    """Run the 300 s `slow` tool, abort its turn once the server runs the call, and require the
+    call to end with `TurnAborted` long before the tool would have."""
+    cancellation = TurnCancellation()
+
+    async def cancel_when_running() -> None:
+        await in_flight(calls)
         cancellation.abort(UserCancel())
 
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(cancel_soon)
-        with pytest.raises(TurnAborted):
-            await tool.run({}, cancellation.signal)
-    return time.monotonic() - started
+    with anyio.fail_after(60):  # a guard against a hang, five times shorter than the tool
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(cancel_when_running)
+            with pytest.raises(TurnAborted):
+                await tool.run({}, cancellation.signal)
 
 
 def by_name(tools: list[Tool]) -> dict[str, Tool]:
@@ -118,9 +135,10 @@ async def test_stdio_tools_calls_and_cleanup(tmp_path: Path) -> None:
     assert all(not alive(p) for p in pids)
 
 
-async def test_slow_call_is_cancelled_at_once() -> None:
-    async with manager(stdio_config()) as (_, added):
-        assert await cancelled_after(by_name(added)["mcp__demo__slow"]) < 3
+async def test_slow_call_is_cancelled_at_once(tmp_path: Path) -> None:
+    calls = tmp_path / "calls"
+    async with manager(stdio_config(calls=calls)) as (_, added):
+        await cancel_in_flight(by_name(added)["mcp__demo__slow"], calls)
         # the session still works after the cancelled call
         echo = by_name(added)["mcp__demo__echo"]
         out = await echo.run({"text": "again"}, TurnCancellation().signal)
@@ -136,7 +154,7 @@ async def test_missing_binary_is_reported_once() -> None:
         assert "mcp__demo__echo" in by_name(added)
 
 
-async def test_streamable_http(http_server: str) -> None:
+async def test_streamable_http(http_server: str, tmp_path: Path) -> None:
     config = McpServer(
         name="web", type="http", url=http_server, headers=[HttpHeader(name="X-Test", value="1")]
     )
@@ -145,7 +163,7 @@ async def test_streamable_http(http_server: str) -> None:
         tools = by_name(added)
         out = await tools["mcp__web__echo"].run({"text": "over http"}, TurnCancellation().signal)
         assert out.text == "echo: over http"
-        assert await cancelled_after(tools["mcp__web__slow"]) < 3
+        await cancel_in_flight(tools["mcp__web__slow"], tmp_path / "calls")
 
 
 def test_tool_names_are_safe() -> None:

@@ -20,6 +20,7 @@ from acp_server.process import (
     group_members,
     run_process,
 )
+from tests.support.backends import anyio_backend  # noqa: F401 - on asyncio and trio
 from tests.support.processes import (
     DEADLINE,
     assert_gone,

@@ -244,12 +244,26 @@ async def test_input_end_waits_for_requests_in_flight_then_returns() -> None:
 
 
 async def test_close_abandons_work_and_returns_promptly() -> None:
-    started, release = anyio.Event(), anyio.Event()
-    with anyio.fail_after(2):
-        async with peer_harness(slow_dispatcher(started, release)) as (peer, client):
-            await client.write({"jsonrpc": "2.0", "id": 1, "method": "slow"})
+    started, cancelled = anyio.Event(), anyio.Event()
+    dispatcher = JsonRpcDispatcher()
+
+    async def stuck(request: IncomingRequest, params: msgspec.Raw | None) -> Any:
+        request.admit()
+        started.set()
+        try:
+            await anyio.sleep_forever()
+        finally:
+            cancelled.set()  # only cancellation can end sleep_forever
+
+    dispatcher.install(HandlerTable(requests={"stuck": stuck}))
+    with anyio.fail_after(10):  # a guard against a hang, not a speed measure
+        async with peer_harness(dispatcher) as (peer, client):
+            await client.write({"jsonrpc": "2.0", "id": 1, "method": "stuck"})
             await started.wait()
             peer.close()
+            written = await client.read_all()
+    assert cancelled.is_set()
+    assert written == []  # no response, no error: the abandoned request is not answered
 
 
 async def test_client_side_helper_reads_frames() -> None:

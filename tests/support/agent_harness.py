@@ -126,6 +126,9 @@ class Trace:
             self.hit("approval", signal)
             return None
 
+        async def post_tool(call: ToolCallRequest, output: ToolOutput, signal: TurnSignal) -> None:
+            self.hit("post_tool", signal)
+
         async def continuation(progress: TurnProgress, signal: TurnSignal) -> None:
             self.hit("continuation", signal)
 
@@ -139,6 +142,7 @@ class Trace:
         seams.request_config.append(request_config)
         seams.step_result.append(step_result)
         seams.approval.append(approval)
+        seams.post_tool.append(post_tool)
         seams.continuation.append(continuation)
         seams.turn_stop.append(turn_stop)
         return seams
@@ -303,6 +307,21 @@ def request_user_texts(request: ModelRequest) -> list[str]:
         for item in request.messages
         if isinstance(item, UserTurn)
     ]
+
+
+# --- blocking doubles ------------------------------------------------------------------------
+
+
+async def hold(release: anyio.Event) -> None:
+    """Wait for `release`, but never past DEADLINE.
+
+    For doubles that block inside a turn's close (the durability flush, a `turn/end` sink):
+    the close runs shielded, so the harness's deadline cannot end it, and a runtime broken in
+    a way that leaves `release` unset would hang the suite instead of failing the test. This
+    guard is not shielded: it ends the wait itself, the turn closes, and the test fails.
+    """
+    with anyio.move_on_after(DEADLINE):
+        await release.wait()
 
 
 # --- model actions ---------------------------------------------------------------------------

@@ -5,7 +5,8 @@ and `fail` (raises).
     python tests/support/mcp_server.py http PORT       # streamable HTTP on 127.0.0.1:PORT/mcp
     python tests/support/mcp_server.py sse PORT        # SSE on 127.0.0.1:PORT/sse
 
-With MCP_TEST_PIDFILE set, the server writes its pid there at start.
+With MCP_TEST_PIDFILE set, the server writes its pid there at start; with MCP_TEST_CALLS set,
+`slow` appends a line there as it starts, so a test can wait for the call to be in flight.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ def build(port: int = 0) -> FastMCP:
     @server.tool()
     async def slow() -> str:
         """Sleep for 300 seconds."""
+        _note_call("slow")
         await anyio.sleep(300)
         return "slept"
 
@@ -38,6 +40,13 @@ def build(port: int = 0) -> FastMCP:
         raise RuntimeError("this tool always fails")
 
     return server
+
+
+def _note_call(name: str) -> None:
+    calls = os.environ.get("MCP_TEST_CALLS")
+    if calls:
+        with open(calls, "a") as f:
+            f.write(f"{name}\n")
 
 
 def main() -> None:
