@@ -91,7 +91,12 @@ COMMANDS = AvailableCommandsUpdate(
             name="mode",
             description="Switch the permission mode: " + ", ".join(m.id for m in MODES),
             input=UnstructuredCommandInput(hint="default | accept_edits | read_only | bypass"),
-        )
+        ),
+        AvailableCommand(
+            name="compact",
+            description="Compact the conversation now: summarize all but the latest turns",
+            input=UnstructuredCommandInput(hint="optional: what the summary should keep"),
+        ),
     ]
 )
 

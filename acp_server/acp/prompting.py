@@ -87,6 +87,8 @@ class PromptMethods:
         text = "\n".join(p.text for p in prompt.prompt if isinstance(p, TextContent))
         offered = self.context.options.offered_models
         command = slash_command(text, offered) if len(prompt.prompt) == 1 else None
+        if command is not None and command[0] == "compact":
+            return await self._compact(request, session, command[1])
         if command is not None:
             request.admit()
             return await self._run_command(session, *command)
@@ -135,6 +137,24 @@ class PromptMethods:
         if session is None or session.agent is None:
             return  # cancelling nothing is a no-op; a notification cannot be answered
         session.agent.cancel(UserCancel(), keep_inbox=wants_keep_inbox(cancel.meta))
+
+    async def _compact(
+        self, request: IncomingRequest, session: AcpSession, instructions: str
+    ) -> PromptResponse:
+        """`/compact [instructions]`: a compaction queued like a prompt and cancelled like one
+        (`session/cancel`, or `$/cancel_request` for this request alone)."""
+        agent = session.agent
+        if agent is None:
+            raise RpcError(errors.AUTH_REQUIRED, f"Authentication required: {NO_MODEL_MESSAGE}")
+        ticket = agent.compact(instructions or None)
+
+        def stop_this_prompt() -> None:
+            if not ticket.withdraw() and ticket.state == "running":
+                agent.cancel(UserCancel(), keep_inbox=True)
+
+        request.on_cancel_request = stop_this_prompt
+        request.admit()
+        return PromptResponse(stop_reason=stop_reason_for(await ticket.wait()))
 
     async def _run_command(self, session: AcpSession, name: str, argument: str) -> PromptResponse:
         """A slash command (see `modes.COMMANDS`): handled here, the model is not asked."""

@@ -23,6 +23,7 @@ from acp_protocol.content import (
 from acp_protocol.session_update import (
     AgentMessageChunk,
     AgentThoughtChunk,
+    CompactionUpdate,
     CurrentModeUpdate,
     Plan,
     PlanEntry,
@@ -32,7 +33,7 @@ from acp_protocol.session_update import (
 from acp_protocol.tool_call import ToolCall, ToolCallLocation, ToolCallUpdate, ToolKind
 from acp_server.session import records as rec
 
-from .updates import tool_content
+from .updates import compaction_summary, tool_content
 
 _TOOL_KINDS = frozenset(get_args(ToolKind))
 
@@ -61,8 +62,12 @@ def block_for(part: rec.Part) -> ContentBlock:
     )
 
 
-def replay_updates(records: Sequence[rec.Record]) -> list[SessionUpdate]:
-    """Every update that shows the conversation in `records`, in conversation order."""
+def replay_updates(
+    records: Sequence[rec.Record], *, compaction: bool = False
+) -> list[SessionUpdate]:
+    """Every update that shows the conversation in `records`, in conversation order.
+    Compactions are shown at their place: as `compaction_update` when the client advertised
+    `session.compaction` (`compaction`), else as a short thought."""
     results = {r.call_id: r for r in records if isinstance(r, rec.ToolResult)}
     updates: list[SessionUpdate] = []
     for record in records:
@@ -123,4 +128,21 @@ def replay_updates(records: Sequence[rec.Record]) -> list[SessionUpdate]:
             )
         elif isinstance(record, rec.ModeChange):
             updates.append(CurrentModeUpdate(current_mode_id=record.mode))
+        elif isinstance(record, rec.Compaction):
+            text = TextContent(text=compaction_summary(record.summary))
+            if compaction:
+                updates.append(
+                    CompactionUpdate(
+                        compaction_id=record.compaction_id, status="completed", summary=[text]
+                    )
+                )
+            else:
+                updates.append(
+                    AgentThoughtChunk(
+                        content=TextContent(
+                            text=f"(Compacted the conversation to ~{record.tokens_after} tokens.)"
+                        ),
+                        message_id=record.compaction_id,
+                    )
+                )
     return updates

@@ -53,7 +53,7 @@ from .modes import SessionConfig, available_commands, mode_state
 from .notices import send_notice
 from .replay import replay_updates
 from .sessions import AcpSession
-from .updates import SessionUpdates
+from .updates import SessionUpdates, shows_compactions
 from .wiring import SessionWiring
 
 log = logging.getLogger(__name__)
@@ -116,7 +116,8 @@ class SessionMethods:
         # Replay precedes the response: clients register the session before awaiting it and
         # show history that arrives meanwhile; history after the response is shown late or lost.
         updates = SessionUpdates(self.context.peer, session.id)
-        for update in replay_updates(session.log.records):
+        compaction = shows_compactions(self.context.client_capabilities)
+        for update in replay_updates(session.log.records, compaction=compaction):
             await updates.send(update)
         self._announce_commands(request, session.id)
         self._announce_fallback(request, session)

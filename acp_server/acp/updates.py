@@ -5,14 +5,21 @@ from __future__ import annotations
 from msgspec import UNSET
 
 from acp_protocol.content import TextContent
+from acp_protocol.initialize import (
+    ClientCapabilities,
+    ClientSessionCapabilities,
+    CompactionCapabilities,
+)
 from acp_protocol.methods import SESSION_UPDATE
 from acp_protocol.session_update import (
     AgentMessageChunk,
     AgentThoughtChunk,
+    CompactionUpdate,
     Plan,
     PlanEntry,
     SessionNotification,
     SessionUpdate,
+    UsageUpdate,
 )
 from acp_protocol.tool_call import (
     ContentToolCallContent,
@@ -25,6 +32,8 @@ from acp_protocol.tool_call import (
 )
 from acp_server.agent import (
     AgentEvent,
+    CompactionEnded,
+    CompactionStarted,
     MessageChunk,
     PlanUpdated,
     ThoughtChunk,
@@ -80,6 +89,58 @@ def update_for(event: AgentEvent) -> SessionUpdate | None:
     return None
 
 
+def shows_compactions(capabilities: ClientCapabilities) -> bool:
+    """Whether the client advertised `clientCapabilities.session.compaction`."""
+    session = capabilities.session
+    return isinstance(session, ClientSessionCapabilities) and isinstance(
+        session.compaction, CompactionCapabilities
+    )
+
+
+TRIM_SUMMARY = "Old tool results were cut to one-line notes; the recent turns are verbatim."
+
+
+def compaction_summary(summary: str | None) -> str:
+    """What a compaction left the model with, as shown to the client."""
+    return TRIM_SUMMARY if summary is None else summary
+
+
+def compaction_updates(
+    event: CompactionStarted | CompactionEnded, supported: bool
+) -> list[SessionUpdate]:
+    """The updates that show a compaction: `compaction_update` to a client that advertised
+    `session.compaction`, else one short thought once it completed (nothing that could break
+    a client that does not know compactions); then the new size as `usage_update`."""
+    if isinstance(event, CompactionStarted):
+        if not supported:
+            return []
+        return [CompactionUpdate(compaction_id=event.compaction_id, status="in_progress")]
+    updates: list[SessionUpdate] = []
+    if supported:
+        updates.append(
+            CompactionUpdate(
+                compaction_id=event.compaction_id,
+                status=event.status,
+                summary=[TextContent(text=compaction_summary(event.summary))]
+                if event.status == "completed"
+                else UNSET,
+                error=event.error if event.error is not None else UNSET,
+            )
+        )
+    elif event.status == "completed":
+        updates.append(
+            AgentThoughtChunk(
+                content=TextContent(
+                    text=f"(Compacted the conversation to ~{event.tokens} tokens.)"
+                ),
+                message_id=event.compaction_id,
+            )
+        )
+    if event.status == "completed" and event.tokens is not None and event.window is not None:
+        updates.append(UsageUpdate(used=event.tokens, size=event.window))
+    return updates
+
+
 def tool_content(
     output: str, diffs: list[tuple[str, str | None, str]], terminal_id: str | None
 ) -> list[ToolCallContent]:
@@ -103,11 +164,16 @@ class SessionUpdates:
     """An agent event sink that writes the session's updates through the peer's ordered
     writer, so every update of a turn is queued before that turn's prompt response."""
 
-    def __init__(self, peer: Peer, session_id: str) -> None:
+    def __init__(self, peer: Peer, session_id: str, *, compaction: bool = False) -> None:
         self._peer = peer
         self._session_id = session_id
+        self._compaction = compaction
 
     async def __call__(self, event: AgentEvent) -> None:
+        if isinstance(event, (CompactionStarted, CompactionEnded)):
+            for shown in compaction_updates(event, self._compaction):
+                await self.send(shown)
+            return
         update = update_for(event)
         if update is not None:
             await self.send(update)

@@ -49,7 +49,7 @@ from .hook_consent import install_hooks
 from .notices import send_notice
 from .options import ServerOptions
 from .sessions import AcpSession
-from .updates import SessionUpdates
+from .updates import SessionUpdates, shows_compactions
 
 log = logging.getLogger(__name__)
 
@@ -82,7 +82,17 @@ class SessionWiring:
         if model is not None:
             ids = context.options.ids
             tools.append(
-                session_task_tool(self.store, cwd, extra_roots, log_, model, tools, policy, ids)
+                session_task_tool(
+                    self.store,
+                    cwd,
+                    extra_roots,
+                    log_,
+                    model,
+                    tools,
+                    policy,
+                    ids,
+                    context.options.agent_settings.context_threshold,
+                )
             )
             handle = spawn_agent(
                 log_,
@@ -99,7 +109,8 @@ class SessionWiring:
                 ids=context.ids,
                 durability_flush=journal.flush,
             )
-            handle.agent.subscribe(SessionUpdates(context.peer, session_id))
+            compaction = shows_compactions(context.client_capabilities)
+            handle.agent.subscribe(SessionUpdates(context.peer, session_id, compaction=compaction))
             install_hooks(context, handle.agent, session_id, cwd)
         servers = [s for s in mcp_servers if isinstance(s, McpServer)]
         if servers:

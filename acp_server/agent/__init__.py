@@ -10,6 +10,8 @@ from __future__ import annotations
 from .agent import Agent, AgentHandle, spawn_agent
 from .events import (
     AgentEvent,
+    CompactionEnded,
+    CompactionStarted,
     MessageChunk,
     PlanUpdated,
     Status,
@@ -35,6 +37,8 @@ __all__ = [
     "AgentEvent",
     "AgentHandle",
     "Blocked",
+    "CompactionEnded",
+    "CompactionStarted",
     "Dropped",
     "InstructionSettings",
     "MessageChunk",

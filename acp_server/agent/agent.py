@@ -74,6 +74,11 @@ class Agent:
         """Queue a prompt as its own turn (FIFO); the ticket resolves with that turn's end."""
         return self._loop.followup(content)
 
+    def compact(self, instructions: str | None = None) -> PromptTicket:
+        """Queue a compaction of the conversation as a turn of its own (FIFO, like a
+        follow-up, and cancelled like one); `instructions` guide the summary."""
+        return self._loop.compact(instructions)
+
     def steer(self, content: list[Part]) -> None:
         """Add input for the next step of the open turn (or a new turn when none is open)."""
         self._loop.steer(content)

@@ -2,8 +2,9 @@
 
 `Conversation` is built once from a session's records and then appended to as records arrive
 (the loop feeds it from `SessionLog.on_append`), so a step costs what that step added, never a
-pass over the whole history. It is the only place where records become conversation items:
-a live session and one loaded from its journal see the same items.
+pass over the whole history. It is the only place where records become conversation items,
+`context/compaction` records included, so a live session and one loaded from its journal see
+the same (compacted) items.
 """
 
 from __future__ import annotations
@@ -26,6 +27,35 @@ def part_for_model(part: rec.Part) -> model.Part:
     return model.TextPart(text=f"[resource link: {part.name} <{part.uri}>]")
 
 
+SUMMARY_PREFIX = (
+    "[The earlier part of this conversation was compacted to save context. This is its "
+    "summary; the messages after it are verbatim.]\n\n"
+)
+
+
+def tool_result_stub(output: str) -> str:
+    """The one line an old tool result keeps once its body is dropped."""
+    lines = output.count("\n") + (1 if output and not output.endswith("\n") else 0)
+    return (
+        f"[tool output removed to save context: {lines} lines, {len(output)} characters; "
+        "run the tool again if you need it]"
+    )
+
+
+def trimmed(item: model.ConversationItem) -> model.ConversationItem:
+    """The item with a tool result's body cut to its stub (other items and stubs unchanged)."""
+    if not isinstance(item, model.ToolResultTurn) or item.output.startswith("[tool output rem"):
+        return item
+    return model.ToolResultTurn(
+        call_id=item.call_id, output=tool_result_stub(item.output), is_error=item.is_error
+    )
+
+
+def summary_item(summary: str) -> model.UserTurn:
+    """The message that stands for everything a summary replaced."""
+    return model.UserTurn(parts=[model.TextPart(text=SUMMARY_PREFIX + summary)])
+
+
 def item_chars(item: model.ConversationItem) -> int:
     """Characters of an item's text (images count as their base64), for size estimates."""
     if isinstance(item, model.UserTurn):
@@ -46,11 +76,15 @@ class Conversation:
     cutting back to where the turn began removes exactly that turn.
     """
 
-    __slots__ = ("_chars", "_items", "_turn_starts")
+    __slots__ = ("_chars", "_items", "_positions", "_prompts", "_turn_starts")
 
     def __init__(self, records: Iterable[rec.Record] = ()) -> None:
         self._items: list[model.ConversationItem] = []
         self._chars = 0
+        self._positions: dict[str, int] = {}
+        """Item index of each user and assistant message, by message id (compaction bounds)."""
+        self._prompts: list[str] = []
+        """Message ids of the turns' prompts, oldest first (the turns a compaction keeps)."""
         self._turn_starts: dict[str, int] = {}
         """Item count when each turn of the log began (refusals cut back to it)."""
         for record in records:
@@ -66,13 +100,26 @@ class Conversation:
         """Total characters of every item (see `item_chars`)."""
         return self._chars
 
+    def position(self, message_id: str) -> int | None:
+        """The item index of a user or assistant message still in the conversation."""
+        return self._positions.get(message_id)
+
+    def prompt_ids(self, turns: int) -> list[str]:
+        """Message ids of the prompts of the last `turns` turns still in the conversation."""
+        present = [m for m in self._prompts[-turns:] if m in self._positions]
+        return present
+
     def add(self, record: rec.Record) -> None:
         """Apply one record appended to the session log."""
         if isinstance(record, rec.TurnStart):
             self._turn_starts[record.turn_id] = len(self._items)
         elif isinstance(record, rec.UserMessage):
+            self._positions[record.message_id] = len(self._items)
+            if record.origin == "prompt":
+                self._prompts.append(record.message_id)
             self._append(model.UserTurn(parts=[part_for_model(p) for p in record.content]))
         elif isinstance(record, rec.AssistantMessage):
+            self._positions[record.message_id] = len(self._items)
             text = "".join(p.text for p in record.parts if isinstance(p, rec.TextPart))
             calls = [
                 model.ToolCallRequest(call_id=c.call_id, name=c.name, arguments=c.arguments)
@@ -91,13 +138,35 @@ class Conversation:
             start = self._turn_starts.pop(record.turn_id, None)
             if isinstance(record.outcome, rec.Refusal) and start is not None:
                 self._replace(self._items[:start])
+        elif isinstance(record, rec.Compaction):
+            bound = self._positions.get(record.kept_from)
+            if bound is not None:  # else the boundary went with a refused turn: nothing to do
+                self._replace(*compacted(self._items, bound, record.summary))
 
     def _append(self, item: model.ConversationItem) -> None:
         self._items.append(item)
         self._chars += item_chars(item)
 
-    def _replace(self, items: list[model.ConversationItem]) -> None:
-        """Swap in new items (rare: a refusal), recounting their size."""
+    def _replace(self, items: list[model.ConversationItem], shift: int = 0) -> None:
+        """Swap in new items: a kept prefix (a refusal, a trim), or a summary in the first slot
+        followed by the items that were at `shift + 1` onward. Rare, so a full pass is fine."""
+        floor = 1 if shift else 0
+        self._positions = {
+            k: i - shift for k, i in self._positions.items() if floor <= i - shift < len(items)
+        }
+        self._prompts = [m for m in self._prompts if m in self._positions]
+        self._turn_starts = {
+            k: min(max(floor, i - shift), len(items)) for k, i in self._turn_starts.items()
+        }
         self._items = items
         self._chars = sum(item_chars(item) for item in items)
-        self._turn_starts = {k: min(i, len(items)) for k, i in self._turn_starts.items()}
+
+
+def compacted(
+    items: Sequence[model.ConversationItem], bound: int, summary: str | None
+) -> tuple[list[model.ConversationItem], int]:
+    """Items after compacting those before index `bound`, and how far the kept ones moved:
+    with a summary, it replaces them; without, their tool results are cut to stubs."""
+    if summary is None:
+        return [trimmed(item) if i < bound else item for i, item in enumerate(items)], 0
+    return [summary_item(summary), *items[bound:]], bound - 1

@@ -14,9 +14,9 @@ Status = Literal["idle", "running", "disposed"]
 
 @dataclass(frozen=True)
 class MessageChunk:
-    """One streamed piece of assistant text."""
+    """One streamed piece of assistant text (`turn_id` None: a `/compact` report)."""
 
-    turn_id: str
+    turn_id: str | None
     message_id: str
     text: str
 
@@ -72,6 +72,37 @@ class TurnEnded:
     outcome: Outcome
 
 
+@dataclass(frozen=True)
+class CompactionStarted:
+    """A compaction began (its summary request, if any, is under way). `turn_id` is None for
+    a compaction asked for by `Agent.compact`, which runs outside any turn record."""
+
+    turn_id: str | None
+    compaction_id: str
+
+
+@dataclass(frozen=True)
+class CompactionEnded:
+    """A compaction ended. `summary` is what the model now sees in place of the compacted part
+    (None when only old tool results were cut to stubs); `tokens`/`window` give the estimated
+    size of the compacted conversation (None unless `completed`)."""
+
+    turn_id: str | None
+    compaction_id: str
+    status: Literal["completed", "failed", "cancelled"]
+    summary: str | None
+    error: str | None
+    tokens: int | None
+    window: int | None
+
+
 AgentEvent = (
-    MessageChunk | ThoughtChunk | ToolCallAnnounced | ToolCallProgress | PlanUpdated | TurnEnded
+    MessageChunk
+    | ThoughtChunk
+    | ToolCallAnnounced
+    | ToolCallProgress
+    | PlanUpdated
+    | TurnEnded
+    | CompactionStarted
+    | CompactionEnded
 )

@@ -67,6 +67,14 @@ class PromptTicket:
             self._done.set()
 
 
+class CompactTicket(PromptTicket):
+    """A `/compact` request: queued like a follow-up, its turn compacts instead of prompting."""
+
+    def __init__(self, instructions: str | None) -> None:
+        super().__init__([])
+        self.instructions = instructions
+
+
 class Inbox:
     """Queued follow-ups (one turn each) and input staged for the next step."""
 

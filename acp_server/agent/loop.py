@@ -55,6 +55,7 @@ from acp_server.tools.base import CallAwareTool, PlanItem, Tool, ToolOutput
 from acp_server.tools.budget import ToolBudget, cap_output
 
 from .call_checks import RepeatedCalls, call_problem
+from .compaction import Compactor
 from .conversation import Conversation
 from .events import (
     AgentEvent,
@@ -67,7 +68,7 @@ from .events import (
     TurnEnded,
 )
 from .failures import durable_error
-from .inbox import Blocked, Dropped, Inbox, PromptTicket
+from .inbox import Blocked, CompactTicket, Dropped, Inbox, PromptTicket
 from .initiator import Initiator, enter_initiator, leave_initiator
 from .instructions import DEFAULT_SYSTEM_PROMPT
 from .seams import PromptSubmission, Seams, StepInfo, StepResult, TurnProgress
@@ -126,6 +127,7 @@ class AgentLoop:
         # Kept in step with the log, so a step never rebuilds the whole history.
         self.conversation = Conversation(session.records)
         session.on_append(self.conversation.add)
+        self._compactor = Compactor(session, self.conversation, self.budget, ids, self._emit)
         self._tools = {tool.name: tool for tool in config.tools}
         self._tool_specs = [
             ToolSpec(name=t.name, description=t.description, parameters=dict(t.parameters))
@@ -150,7 +152,12 @@ class AgentLoop:
     # -- delivery -----------------------------------------------------------------------
 
     def followup(self, content: list[rec.Part]) -> PromptTicket:
-        ticket = PromptTicket(content)
+        return self._enqueue(PromptTicket(content))
+
+    def compact(self, instructions: str | None) -> PromptTicket:
+        return self._enqueue(CompactTicket(instructions))
+
+    def _enqueue(self, ticket: PromptTicket) -> PromptTicket:
         if self.disposing:
             ticket.resolve(Dropped())
             return ticket
@@ -282,6 +289,11 @@ class AgentLoop:
         hard_cancel = False
         try:
             try:
+                if isinstance(ticket, CompactTicket):
+                    # Not opened: only a completed compaction leaves a record, so a cancelled
+                    # or failed one leaves the log exactly as it was.
+                    outcome = await self._compact_turn(ticket.instructions, signal)
+                    return
                 submission = PromptSubmission(list(ticket.content))
                 for submit in self.seams.prompt_submit:
                     verdict = await submit(submission, signal)
@@ -363,13 +375,14 @@ class AgentLoop:
                 rec.TurnEndRecord(turn_id=turn_id, outcome=outcome, at=rec.utc_now())
             )
             await self._emit(TurnEnded(turn_id, outcome))
-            if self._durability_flush is not None:
-                try:
-                    await self._durability_flush()
-                except Exception:
-                    # The outcome is already recorded; a failing store must not strand the
-                    # ticket or tear down the task group the agent runs in.
-                    log.exception("durability flush after turn %s failed", turn_id)
+        flush = self._durability_flush
+        if flush is not None and (opened or isinstance(ticket, CompactTicket)):
+            try:
+                await flush()
+            except Exception:
+                # The outcome is already recorded; a failing store must not strand the
+                # ticket or tear down the task group the agent runs in.
+                log.exception("durability flush after turn %s failed", turn_id)
         ticket.resolve(outcome)
 
     async def _run_steps(self, turn_id: str, signal: TurnSignal) -> rec.Outcome:
@@ -403,12 +416,13 @@ class AgentLoop:
                 request = await configure(request, signal)
                 signal.raise_if_aborted()
             await self.budget.resolve(self.config.model, signal)
+            # Compaction is a step of its own under the turn's signal, before the request
+            # that would not fit; see acp_server/agent/compaction.py.
+            fitted = await self._compactor.fit(request, self.config.model, turn_id, signal)
+            request = fitted.request
             self.session.append(rec.StepStart(turn_id=turn_id, step=step, at=rec.utc_now()))
             reported = self.last_usage
-            try:
-                text, calls, finish = await self._stream_step(turn_id, request, signal)
-            except ContextWindowExceeded as exc:
-                raise exc.completed(self.budget.estimate(request), self.budget.window) from None
+            text, calls, finish, request = await self._stream_fitting(turn_id, request, signal)
             if self.last_usage is not None and self.last_usage is not reported:
                 self.budget.record_usage(request, self.last_usage)
             result = StepResult(turn_id, step, text, calls, finish)
@@ -438,6 +452,51 @@ class AgentLoop:
             if self.inbox.steering:
                 continue
             return rec.Completed()
+
+    async def _stream_fitting(
+        self, turn_id: str, request: ModelRequest, signal: TurnSignal
+    ) -> tuple[str, list[ToolCallRequest], str, ModelRequest]:
+        """Stream one step. When the server says the request does not fit its context, compact
+        (forced) and retry once in the same step; if that is refused too, or there is nothing
+        to compact, the error names the window and the request size."""
+        try:
+            return (*await self._stream_step(turn_id, request, signal), request)
+        except ContextWindowExceeded as exc:
+            refused = exc
+        log.info("the server refused a request for its size; compacting: %s", refused.message)
+        fitted = await self._compactor.fit(request, self.config.model, turn_id, signal, force=True)
+        if fitted.status != "completed":
+            raise refused.completed(self.budget.estimate(request), self.budget.window) from None
+        retry = fitted.request
+        try:
+            return (*await self._stream_step(turn_id, retry, signal), retry)
+        except ContextWindowExceeded as exc:
+            raise exc.completed(self.budget.estimate(retry), self.budget.window) from None
+
+    async def _compact_turn(self, instructions: str | None, signal: TurnSignal) -> rec.Outcome:
+        """A `/compact` command's turn: compact now, whatever the size, and say how it went."""
+        request = ModelRequest(
+            session_id=self.session.session_id,
+            system_prompt=self.config.system_prompt,
+            messages=list(self.conversation.items),
+            tools=list(self._tool_specs),
+        )
+        await self.budget.resolve(self.config.model, signal)
+        result = await self._compactor.fit(
+            request,
+            self.config.model,
+            None,
+            signal,
+            force=True,
+            summarize=True,
+            instructions=instructions,
+        )
+        if result.status == "completed":
+            text = "Compacted the conversation."
+        else:
+            text = f"The conversation was not compacted: {result.error}."
+        await self._emit(MessageChunk(None, self._ids("msg"), text))
+        return rec.Completed()
 
     def _end_step(self, turn_id: str, step: int, finish: str) -> None:
         self.session.append(

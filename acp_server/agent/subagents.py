@@ -43,6 +43,7 @@ from anyio.abc import TaskGroup
 from acp_server.cancellation import Disposed, ParentCancel, TurnAborted, TurnSignal
 from acp_server.ids import IdFactory, random_ids
 from acp_server.models.base import ModelProvider, ToolCallRequest, subagent_provider
+from acp_server.models.config import DEFAULT_THRESHOLD
 from acp_server.session import records as rec
 from acp_server.session.journal import JournalStore
 from acp_server.session.journal_format import JournalExists, JournalHeader
@@ -232,11 +233,13 @@ class TaskTool:
         depth: int = 0,
         limits: SubagentLimits = SubagentLimits(),
         system_prompt: str = DEFAULT_SYSTEM_PROMPT,
+        context_threshold: float = DEFAULT_THRESHOLD,
         on_child: Callable[[Agent], None] | None = None,
     ) -> None:
         """`tools` are the session's tools without `task` (the child's task tool is made
-        here); `depth` is the parent's (0 for a client's session); `on_child` hears each
-        child agent right after it is created (observers, tests)."""
+        here); `depth` is the parent's (0 for a client's session); a child compacts its own
+        context past `context_threshold` of its window, as the session does; `on_child` hears
+        each child agent right after it is created (observers, tests)."""
         self._parent_log = parent_log
         self._model = model
         self._tools = [tool for tool in tools if tool.name != TASK_TOOL_NAME]
@@ -246,6 +249,7 @@ class TaskTool:
         self.depth = depth
         self._limits = limits
         self._system_prompt = system_prompt
+        self._context_threshold = context_threshold
         self._on_child = on_child
         self._numbers = 0
         self.running = 0
@@ -315,6 +319,7 @@ class TaskTool:
                     depth=depth,
                     limits=self._limits,
                     system_prompt=self._system_prompt,
+                    context_threshold=self._context_threshold,
                     on_child=self._on_child,
                 )
             )
@@ -344,6 +349,7 @@ class TaskTool:
                         model=subagent_provider(self._model),
                         tools=tools,
                         system_prompt=self._system_prompt,
+                        context_threshold=self._context_threshold,
                     ),
                     tg,
                     seams=seams,
@@ -441,6 +447,7 @@ def session_task_tool(
     tools: Sequence[Tool],
     policy: PermissionPolicy,
     ids: IdFactory | None,
+    context_threshold: float = DEFAULT_THRESHOLD,
 ) -> TaskTool:
     """The `task` tool of a client's session (depth 0): children journaled in `store` next to
     the session, with the session's tools, model and permission policy."""
@@ -451,4 +458,5 @@ def session_task_tool(
         journals=journal_children(store, cwd, extra_roots),
         policy=policy,
         ids=ids if ids is not None else random_ids,
+        context_threshold=context_threshold,
     )

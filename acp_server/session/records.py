@@ -9,7 +9,9 @@ A session log is a flat, append-only sequence of records, each tagged by ``type`
 - ``message/assistant``: the model's answer, text and thought parts plus requested tool calls;
 - ``tool/result``: the result of one requested tool call;
 - ``step/end``: the step is over, with the model's finish reason;
-- ``turn/end``: the turn is over, with its ``Outcome`` (tagged by ``kind``).
+- ``turn/end``: the turn is over, with its ``Outcome`` (tagged by ``kind``);
+- ``context/compaction``: the conversation before a message was compacted (a summary, or old
+  tool results cut to a stub); the model sees the compacted form from then on.
 
 Durable records hold no stack, signal, exception object, cancel cause or free-form cancel
 text: they state what happened to the turn, never who asked for it or how the runtime noticed.
@@ -25,6 +27,8 @@ See docs/rfc/implemented/architecture/2026-11-30-explicit-turn-cancellation.md.
 Wire names are the snake_case attribute names and are part of the on-disk format: keep them
 stable. Optional fields are left out when they hold their default. Timestamps (``at``) are
 ISO 8601 UTC strings with millisecond precision, as produced by `utc_now()`.
+
+Over 400 lines: the on-disk format is one tagged union, kept in one place field by field.
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ __all__ = [
     "Aborted",
     "AssistantMessage",
     "AssistantPart",
+    "Compaction",
     "Completed",
     "CrashedOutcome",
     "DisposedOutcome",
@@ -343,6 +348,25 @@ class PermissionRule(_TaggedByType, tag="session/permission", frozen=True, kw_on
     at: str
 
 
+class Compaction(_TaggedByType, tag="context/compaction", frozen=True, kw_only=True):
+    """The conversation before message `kept_from` was compacted; from here on the model sees
+    the compacted form. With a `summary`, that summary replaces every message before
+    `kept_from`; without one, only the bodies of the tool results before it were dropped (each
+    keeps a one-line stub). Messages from `kept_from` on stay verbatim. Nothing is deleted from
+    the log: replay still shows the whole history, with the compaction at its place in it."""
+
+    compaction_id: str
+    kept_from: str
+    """The message id of the first user or assistant message kept verbatim."""
+    summary: str | None = None
+    turn_id: str | None = None
+    """The turn it ran in; None for one asked for by `/compact` (which opens no turn)."""
+    tokens_before: int
+    """Estimated tokens of the conversation before, and after, this compaction."""
+    tokens_after: int
+    at: str
+
+
 Record: TypeAlias = (
     TurnStart
     | UserMessage
@@ -355,6 +379,7 @@ Record: TypeAlias = (
     | ModeChange
     | ModelChange
     | PermissionRule
+    | Compaction
 )
 """One entry of a session log."""
 

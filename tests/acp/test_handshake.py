@@ -105,7 +105,8 @@ async def test_every_frame_of_a_session_is_schema_valid(tmp_path: Path) -> None:
     assert [("result" in f) for f in frames.received] == [True, True, False]
     update = frames.received[2]["params"]["update"]
     assert update["sessionUpdate"] == "available_commands_update"
-    assert [c["name"] for c in update["availableCommands"]] == ["mode"]  # no model: no /model
+    # No model: no /model.
+    assert [c["name"] for c in update["availableCommands"]] == ["mode", "compact"]
 
 
 async def test_with_a_model_no_authentication_is_advertised() -> None:
