@@ -16,6 +16,8 @@ from tests.support.agent_process import FrameLog, RecordingClient, running_agent
 
 pytestmark = pytest.mark.anyio
 
+ALL_COMMANDS = ["mode", "compact", "model"]
+
 
 def configured(tmp_path: Path) -> tuple[dict[str, str], str]:
     """A config file offering `echo` (the default) and a scripted model."""
@@ -55,13 +57,13 @@ async def test_load_and_resume_announce_the_commands_after_their_answer(tmp_path
     async with running_agent("--data-dir", data, env=env) as (conn, _, frames, client):
         await conn.initialize(protocol_version=1)
         sid = (await conn.new_session(cwd=str(tmp_path), mcp_servers=[])).session_id
-        assert await commands_after_answer(frames, client, "session/new") == ["mode", "compact", "model"]
+        assert await commands_after_answer(frames, client, "session/new") == ALL_COMMANDS
         await conn.prompt(session_id=sid, prompt=[text_block("hello")])
 
     async with running_agent("--data-dir", data, env=env) as (conn, _, frames, client):
         await conn.initialize(protocol_version=1)
         await conn.load_session(session_id=sid, cwd=str(tmp_path), mcp_servers=[])
-        assert await commands_after_answer(frames, client, "session/load") == ["mode", "compact", "model"]
+        assert await commands_after_answer(frames, client, "session/load") == ALL_COMMANDS
         # The history came first, then the commands.
         kinds = [u.session_update for _, u in client.updates]
         assert kinds[0] == "user_message_chunk"
@@ -70,7 +72,7 @@ async def test_load_and_resume_announce_the_commands_after_their_answer(tmp_path
     async with running_agent("--data-dir", data, env=env) as (conn, _, frames, client):
         await conn.initialize(protocol_version=1)
         await conn.resume_session(session_id=sid, cwd=str(tmp_path), mcp_servers=[])
-        assert await commands_after_answer(frames, client, "session/resume") == ["mode", "compact", "model"]
+        assert await commands_after_answer(frames, client, "session/resume") == ALL_COMMANDS
         assert [u.session_update for _, u in client.updates] == ["available_commands_update"]
 
 
