@@ -44,7 +44,6 @@ __all__ = [
     "SessionCloseCapabilities",
     "SessionConfigOptionsCapabilities",
     "SessionDeleteCapabilities",
-    "SessionForkCapabilities",
     "SessionListCapabilities",
     "SessionResumeCapabilities",
 ]
@@ -182,10 +181,6 @@ class SessionCloseCapabilities(Wire, frozen=True, kw_only=True):
     meta: dict[str, Any] | UnsetType | None = msgspec.field(default=UNSET, name="_meta")
 
 
-class SessionForkCapabilities(Wire, frozen=True, kw_only=True):
-    meta: dict[str, Any] | UnsetType | None = msgspec.field(default=UNSET, name="_meta")
-
-
 class SessionCapabilities(Wire, frozen=True, kw_only=True):
     """Optional session methods the agent supports: each present (`{}`) means supported."""
 
@@ -196,8 +191,6 @@ class SessionCapabilities(Wire, frozen=True, kw_only=True):
     additional_directories: SessionAdditionalDirectoriesCapabilities | UnsetType | None = UNSET
     resume: SessionResumeCapabilities | UnsetType | None = UNSET
     close: SessionCloseCapabilities | UnsetType | None = UNSET
-    fork: SessionForkCapabilities | UnsetType | None = UNSET
-    """Unstable schema: `session/fork`."""
     meta: dict[str, Any] | UnsetType | None = msgspec.field(default=UNSET, name="_meta")
 
 

@@ -19,8 +19,6 @@ __all__ = [
     "CloseSessionResponse",
     "DeleteSessionRequest",
     "DeleteSessionResponse",
-    "ForkSessionRequest",
-    "ForkSessionResponse",
     "ListSessionsRequest",
     "ListSessionsResponse",
     "LoadSessionRequest",
@@ -96,26 +94,6 @@ class ResumeSessionRequest(Wire, frozen=True, kw_only=True):
 class ResumeSessionResponse(Wire, frozen=True, kw_only=True):
     """Result of `session/resume`."""
 
-    modes: SessionModeState | UnsetType | None = UNSET
-    config_options: list[SessionConfigOption] | UnsetType | None = UNSET
-    meta: dict[str, Any] | UnsetType | None = msgspec.field(default=UNSET, name="_meta")
-
-
-class ForkSessionRequest(Wire, frozen=True, kw_only=True):
-    """Params of `session/fork` (unstable schema; session capability `fork`): a new session
-    from an existing one's history. `systemPrompt` is not taken (not advertised)."""
-
-    session_id: str
-    cwd: str
-    mcp_servers: list[McpServer] | UnsetType = UNSET
-    additional_directories: list[str] | UnsetType = UNSET
-    meta: dict[str, Any] | UnsetType | None = msgspec.field(default=UNSET, name="_meta")
-
-
-class ForkSessionResponse(Wire, frozen=True, kw_only=True):
-    """Result of `session/fork`: the new session, active at once."""
-
-    session_id: str
     modes: SessionModeState | UnsetType | None = UNSET
     config_options: list[SessionConfigOption] | UnsetType | None = UNSET
     meta: dict[str, Any] | UnsetType | None = msgspec.field(default=UNSET, name="_meta")

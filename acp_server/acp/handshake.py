@@ -22,13 +22,12 @@ from acp_protocol.initialize import (
     InitializeResponse,
     McpCapabilities,
     PromptCapabilities,
-    SessionCapabilities,
     SessionCloseCapabilities,
     SessionDeleteCapabilities,
-    SessionForkCapabilities,
     SessionListCapabilities,
     SessionResumeCapabilities,
 )
+from acp_protocol.unstable import ForkingSessionCapabilities, SessionForkCapabilities
 from acp_server import __version__
 from acp_server.rpc.handlers import RpcError, decode_params
 from acp_server.rpc.peer import IncomingRequest
@@ -48,7 +47,7 @@ AGENT_CAPABILITIES = AgentCapabilities(
     prompt_capabilities=PromptCapabilities(image=True, embedded_context=True),
     # stdio, streamable HTTP and SSE MCP servers are each tested against a real server.
     mcp_capabilities=McpCapabilities(http=True, sse=True),
-    session_capabilities=SessionCapabilities(
+    session_capabilities=ForkingSessionCapabilities(
         list=SessionListCapabilities(),
         resume=SessionResumeCapabilities(),
         close=SessionCloseCapabilities(),

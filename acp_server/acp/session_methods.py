@@ -21,8 +21,6 @@ from acp_protocol.session import (
     CloseSessionResponse,
     DeleteSessionRequest,
     DeleteSessionResponse,
-    ForkSessionRequest,
-    ForkSessionResponse,
     ListSessionsRequest,
     ListSessionsResponse,
     LoadSessionRequest,
@@ -33,6 +31,7 @@ from acp_protocol.session import (
     ResumeSessionResponse,
     SessionInfo,
 )
+from acp_protocol.unstable import ForkSessionRequest, ForkSessionResponse
 from acp_server.ids import new_session_id
 from acp_server.rpc.handlers import RpcError, decode_params
 from acp_server.rpc.peer import IncomingRequest
