@@ -151,3 +151,29 @@ async def test_a_cancel_during_the_summary_request_answers_cancelled_and_keeps_t
     assert released  # the summary request's connection was closed
     assert after == before
     assert statuses == ["in_progress", "cancelled"]
+
+
+async def test_a_resumed_session_continues_from_the_compacted_context(tmp_path: Path) -> None:
+    cwd, env, args = workspace(tmp_path)
+    with ContextWindowServer(n_ctx=100_000) as server:
+        env["OPENAI_BASE_URL"] = server.base_url
+        async with running_agent(*args, env=env) as (conn, _, _, _):
+            await conn.initialize(protocol_version=1)
+            sid = (await conn.new_session(cwd=str(cwd), mcp_servers=[])).session_id
+            for n in range(3):
+                await conn.prompt(session_id=sid, prompt=[text_block(f"read it {n}")])
+            await conn.prompt(session_id=sid, prompt=[text_block("/compact")])
+        seen = len(server.chats())
+        async with running_agent(*args, env=env) as (conn, _, frames, _):
+            await conn.initialize(protocol_version=1)
+            await conn._conn.send_request(
+                "session/resume", {"sessionId": sid, "cwd": str(cwd), "mcpServers": []}
+            )
+            done = await conn.prompt(session_id=sid, prompt=[text_block("read it again")])
+            replayed = [f for f in frames.received if f.get("method") == "session/update"]
+    assert done.stop_reason == "end_turn"
+    messages = server.chats()[seen].body["messages"]
+    assert str(messages[1]["content"]).startswith(SUMMARY_PREFIX[:40])
+    assert "read it 0" not in str(messages)
+    # Resume does not replay: no update of the earlier turns came back.
+    assert all(f["params"]["update"]["sessionUpdate"] != "user_message_chunk" for f in replayed)

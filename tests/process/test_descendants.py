@@ -111,9 +111,14 @@ async def test_an_escapee_that_clears_its_environment_dies_at_shutdown(
     )
     registry = ProcessRegistry()
     python = shlex.join([sys.executable, "-c", code])
-    # The call ends only once the escapee has exec'd, i.e. no longer carries the token.
-    exec_done = f'[ -s {ready} ] && [ "$(cat /proc/$(cat {ready})/comm)" = {escapee.name} ]'
-    command = f"{python} & until {exec_done}; do sleep 0.01; done"
+    # The call ends only once the escapee has exec'd (no longer carries the token) and its
+    # parent has exited (it is re-parented to us, the shell's parent): until then the walk
+    # still reaches it through a process that has the token, and kills it with the call.
+    stat = f"$(cat /proc/$(cat {ready})/stat)"
+    detached = (
+        f'[ -s {ready} ] && set -- {stat} && [ "$2" = "({escapee.name})" ] && [ "$4" = $PPID ]'
+    )
+    command = f"{python} & until {detached}; do sleep 0.01; done"
     await run(command, tmp_path, signal=None, registry=registry)
     [pid] = escapee.survivors()
     with anyio.fail_after(DEADLINE):

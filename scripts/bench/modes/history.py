@@ -6,6 +6,7 @@ worktree, to show the growth a change removed beside the current figures.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import tempfile
@@ -81,6 +82,7 @@ def mode_history(args: argparse.Namespace) -> Result:
     agents = [(SUBJECT, [str(subject_exe())])]
     if args.baseline is not None:
         agents.append((args.baseline_label, [str(args.baseline)]))
+    load_before = os.getloadavg()[0]
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         argvs = [
@@ -110,6 +112,7 @@ def mode_history(args: argparse.Namespace) -> Result:
         "prompts": args.prompts,
         "window": args.window,
         "rows": rows,
+        "load": [load_before, os.getloadavg()[0]],
         "verdicts": evaluate(HISTORY_TARGETS, metrics),
     }
 
@@ -140,6 +143,12 @@ def render_history(results: Result) -> str:
             f"| {row['last_median_ms']:.2f} | {row['total_s']:.1f} | {row['rss_mib']:.1f} "
             f"| {', '.join(row['stop_reasons'])} |"
         )
+    before, after = results["load"]
+    lines.append(
+        f"\nMachine load (1-minute load average) at the start and the end: {before:.1f}, "
+        f"{after:.1f} on {results['machine']['cpu_count']} CPUs. The ratio compares one run's "
+        "early and late turns, so a change of load during the run moves it; re-run to check."
+    )
     lines += render_verdicts(results)
     lines += exit_warnings({row["agent"]: row["exit"] for row in results["rows"]})
     return "\n".join(lines)

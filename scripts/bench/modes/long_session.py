@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -128,6 +129,7 @@ def mode_long_session(args: argparse.Namespace) -> Result:
     agents = [(SUBJECT, str(subject_exe()))]
     if args.baseline is not None:
         agents.append((args.baseline_label, str(args.baseline)))
+    load_before = os.getloadavg()[0]
     rows = [long_session_run(name, exe, args) for name, exe in agents]
     subject = rows[0]
     metrics = {
@@ -143,6 +145,7 @@ def mode_long_session(args: argparse.Namespace) -> Result:
         "span": args.span,
         "file_bytes": subject["file_bytes"],
         "rows": rows,
+        "load": [load_before, os.getloadavg()[0]],
         "verdicts": evaluate(LONG_SESSION_TARGETS, metrics),
     }
 
@@ -184,6 +187,12 @@ def render_long_session(results: Result) -> str:
     for row in results["rows"]:
         if row["errors"]:
             lines.append(f"- {row['agent']}, first error: {row['errors'][0][:240]}...")
+    before, after = results["load"]
+    lines.append(
+        f"\nMachine load (1-minute load average) at the start and the end: {before:.1f}, "
+        f"{after:.1f} on {results['machine']['cpu_count']} CPUs. The ratio compares one run's "
+        "early and late turns, so a change of load during the run moves it; re-run to check."
+    )
     lines += render_verdicts(results)
     lines += exit_warnings({row["agent"]: row["exit"] for row in results["rows"]})
     return "\n".join(lines)
