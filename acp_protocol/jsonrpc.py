@@ -71,6 +71,16 @@ class ErrorResponse(msgspec.Struct):
     error: ErrorObject
 
 
+INT64_MIN = -(2**63)
+INT64_MAX = 2**63 - 1
+
+
 def valid_request_id(value: Any) -> bool:
-    """True for an id ACP accepts: an int (not a bool), a string, or null."""
-    return value is None or isinstance(value, str) or (type(value) is int)
+    """True for an id ACP accepts: an int64 (not a bool), a string, or null.
+
+    JSON decodes integers of any size; an id outside int64 is refused rather than echoed,
+    because a client in a language with 64-bit integers could not match the echo to its request.
+    """
+    if type(value) is int:
+        return INT64_MIN <= value <= INT64_MAX
+    return value is None or isinstance(value, str)

@@ -39,7 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--mode",
         default="default",
-        choices=("default", "accept_edits", "read_only", "bypass"),
+        choices=("default", "accept_edits", "read_only", "sandboxed", "bypass"),
         help="permission mode of new sessions (default: default, which asks before edits "
         "and commands)",
     )
@@ -156,6 +156,7 @@ def main(argv: list[str] | None = None) -> int:
             child_environment=child_environment,
             tool_budget=settings.tools,
             instruction_files=settings.instructions,
+            sandbox=settings.sandbox,
             today=determinism.today if deterministic else None,
         )
     )

@@ -3,7 +3,9 @@
 `acp-server --deterministic` (or `ACP_SERVER_DETERMINISTIC=1`) creates one `Determinism` at
 start-up. Its `ids` is passed down explicitly: the ACP bridge takes session ids from it
 (`sess_0001`, `sess_0002`, ...) and gives it to every agent as the id factory of turns and
-messages (`turn_0001`, `msg_0001`, ...): one counter per prefix, per process. Tool-call ids
+messages (`turn_0001`, `msg_0001`, ...): one counter per prefix, per process. The bridge skips
+session ids whose journal exists and, if another process takes an id first, the next one: ids
+never collide on a shared data directory and stay reproducible on one of their own. Tool-call ids
 are already deterministic per session in the scripted model (`call_1`, `call_2`, ...).
 
 Timestamps are the one process-wide piece: `install()` sets the clock that

@@ -37,7 +37,7 @@ from acp_protocol.client import (
 )
 from acp_protocol.tool_call import ToolCallUpdateFields
 from acp_server.cancellation import TurnAborted, TurnSignal
-from acp_server.rpc.errors import PeerClosed, RemoteError
+from acp_server.rpc.errors import MalformedAnswer, PeerClosed, RemoteError
 from acp_server.rpc.peer import Peer
 from acp_server.tools.permissions import Answer
 from acp_server.tools.text_window import TextWindow, window_of_text
@@ -85,6 +85,10 @@ class AcpPermissionAsker:
         except (PeerClosed, RemoteError) as exc:
             log.info("permission request for %s got no answer: %s", call_id, exc)
             return "cancelled"
+        except MalformedAnswer as exc:
+            # Not a yes: a client that cannot say what it chose has not allowed anything.
+            log.warning("permission request for %s: %s; counted as a rejection", call_id, exc)
+            return "reject_once"
         outcome = response.outcome
         if isinstance(outcome, SelectedPermissionOutcome):
             return _ANSWERS.get(outcome.option_id, "reject_once")

@@ -15,6 +15,7 @@ from acp_protocol import errors
 from acp_protocol.initialize import ClientCapabilities
 from acp_server.ids import IdFactory, random_ids
 from acp_server.process import ProcessRegistry
+from acp_server.process.bubblewrap import BubblewrapProbe
 from acp_server.rpc.handlers import RpcError
 from acp_server.rpc.peer import Peer
 
@@ -40,6 +41,14 @@ class BridgeContext:
     """What the client said in `initialize`; all unsupported until then."""
     providers: dict[str, ModelProvider] = field(default_factory=dict)
     """Model providers by spec, each loaded once per connection."""
+    sandbox_probe: BubblewrapProbe = field(default_factory=BubblewrapProbe)
+    """Whether bwrap works here: probed when the first session starts, then remembered."""
+    bwrap: str | None = None
+    """The probe's answer: bwrap's path, or None where the command sandbox cannot run."""
+    sandbox_missing: str = ""
+    """Why the command sandbox cannot run here ("" when it can, or before the probe)."""
+    sandbox_notice_due: bool = False
+    """The client has not yet been told why sandboxed mode is not offered."""
 
     @property
     def ids(self) -> IdFactory:

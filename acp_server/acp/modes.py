@@ -32,7 +32,7 @@ from acp_server.models.base import ModelConfigError
 from acp_server.rpc.handlers import RpcError, decode_params
 from acp_server.rpc.peer import IncomingRequest
 from acp_server.session import records as rec
-from acp_server.tools.permissions import MODES, Mode, ModeRefused, check_mode
+from acp_server.tools.permissions import MODES, Mode, ModeInfo, ModeRefused, check_mode
 
 from .context import BridgeContext
 from .sessions import AcpSession
@@ -41,12 +41,17 @@ from .updates import SessionUpdates
 MODE_OPTION_ID = "mode"
 
 
-def mode_state(current: Mode) -> SessionModeState:
+def offered_modes(sandbox_available: bool) -> tuple[ModeInfo, ...]:
+    """The modes offered here: sandboxed mode only where the command sandbox can run."""
+    return tuple(m for m in MODES if m.id != "sandboxed" or sandbox_available)
+
+
+def mode_state(current: Mode, modes: Sequence[ModeInfo] = MODES) -> SessionModeState:
     """The `modes` of a session response."""
     return SessionModeState(
         current_mode_id=current,
         available_modes=[
-            SessionMode(id=m.id, name=m.name, description=m.description) for m in MODES
+            SessionMode(id=m.id, name=m.name, description=m.description) for m in modes
         ],
     )
 
@@ -55,7 +60,10 @@ MODEL_OPTION_ID = "model"
 
 
 def config_options(
-    current: Mode, model: str | None = None, offered: Sequence[str] = ()
+    current: Mode,
+    model: str | None = None,
+    offered: Sequence[str] = (),
+    modes: Sequence[ModeInfo] = MODES,
 ) -> list[SessionConfigOption]:
     """Every config option of a session (complete list, as ACP requires each time)."""
     options: list[SessionConfigOption] = [
@@ -67,7 +75,7 @@ def config_options(
             current_value=current,
             options=[
                 SessionConfigSelectOption(value=m.id, name=m.name, description=m.description)
-                for m in MODES
+                for m in modes
             ],
         )
     ]
@@ -90,7 +98,7 @@ COMMANDS = AvailableCommandsUpdate(
         AvailableCommand(
             name="mode",
             description="Switch the permission mode: " + ", ".join(m.id for m in MODES),
-            input=UnstructuredCommandInput(hint="default | accept_edits | read_only | bypass"),
+            input=UnstructuredCommandInput(hint=" | ".join(m.id for m in MODES)),
         ),
         AvailableCommand(
             name="compact",
@@ -171,7 +179,16 @@ class SessionConfig:
             session.policy.mode,
             session.model.spec if session.model is not None else None,
             self._context.options.offered_models,
+            self.modes(),
         )
+
+    def modes(self) -> tuple[ModeInfo, ...]:
+        """The modes offered on this machine."""
+        return offered_modes(self._context.bwrap is not None)
+
+    def mode_state(self, session: AcpSession) -> SessionModeState:
+        """The session's `modes`, as a session response gives them."""
+        return mode_state(session.policy.mode, self.modes())
 
     def change_model(self, session: AcpSession, spec: str) -> None:
         """Switch the session's model from its next request on, and remember it."""
@@ -191,11 +208,15 @@ class SessionConfig:
     async def change_mode(self, session: AcpSession, mode: str) -> None:
         """Switch the permission mode, remember it, and tell the client both ways."""
         try:
-            checked = check_mode(mode)
+            checked = check_mode(mode, sandbox_missing=self._context.sandbox_missing)
         except ModeRefused as exc:
             raise RpcError(errors.INVALID_PARAMS, "Invalid params", str(exc)) from None
         session.policy.mode = checked
         session.log.append(rec.ModeChange(mode=checked, at=rec.utc_now()))
+        await self.announce_mode(session)
+
+    async def announce_mode(self, session: AcpSession) -> None:
+        """Tell the client the session's current mode, as an update and as its config option."""
         updates = SessionUpdates(self._context.peer, session.id)
-        await updates.send(CurrentModeUpdate(current_mode_id=checked))
+        await updates.send(CurrentModeUpdate(current_mode_id=session.policy.mode))
         await updates.send(ConfigOptionUpdate(config_options=self.options_for(session)))

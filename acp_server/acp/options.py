@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from acp_server.models.config import AgentSettings
 from acp_server.rpc.framing import DEFAULT_MAX_LINE_BYTES
 from acp_server.tools.budget import ToolBudget
+from acp_server.tools.command_sandbox import SandboxSettings
 
 if TYPE_CHECKING:
     from acp_server.ids import SequentialIds
@@ -38,6 +39,8 @@ class ServerOptions:
     """`[tools]` of the config file: how much of a tool's result reaches the model."""
     agent_settings: AgentSettings = field(default_factory=AgentSettings)
     """The config file's step limit, compaction threshold and repeated-call limit."""
+    sandbox: SandboxSettings = field(default_factory=SandboxSettings)
+    """`[sandbox]` of the config file: what commands in sandboxed mode may do."""
     instruction_files: InstructionFiles | None = None
     """`[instructions]` of the config file; None: the defaults (AGENTS.md, 32 KiB)."""
     today: Callable[[], str] | None = None

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import errno
 import logging
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -73,6 +75,25 @@ def stop_reason_for(result: TicketResult, error_detail: str | None = None) -> St
     )
 
 
+def not_saved_error(cause: Exception, data_dir: Path) -> RpcError:
+    """The answer to a prompt whose turn ran but is not on disk: never a silent `end_turn`.
+
+    The session goes on: its records wait in memory and the next turn's flush writes them,
+    once the data directory has room again (see `acp_server/session/journal.py`).
+    """
+    data: dict[str, object] = {"dataDir": str(data_dir)}
+    code = getattr(cause, "errno", None)
+    if isinstance(code, int) and code in errno.errorcode:
+        data["errno"] = errno.errorcode[code]
+    return RpcError(
+        errors.INTERNAL_ERROR,
+        f"The turn ran but was not saved to the data directory {data_dir}: {cause}. Free space"
+        " there (or fix the file system); the session keeps the turn and saves it with the"
+        " next prompt that can be written.",
+        data,
+    )
+
+
 @dataclass
 class PromptMethods:
     """`session/prompt` and `session/cancel` of one connection."""
@@ -109,6 +130,8 @@ class PromptMethods:
         request.admit()
         await self._announce_title(session, text)
         result = await ticket.wait()
+        if ticket.not_saved is not None:
+            raise not_saved_error(ticket.not_saved, self.context.options.data_dir)
         usage = agent.last_usage
         if usage is not None:
             # The schema has no place for cache reads: they go to the log.

@@ -41,6 +41,7 @@ from acp_server.session.journal import Journal
 from acp_server.session.journal_format import (
     JournalCorrupt,
     JournalError,
+    JournalExists,
     JournalHeader,
     JournalLocked,
     JournalNotFound,
@@ -48,9 +49,10 @@ from acp_server.session.journal_format import (
 )
 
 from .context import BridgeContext, session_not_found
-from .modes import SessionConfig, available_commands, mode_state
+from .modes import SessionConfig, available_commands
 from .notices import send_notice
 from .replay import replay_updates
+from .sandbox_availability import probe_sandbox, tell_about_sandbox
 from .sessions import AcpSession
 from .updates import SessionUpdates, shows_compactions
 from .wiring import SessionWiring
@@ -62,14 +64,34 @@ TITLE_LENGTH = 60
 
 
 def derive_title(text: str | None) -> str | None:
-    """A session title from its first prompt: the first non-blank line, shortened."""
+    """A session title from its first prompt: the first non-blank line, shortened.
+
+    Reads only as much of the text as the title needs: a 50 MB one-line prompt costs what a
+    short one does (splitting it whole took seconds on every load).
+    """
     if not text:
         return None
-    for line in text.splitlines():
-        words = " ".join(line.split())
+    start = 0
+    while start < len(text):
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end
+        words = _leading_words(text, start, end)
         if words:
             return words if len(words) <= TITLE_LENGTH else words[: TITLE_LENGTH - 1] + "\u2026"
+        start = end + 1
     return None
+
+
+def _leading_words(text: str, start: int, end: int) -> str:
+    """The words of `text[start:end]` joined by single spaces, cut once longer than the title:
+    reads a growing window, so only the beginning of a long line is looked at."""
+    window = TITLE_LENGTH * 4
+    while True:
+        stop = min(end, start + window)
+        words = " ".join(text[start:stop].split())
+        if stop == end or len(words) > TITLE_LENGTH:
+            return words  # a word cut at `stop` lies beyond the title's length
+        window *= 4
 
 
 def first_prompt_text(records: Sequence[rec.Record]) -> str | None:
@@ -96,21 +118,86 @@ class SessionMethods:
         extra_roots = list(new.additional_directories or [])
         for path in extra_roots:
             _require_absolute("additionalDirectories", path)
-        session_id, journal = self._create_journal(new.cwd, extra_roots)
-        session = self.wiring.start(
-            session_id, new.cwd, extra_roots, list(new.mcp_servers), [], journal
-        )
+        journal = self._create_journal(new.cwd, extra_roots)
+        session_id = journal.session_id
+        try:
+            await probe_sandbox(self.context)
+            session = self.wiring.start(
+                session_id, new.cwd, extra_roots, list(new.mcp_servers), [], journal
+            )
+        except BaseException:
+            # A session that failed to start leaves nothing behind: no journal holding its
+            # lock (an undeletable ghost), no open descriptor.
+            with contextlib.suppress(JournalError, OSError):
+                journal.close()
+            with contextlib.suppress(JournalError, OSError):
+                self.wiring.store.delete(session_id)
+            raise
         log.info("session %s created in %s", session_id, new.cwd)
-        self._announce_commands(request, session_id)
+
+        commands = available_commands(self.context.options.offered_models)
+
+        async def announce_commands() -> None:
+            await SessionUpdates(self.context.peer, session_id).send(commands)
+            await tell_about_sandbox(self.context, session_id, session.mode_fallback)
+
+        request.after_response.append(announce_commands)
         return NewSessionResponse(
             session_id=session_id,
-            modes=mode_state(session.policy.mode),
+            modes=self.config.mode_state(session),
             config_options=self.config.options_for(session),
         )
+
+    def _create_journal(
+        self,
+        cwd: str,
+        extra_roots: list[str],
+        *,
+        forked_from: str | None = None,
+        forked_at_turn: str | None = None,
+    ) -> Journal:
+        """A new session's journal under a fresh id.
+
+        Deterministic ids (`sess_0001`, ...) are a counter per process: ids an earlier process
+        left in the data directory are skipped, and if another process running at the same time
+        takes an id between the check and the create (which is atomic: a hard link), this one
+        takes the next. So ids never collide, and one process alone on a data directory still
+        numbers its sessions reproducibly.
+        """
+        ids = self.context.options.ids
+        store = self.wiring.store
+        session_id = new_session_id(ids)
+        while True:
+            while ids is not None and store.exists(session_id):
+                session_id = new_session_id(ids)
+            header = JournalHeader(
+                session_id=session_id,
+                cwd=cwd,
+                created_at=rec.utc_now(),
+                additional_directories=extra_roots,
+                forked_from=forked_from,
+                forked_at_turn=forked_at_turn,
+            )
+            try:
+                return store.create(header)
+            except JournalExists:
+                if ids is None:
+                    raise RpcError(
+                        errors.INTERNAL_ERROR,
+                        f"session id {session_id} is already taken under {store.sessions_dir}",
+                    ) from None
+                session_id = new_session_id(ids)
+            except (JournalError, OSError) as exc:
+                raise RpcError(
+                    errors.INTERNAL_ERROR,
+                    f"cannot create the session journal under {store.sessions_dir}: {exc}"
+                    " (check that --data-dir is writable)",
+                ) from None
 
     async def load_session(
         self, request: IncomingRequest, params: msgspec.Raw | None
     ) -> LoadSessionResponse:
+        await probe_sandbox(self.context)
         session = self._reopen(decode_params(params, LoadSessionRequest))
         # Replay precedes the response: clients register the session before awaiting it and
         # show history that arrives meanwhile; history after the response is shown late or lost.
@@ -118,21 +205,112 @@ class SessionMethods:
         compaction = shows_compactions(self.context.client_capabilities)
         for update in replay_updates(session.log.records, compaction=compaction):
             await updates.send(update)
-        self._announce_commands(request, session.id)
-        self._announce_fallback(request, session)
+        self._tell_after(request, session)
         return LoadSessionResponse(
-            modes=mode_state(session.policy.mode), config_options=self.config.options_for(session)
+            modes=self.config.mode_state(session), config_options=self.config.options_for(session)
         )
 
     async def resume_session(
         self, request: IncomingRequest, params: msgspec.Raw | None
     ) -> ResumeSessionResponse:
+        await probe_sandbox(self.context)
         session = self._reopen(decode_params(params, ResumeSessionRequest))
-        self._announce_commands(request, session.id)
-        self._announce_fallback(request, session)
+        self._tell_after(request, session)
         return ResumeSessionResponse(
-            modes=mode_state(session.policy.mode), config_options=self.config.options_for(session)
+            modes=self.config.mode_state(session), config_options=self.config.options_for(session)
         )
+
+    def _tell_after(self, request: IncomingRequest, session: AcpSession) -> None:
+        """After the response: the session's slash commands; why its model fell back, if it
+        did; why sandboxed mode is not offered or not restored, if so. A
+        session whose journaled mode was not restored also gets its current mode announced,
+        after the replayed history whose old switch it supersedes."""
+        fallback, session.mode_fallback = session.mode_fallback, None
+        commands = available_commands(self.context.options.offered_models)
+
+        async def tell() -> None:
+            # Every opened session learns its slash commands, not only a new one.
+            await SessionUpdates(self.context.peer, session.id).send(commands)
+            await self._tell_model_fallback(session)
+            if fallback is not None:
+                await self.config.announce_mode(session)
+            await tell_about_sandbox(self.context, session.id, fallback)
+
+        request.after_response.append(tell)
+
+    async def fork_session(
+        self, request: IncomingRequest, params: msgspec.Raw | None
+    ) -> ForkSessionResponse:
+        """A new session from an existing one's history up to its last ended turn, journaled
+        with its origin (see docs/rfc/implemented/feature/2026-12-01-session-fork.md)."""
+        fork = decode_params(params, ForkSessionRequest)
+        await probe_sandbox(self.context)
+        _require_absolute("cwd", fork.cwd)
+        extra_roots = list(fork.additional_directories or [])
+        for path in extra_roots:
+            _require_absolute("additionalDirectories", path)
+        point = fork_point(self._source_records(fork.session_id))
+        journal = self._create_journal(
+            fork.cwd, extra_roots, forked_from=fork.session_id, forked_at_turn=point.turn_id
+        )
+        session_id = journal.session_id
+        try:
+            for record in point.records:
+                journal.append(record)
+            journal.sync()
+        except (JournalError, OSError) as exc:
+            with contextlib.suppress(JournalError, OSError):
+                journal.close()
+                self.wiring.store.delete(session_id)  # a fork is whole or absent
+            raise RpcError(
+                errors.INTERNAL_ERROR, f"cannot write the forked session's journal: {exc}"
+            ) from None
+        session = self.wiring.start(
+            session_id, fork.cwd, extra_roots, list(fork.mcp_servers or []), point.records, journal
+        )
+        session.title = derive_title(first_prompt_text(point.records))
+        log.info("session %s forked from %s at %s", session_id, fork.session_id, point.turn_id)
+        self._tell_after(request, session)
+        return ForkSessionResponse(
+            session_id=session_id,
+            modes=self.config.mode_state(session),
+            config_options=self.config.options_for(session),
+        )
+
+    def _source_records(self, session_id: str) -> list[rec.Record]:
+        """The records of the session to fork: the active one's, or its journal's (opened,
+        repaired and closed again)."""
+        active = self.context.sessions.get(session_id)
+        if active is not None:
+            return list(active.log.records)
+        if not is_session_id(session_id):
+            raise session_not_found(session_id)
+        try:
+            loaded = self.wiring.store.open(session_id)
+        except JournalNotFound:
+            raise session_not_found(session_id) from None
+        except JournalLocked as exc:
+            raise RpcError(errors.RESOURCE_NOT_FOUND, "Session is in use", str(exc)) from None
+        except JournalError as exc:
+            raise RpcError(
+                errors.RESOURCE_NOT_FOUND, "Session cannot be forked", str(exc)
+            ) from None
+        try:
+            loaded.journal.close()
+        except JournalError as exc:
+            log.warning("closing the journal of %s after reading it failed: %s", session_id, exc)
+        ids = self.context.options.ids
+        if ids is not None:
+            ids.reserve(_record_ids(loaded.records))
+        return loaded.records
+
+    async def _tell_model_fallback(self, session: AcpSession) -> None:
+        """A notice when the reopened session's model fell back to the server's."""
+        why, session.model_fallback = session.model_fallback, None
+        if why is None or session.model is None:
+            return
+        title = f"The session's model is not available; using {session.model.spec}"
+        await send_notice(self.context, session.id, "warning", title, why)
 
     async def list_sessions(
         self, request: IncomingRequest, params: msgspec.Raw | None
@@ -191,124 +369,6 @@ class SessionMethods:
             raise RpcError(errors.RESOURCE_NOT_FOUND, "Session is in use", str(exc)) from None
         return DeleteSessionResponse()
 
-    async def fork_session(
-        self, request: IncomingRequest, params: msgspec.Raw | None
-    ) -> ForkSessionResponse:
-        """A new session from an existing one's history up to its last ended turn, journaled
-        with its origin (see docs/rfc/implemented/feature/2026-12-01-session-fork.md)."""
-        fork = decode_params(params, ForkSessionRequest)
-        _require_absolute("cwd", fork.cwd)
-        extra_roots = list(fork.additional_directories or [])
-        for path in extra_roots:
-            _require_absolute("additionalDirectories", path)
-        point = fork_point(self._source_records(fork.session_id))
-        session_id, journal = self._create_journal(
-            fork.cwd, extra_roots, forked_from=fork.session_id, forked_at_turn=point.turn_id
-        )
-        try:
-            for record in point.records:
-                journal.append(record)
-            journal.sync()
-        except (JournalError, OSError) as exc:
-            with contextlib.suppress(JournalError, OSError):
-                journal.close()
-                self.wiring.store.delete(session_id)  # a fork is whole or absent
-            raise RpcError(
-                errors.INTERNAL_ERROR, f"cannot write the forked session's journal: {exc}"
-            ) from None
-        session = self.wiring.start(
-            session_id, fork.cwd, extra_roots, list(fork.mcp_servers or []), point.records, journal
-        )
-        session.title = derive_title(first_prompt_text(point.records))
-        log.info("session %s forked from %s at %s", session_id, fork.session_id, point.turn_id)
-        self._announce_commands(request, session_id)
-        return ForkSessionResponse(
-            session_id=session_id,
-            modes=mode_state(session.policy.mode),
-            config_options=self.config.options_for(session),
-        )
-
-    def _source_records(self, session_id: str) -> list[rec.Record]:
-        """The records of the session to fork: the active one's, or its journal's (opened,
-        repaired and closed again)."""
-        active = self.context.sessions.get(session_id)
-        if active is not None:
-            return list(active.log.records)
-        if not is_session_id(session_id):
-            raise session_not_found(session_id)
-        try:
-            loaded = self.wiring.store.open(session_id)
-        except JournalNotFound:
-            raise session_not_found(session_id) from None
-        except JournalLocked as exc:
-            raise RpcError(errors.RESOURCE_NOT_FOUND, "Session is in use", str(exc)) from None
-        except JournalError as exc:
-            raise RpcError(
-                errors.RESOURCE_NOT_FOUND, "Session cannot be forked", str(exc)
-            ) from None
-        try:
-            loaded.journal.close()
-        except JournalError as exc:
-            log.warning("closing the journal of %s after reading it failed: %s", session_id, exc)
-        ids = self.context.options.ids
-        if ids is not None:
-            ids.reserve(_record_ids(loaded.records))
-        return loaded.records
-
-    def _create_journal(
-        self,
-        cwd: str,
-        extra_roots: list[str],
-        *,
-        forked_from: str | None = None,
-        forked_at_turn: str | None = None,
-    ) -> tuple[str, Journal]:
-        """A new session id and its journal, created with its header."""
-        ids = self.context.options.ids
-        session_id = new_session_id(ids)
-        while ids is not None and self.wiring.store.exists(session_id):
-            # Deterministic ids restart at sess_0001 in every process; skip the journals an
-            # earlier process left in this data directory.
-            session_id = new_session_id(ids)
-        header = JournalHeader(
-            session_id=session_id,
-            cwd=cwd,
-            created_at=rec.utc_now(),
-            additional_directories=extra_roots,
-            forked_from=forked_from,
-            forked_at_turn=forked_at_turn,
-        )
-        try:
-            return session_id, self.wiring.store.create(header)
-        except (JournalError, OSError) as exc:
-            raise RpcError(
-                errors.INTERNAL_ERROR,
-                f"cannot create the session journal under {self.wiring.store.sessions_dir}: {exc}"
-                " (check that --data-dir is writable)",
-            ) from None
-
-    def _announce_commands(self, request: IncomingRequest, session_id: str) -> None:
-        """Send the session's slash commands once the response that opened it is out: every
-        opened session (new, load, resume, fork), since clients keep the list per session."""
-        commands = available_commands(self.context.options.offered_models)
-
-        async def announce() -> None:
-            await SessionUpdates(self.context.peer, session_id).send(commands)
-
-        request.after_response.append(announce)
-
-    def _announce_fallback(self, request: IncomingRequest, session: AcpSession) -> None:
-        """A notice, after the answer, when the reopened session's model fell back."""
-        why = session.model_fallback
-        if why is None or session.model is None:
-            return
-        title = f"The session's model is not available; using {session.model.spec}"
-
-        async def announce() -> None:
-            await send_notice(self.context, session.id, "warning", title, why)
-
-        request.after_response.append(announce)
-
     def _reopen(self, reopen: LoadSessionRequest | ResumeSessionRequest) -> AcpSession:
         """The active session, or the one its journal holds, wired again."""
         session_id, cwd = reopen.session_id, reopen.cwd
@@ -360,6 +420,11 @@ def _record_ids(records: Sequence[rec.Record]) -> Iterator[str]:
 
 
 def _require_absolute(field: str, path: str) -> None:
+    if "\x00" in path:
+        # No file system takes one; caught here, before anything is created for the session.
+        raise RpcError(
+            errors.INVALID_PARAMS, "Invalid params", f"{field} contains a NUL byte: {path!r}"
+        )
     if not os.path.isabs(path):
         raise RpcError(
             errors.INVALID_PARAMS, "Invalid params", f"{field} must be an absolute path: {path!r}"

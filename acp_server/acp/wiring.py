@@ -37,9 +37,10 @@ from acp_server.session.journal_format import JournalError
 from acp_server.session.log import SessionLog
 from acp_server.tools.base import Tool, ToolKind
 from acp_server.tools.builtin import builtin_tools
+from acp_server.tools.command_sandbox import CommandSandbox
 from acp_server.tools.local_commands import LocalCommands
 from acp_server.tools.local_files import LocalFiles
-from acp_server.tools.permissions import MODE_IDS, Mode, PermissionPolicy
+from acp_server.tools.permissions import MODE_IDS, Mode, ModeRefused, PermissionPolicy, check_mode
 from acp_server.tools.text_window import TextWindow
 from acp_server.tools.workspace import CommandRunner, FileAccess, Sandbox
 
@@ -76,9 +77,9 @@ class SessionWiring:
         context = self._context
         log_ = SessionLog(session_id, records)
         log_.on_append(journal.append)
-        tools, policy = self._tools_for(session_id, cwd, extra_roots, log_, records)
+        tools, policy, mode_fallback = self._tools_for(session_id, cwd, extra_roots, log_, records)
         handle = None
-        model, fallback = self._session_model(records)
+        model, model_fallback = self._session_model(records)
         if model is not None:
             ids = context.options.ids
             tools.append(
@@ -134,7 +135,8 @@ class SessionWiring:
             extra_roots,
             list(mcp_servers),
             model=model,
-            model_fallback=fallback,
+            model_fallback=model_fallback,
+            mode_fallback=mode_fallback,
         )
         context.sessions.add(session)
         return session
@@ -218,10 +220,12 @@ class SessionWiring:
         extra_roots: list[str],
         session_log: SessionLog,
         records: Sequence[rec.Record],
-    ) -> tuple[list[Tool], PermissionPolicy]:
+    ) -> tuple[list[Tool], PermissionPolicy, str | None]:
         """The session's tools, reaching files and commands through the client when it offers
-        them (unsaved buffers, live terminals), else locally; and its permission policy with the
-        mode and "always" answers restored from its records."""
+        them (unsaved buffers, live terminals), else locally; its permission policy with the
+        mode and "always" answers restored from its records; and why the mode fell back to
+        `default`, if it did (sandboxed mode where the command sandbox cannot run, or a mode
+        this process refuses, such as bypass as root outside a sandbox)."""
         peer = self._context.peer
         caps = self._context.client_capabilities
         sandbox = Sandbox(cwd, extra_roots)
@@ -236,7 +240,13 @@ class SessionWiring:
             if caps.terminal
             else LocalCommands(registry=self._context.processes)
         )
-        tools = builtin_tools(sandbox, files, commands, self._context.options.tool_budget)
+        # Confined commands always run locally: a client's terminal cannot be sandboxed by us.
+        command_sandbox = CommandSandbox(
+            sandbox, self._context.bwrap, self._context.options.sandbox, self._context.processes
+        )
+        tools = builtin_tools(
+            sandbox, files, commands, self._context.options.tool_budget, command_sandbox
+        )
         mode: Mode = self._context.options.mode
         always: dict[ToolKind, bool] = {}
         for record in records:
@@ -244,6 +254,24 @@ class SessionWiring:
                 mode = record.mode  # type: ignore[assignment]
             elif isinstance(record, rec.PermissionRule):
                 always[record.tool_kind] = record.decision == "allow"  # type: ignore[index]
+        fallback = None
+        if mode == "sandboxed" and self._context.bwrap is None:
+            fallback = (
+                "sandboxed mode is not available here, so this session runs in default mode: "
+                + self._context.sandbox_missing
+            )
+            mode = "default"
+        else:
+            # A restored mode passes the same check as `session/set_mode`: a journal written
+            # where bypass was allowed (a sandbox) must not bring it back where it is not (root
+            # outside one).
+            try:
+                mode = check_mode(mode)
+            except ModeRefused as exc:
+                fallback = (
+                    f"the session's mode {mode} was not restored, so it runs in default mode: {exc}"
+                )
+                mode = "default"
 
         def remember(kind: ToolKind, allow: bool) -> None:
             session_log.append(
@@ -259,8 +287,9 @@ class SessionWiring:
             mode=mode,
             always=always,
             remember=remember,
+            command_sandbox=command_sandbox,
         )
-        return tools, policy
+        return tools, policy, fallback
 
 
 class _ToolsByName(Mapping[str, Tool]):

@@ -196,7 +196,7 @@ class AgentLoop:
                 self.inbox.drop_pending()
             holder.abort(cause)
             return
-        if self.inbox.followups and not keep_inbox:
+        if self.inbox.queued and not keep_inbox:
             # The pre-run marker: work queued but not yet claimed. Claiming and installing a
             # holder happen in one synchronous step here, so the marker is applied at once:
             # exactly the work queued now is dropped; later follow-ups still run. Clearing
@@ -379,10 +379,12 @@ class AgentLoop:
         if flush is not None and (opened or isinstance(ticket, CompactTicket)):
             try:
                 await flush()
-            except Exception:
+            except Exception as exc:
                 # The outcome is already recorded; a failing store must not strand the
-                # ticket or tear down the task group the agent runs in.
-                log.exception("durability flush after turn %s failed", turn_id)
+                # ticket or tear down the task group the agent runs in. The ticket says
+                # the turn is not durable, so whoever answers for it can say so.
+                log.warning("turn %s is not saved: %s", turn_id, exc)
+                ticket.not_saved = exc
         ticket.resolve(outcome)
 
     async def _run_steps(self, turn_id: str, signal: TurnSignal) -> rec.Outcome:

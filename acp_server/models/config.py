@@ -30,6 +30,10 @@ A missing file at the default place is the same as an empty one. Example:
     files = ["AGENTS.md", "CLAUDE.md"]   # looked for from the repository root down to the cwd
     max_bytes = 32768                    # budget for all instruction files together
 
+    [sandbox]                            # commands in sandboxed mode
+    network = false                      # reach the network without asking
+    writable = ["~/.cache"]              # writable besides the workspace
+
 Which model a server uses (`choose_model_spec`): `--model` > `ACP_SERVER_MODEL` >
 `default_model` here. Which endpoint a provider talks to (`acp_server.models.spec.load_model`):
 the `OPENAI_BASE_URL` / `ANTHROPIC_BASE_URL` variable > `base_url` here > the public
@@ -52,6 +56,7 @@ from typing import Any
 
 from acp_server.models.base import ModelConfigError
 from acp_server.tools.budget import ToolBudget
+from acp_server.tools.command_sandbox import SandboxSettings, sandbox_settings
 
 __all__ = [
     "DEFAULT_MAX_REPEATED_CALLS",
@@ -146,6 +151,8 @@ class ModelSettings:
     """`[instructions]`: which project instruction files reach the system prompt."""
     agent: AgentSettings = field(default_factory=AgentSettings)
     """`max_steps`, `context_threshold`, `max_repeated_calls`."""
+    sandbox: SandboxSettings = field(default_factory=SandboxSettings)
+    """`[sandbox]`: what commands may do in sandboxed mode."""
 
     def provider(self, name: str) -> ProviderSettings:
         """The settings of provider `name` (empty when the file has no table for it)."""
@@ -289,6 +296,7 @@ class _Reader:
         agent: dict[str, Any] = {}
         tools = ToolBudget()
         instructions = InstructionFiles()
+        sandbox = SandboxSettings()
         for key, value in table.items():
             if key == "default_model":
                 if not isinstance(value, str):
@@ -323,15 +331,24 @@ class _Reader:
                 if not 0 < value <= 1:
                     raise self.error("`context_threshold` must be above 0 and at most 1", key)
                 agent[key] = float(value)
+            elif key == "sandbox":
+                sandbox = sandbox_settings(value, self.error)
             else:
                 raise self.error(
                     f"unknown key `{key}`; expected default_model, models, max_steps, "
-                    "context_threshold, max_repeated_calls, [providers.NAME], [tools] or "
-                    "[instructions]",
+                    "context_threshold, max_repeated_calls, [providers.NAME], [tools], "
+                    "[instructions] or [sandbox]",
                     key,
                 )
         return ModelSettings(
-            default, offered, providers, tools, self.file, instructions, AgentSettings(**agent)
+            default,
+            offered,
+            providers,
+            tools,
+            self.file,
+            instructions,
+            AgentSettings(**agent),
+            sandbox,
         )
 
     def positive_int(self, value: Any, key: str, table: str | None = None) -> int:

@@ -16,6 +16,14 @@ class RemoteError(Exception):
         self.data = data
 
 
+class MalformedAnswer(Exception):
+    """The other side answered one of our requests with a result of the wrong shape."""
+
+    def __init__(self, method: str, detail: str) -> None:
+        super().__init__(f"{method} got a malformed answer: {detail}")
+        self.method = method
+
+
 class PeerClosed(Exception):
     """The other side can no longer answer: its input ended or it stopped reading ours."""
 

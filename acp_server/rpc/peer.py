@@ -35,7 +35,7 @@ from acp_protocol.jsonrpc import (
 from acp_protocol.methods import CANCEL_REQUEST
 from acp_server.redaction import redact, redact_value
 
-from .errors import PeerClosed, RemoteError, RequestTimeout
+from .errors import MalformedAnswer, PeerClosed, RemoteError, RequestTimeout
 from .framing import DEFAULT_MAX_LINE_BYTES, OVERSIZED, LineReader
 from .writer import FrameWriter
 
@@ -135,8 +135,9 @@ class Peer:
     ) -> T:
         """Send a request and wait for its result.
 
-        Raises `RemoteError` for an error answer, `PeerClosed` when the other side can no
-        longer answer, `RequestTimeout` after `timeout` seconds. Whenever we stop waiting before
+        Raises `RemoteError` for an error answer, `MalformedAnswer` for a result that does not
+        decode as `result_type`, `PeerClosed` when the other side can no longer answer,
+        `RequestTimeout` after `timeout` seconds. Whenever we stop waiting before
         the answer (timeout or cancellation of the caller), `$/cancel_request` tells the other
         side so it can stop the work too.
         """
@@ -162,7 +163,10 @@ class Peer:
         if pending.error is not None:
             raise pending.error
         assert pending.result is not None
-        return msgspec.json.decode(pending.result, type=result_type)
+        try:
+            return msgspec.json.decode(pending.result, type=result_type)
+        except msgspec.DecodeError as exc:  # ValidationError included
+            raise MalformedAnswer(method, str(exc)) from None
 
     async def _give_up(self, request_id: int) -> None:
         if self.input_closed.is_set():
@@ -219,6 +223,10 @@ class Peer:
 
     async def _read_loop(self, requests: TaskGroup) -> None:
         while True:
+            # Each request ends in a response we must buffer until the client reads it; a
+            # client that writes without reading would grow that buffer (and the tasks waiting
+            # to add to it) without bound. Not reading meanwhile pushes back into its pipe.
+            await self.writer.room()
             try:
                 line = await self._lines.receive_line()
             except (anyio.EndOfStream, anyio.BrokenResourceError, anyio.ClosedResourceError):
@@ -339,4 +347,4 @@ def _why(frame: Frame) -> str:
         return 'jsonrpc must be "2.0"'
     if not isinstance(frame.method, str):
         return "method must be a string"
-    return "id must be an integer, a string or null"
+    return "id must be a 64-bit signed integer, a string or null"

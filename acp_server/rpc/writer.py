@@ -9,6 +9,10 @@ Queueing a frame does not yield to the event loop unless the client is far behin
 producer waits: backpressure) or `_FAIRNESS_FRAMES` frames were queued in a row (then it yields
 once, so a long stream cannot starve the reader that must see a cancel). A yield per frame made
 every streamed chunk cost a full event-loop pass and one write system call.
+
+Past the high-water mark the peer also stops reading input (`room`) until the client has read
+the queue down to half the mark: a client that sends requests but never reads then fills its
+own pipe, not our memory.
 """
 
 from __future__ import annotations
@@ -66,6 +70,17 @@ class FrameWriter:
             if self._since_yield >= _FAIRNESS_FRAMES:
                 self._since_yield = 0
                 await anyio.lowlevel.checkpoint()
+
+    async def room(self) -> None:
+        """Return once the queue is under its high-water mark, or the writer has stopped.
+
+        The reader waits here before each line: a client that sends requests but never reads
+        our output then fills its own pipe instead of our memory.
+        """
+        while self._queued_bytes > _HIGH_WATER_BYTES and not self._stopped:
+            if self._space.is_set():
+                self._space = anyio.Event()
+            await self._space.wait()
 
     async def drained(self) -> None:
         """Wait until every frame queued so far is written, or the writer has stopped."""

@@ -78,11 +78,13 @@ class JournalLocked(JournalError):
 
 
 class JournalWriteError(JournalError):
-    """Writing or fsyncing the journal failed; the journal accepts no further records."""
+    """Writing or fsyncing the journal failed: records are not saved (yet). `errno` is the
+    operating system's error number, when there is one (ENOSPC, EIO, EROFS, ...)."""
 
-    def __init__(self, path: Path, message: str) -> None:
+    def __init__(self, path: Path, message: str, errno: int | None = None) -> None:
         super().__init__(f"{path}: {message}")
         self.path = path
+        self.errno = errno
 
 
 class JournalCorrupt(JournalError):

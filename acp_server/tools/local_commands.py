@@ -11,7 +11,7 @@ from __future__ import annotations
 import codecs
 import shutil
 import signal as signals
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from acp_server.cancellation import TurnAborted, TurnSignal
 from acp_server.process import ProcessRegistry, ProcessResult, run_process
@@ -60,8 +60,11 @@ class LocalCommands:
         env: Mapping[str, str] | None = None,
         output_limit: int = OUTPUT_LIMIT,
         grace: float = 2.0,
+        wrap: Callable[[list[str]], list[str]] | None = None,
     ) -> None:
         self.registry = registry
+        self.wrap = wrap
+        """Turns the shell's argv into the one started (the command sandbox's bwrap)."""
         self.shell = shell or default_shell()
         self.env = env
         self.output_limit = output_limit
@@ -82,8 +85,9 @@ class LocalCommands:
             def on_output(chunk: bytes) -> None:
                 watch.output(decoder.decode(chunk))
 
+        argv = [self.shell, "-c", command]
         result = await run_process(
-            [self.shell, "-c", command],
+            argv if self.wrap is None else self.wrap(argv),
             signal=signal,
             registry=self.registry,
             cwd=cwd,

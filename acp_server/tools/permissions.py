@@ -12,15 +12,16 @@ import os
 import stat
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from acp_server.cancellation import TurnSignal
 from acp_server.verdicts import Deny
 
 from .base import Tool, ToolKind
+from .command_sandbox import CommandPlan, CommandSandbox
 from .workspace import PathRefused, Sandbox
 
-Mode = Literal["default", "accept_edits", "read_only", "bypass"]
+Mode = Literal["default", "accept_edits", "read_only", "sandboxed", "bypass"]
 
 
 class CallToApprove(Protocol):
@@ -53,6 +54,12 @@ MODES: tuple[ModeInfo, ...] = (
         "accept_edits", "Accept edits", "Edit files in the workspace freely; ask before commands."
     ),
     ModeInfo("read_only", "Read only", "Read and search only: no edits, no commands."),
+    ModeInfo(
+        "sandboxed",
+        "Sandboxed",
+        "Edit the workspace freely and run commands in a sandbox (workspace writable, no "
+        "network) without asking; ask before a command that needs more.",
+    ),
     ModeInfo("bypass", "Bypass", "Allow everything without asking."),
 )
 MODE_IDS: frozenset[str] = frozenset(m.id for m in MODES)
@@ -68,10 +75,15 @@ class ModeRefused(Exception):
     """A mode switch that is not allowed here (the message says why)."""
 
 
-def check_mode(mode: str, environ: Mapping[str, str] = os.environ) -> Mode:
-    """`mode` if this process may use it; `ModeRefused` otherwise."""
+def check_mode(
+    mode: str, environ: Mapping[str, str] = os.environ, sandbox_missing: str = ""
+) -> Mode:
+    """`mode` if this process may use it; `ModeRefused` otherwise. `sandbox_missing` says
+    why the command sandbox cannot run here ("" when it can, or is not known yet)."""
     if mode not in MODE_IDS:
         raise ModeRefused(f"unknown mode {mode!r}; modes: {', '.join(sorted(MODE_IDS))}")
+    if mode == "sandboxed" and sandbox_missing:
+        raise ModeRefused(f"sandboxed mode is not available: {sandbox_missing}")
     if mode == "bypass" and os.geteuid() == 0 and environ.get(SANDBOX_ENV) != "1":
         raise ModeRefused(
             "bypass mode is refused when acp-server runs as root; run it as a normal user, "
@@ -87,11 +99,16 @@ OUTSIDE = "outside the workspace (only default mode asks before going further)"
 
 
 def decide(
-    mode: Mode, kind: ToolKind, inside: bool, always: Mapping[ToolKind, bool]
+    mode: Mode,
+    kind: ToolKind,
+    inside: bool,
+    always: Mapping[ToolKind, bool],
+    confined: bool = False,
 ) -> tuple[Verdict, str]:
     """What to do with a call of `kind` (`inside`: every path it touches is in the workspace).
 
     `always` maps kinds to the user's "always" answers (True allow, False reject).
+    `confined`: the call runs in the command sandbox and asks for nothing beyond it.
     """
     if kind in _READS and inside:
         return "allow", ""
@@ -105,7 +122,9 @@ def decide(
         return "deny", f"you chose to always reject {kind} actions in this session"
     if always.get(kind) is True and inside:
         return "allow", ""
-    if mode == "accept_edits" and kind in _EDITS and inside:
+    if mode in ("accept_edits", "sandboxed") and kind in _EDITS and inside:
+        return "allow", ""
+    if mode == "sandboxed" and confined and inside:
         return "allow", ""
     return "ask", ""
 
@@ -144,6 +163,14 @@ def question_title(title: str, beyond: Sequence[Crossing]) -> str:
     return " ".join([title, *notes])
 
 
+@runtime_checkable
+class PlannedCommand(Protocol):
+    """A tool whose calls may run in the command sandbox (`bash`)."""
+
+    def plan(self, arguments: Mapping[str, Any]) -> CommandPlan:
+        """How the call would run under the session's current mode."""
+
+
 class PermissionAsker(Protocol):
     """Asks the user about one announced tool call."""
 
@@ -162,13 +189,26 @@ class PermissionPolicy:
         mode: Mode = "default",
         always: Mapping[ToolKind, bool] | None = None,
         remember: Callable[[ToolKind, bool], None] | None = None,
+        command_sandbox: CommandSandbox | None = None,
     ) -> None:
         self.sandbox = sandbox
-        self.mode: Mode = mode
+        self.command_sandbox = command_sandbox
+        self.mode = mode
         self.always: dict[ToolKind, bool] = dict(always or {})
         self._tools = tools
         self._asker = asker
         self._remember = remember
+
+    @property
+    def mode(self) -> Mode:
+        return self._mode
+
+    @mode.setter
+    def mode(self, mode: Mode) -> None:
+        # The command sandbox follows the mode: `bash` runs confined in sandboxed mode only.
+        self._mode = mode
+        if self.command_sandbox is not None:
+            self.command_sandbox.active = mode == "sandboxed"
 
     async def approve(self, call: CallToApprove, signal: TurnSignal) -> Deny | None:
         """The approval seam: None to run the call, `Deny` to refuse it."""
@@ -179,7 +219,9 @@ class PermissionPolicy:
         # Resolving and a stat, on the loop like the sandbox's own checks: a thread hop here
         # would let a client's EOF overtake the permission question.
         beyond = self._beyond(tool.kind, paths)
-        verdict, reason = decide(self.mode, tool.kind, not beyond, self.always)
+        plan = tool.plan(call.arguments) if isinstance(tool, PlannedCommand) else None
+        confined = plan is not None and plan.confined and not plan.beyond
+        verdict, reason = decide(self.mode, tool.kind, not beyond, self.always, confined)
         outside = [crossing.path for crossing in beyond]
         if verdict == "allow":
             self._grant(outside)
@@ -193,6 +235,8 @@ class PermissionPolicy:
                 )
             return Deny(reason)
         title = question_title(tool.title(call.arguments), beyond)
+        if plan is not None:
+            title = f"{title} {plan.describe()}"
         why = "; ".join(crossing.why for crossing in beyond)
         answer = await self._asker.ask(call.call_id, title, why, signal)
         signal.raise_if_aborted()

@@ -15,6 +15,7 @@ import pytest
 from acp import RequestError
 
 from tests.support.agent_process import SERVER
+from tests.support.command_sandbox import offered_mode_ids
 from tests.support.scripted_model import script
 from tests.support.tool_client import (
     DONE,
@@ -44,7 +45,7 @@ async def test_default_mode_asks_before_edits_and_commands(tmp_path: Path, ws: P
     async with agent_session(ws, script(tmp_path, *WRITE_AND_RUN), client=client) as s:
         assert s.new.modes is not None and s.new.modes.current_mode_id == "default"
         assert await s.prompt() == "end_turn"
-    assert s.client.asked_titles == ["Write a.txt", "Run `echo ran > b.txt`"]
+    assert s.client.asked_titles == ["Write a.txt", "Run `echo ran > b.txt` (not sandboxed)"]
     assert [st for _, st, _ in s.client.finished()] == ["completed", "completed"]
     assert (ws / "b.txt").read_text() == "ran\n"
 
@@ -55,7 +56,8 @@ async def test_accept_edits_writes_without_asking_but_asks_before_commands(
     spec = script(tmp_path, *WRITE_AND_RUN)
     async with agent_session(ws, spec, "--mode", "accept_edits", client=ToolClient()) as s:
         assert await s.prompt() == "end_turn"
-    assert s.client.asked_titles == ["Run `echo ran > b.txt`"]  # answered reject_once
+    # answered reject_once
+    assert s.client.asked_titles == ["Run `echo ran > b.txt` (not sandboxed)"]
     assert [st for _, st, _ in s.client.finished()] == ["completed", "failed"]
     assert (ws / "a.txt").read_text() == "hi"
     assert not (ws / "b.txt").exists()
@@ -131,7 +133,7 @@ async def test_set_mode_and_set_config_option_announce_the_mode_both_ways(
     async with agent_session(ws, script(tmp_path, DONE)) as s:
         modes = s.new.modes
         assert modes is not None and modes.current_mode_id == "default"
-        ids = ["default", "accept_edits", "read_only", "bypass"]
+        ids = offered_mode_ids()
         assert [m.id for m in modes.available_modes] == ids
         assert mode_option(s.new.config_options) == ("default", ids)
 

@@ -109,7 +109,7 @@ async def test_always_allow_is_per_tool_kind(tmp_path: Path, ws: Path) -> None:
     async with agent_session(ws, spec, client=client) as s:
         assert await s.prompt() == "end_turn"
     # The second edit ran without asking; the command (another kind) was asked about.
-    assert s.client.asked_titles == ["Write a.txt", "Run `echo ran`"]
+    assert s.client.asked_titles == ["Write a.txt", "Run `echo ran` (not sandboxed)"]
     assert [st for _, st, _ in s.client.finished()] == ["completed", "completed", "failed"]
 
 

@@ -54,7 +54,7 @@ def test_the_stable_names_kinds_and_schemas(ws: Workspace) -> None:
         "list_dir": {"path"},
         "glob": {"pattern"},
         "grep": {"pattern", "path"},
-        "bash": {"command", "timeout_ms"},
+        "bash": {"command", "timeout_ms", "needs"},  # needs: optional, added compatibly
         "todo_write": {"entries"},
     }
     for tool in tools:

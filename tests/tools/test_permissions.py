@@ -34,7 +34,7 @@ from tests.support.turns import fresh_signal
 
 pytestmark = pytest.mark.anyio
 
-ALL_MODES: tuple[Mode, ...] = ("default", "accept_edits", "read_only", "bypass")
+ALL_MODES: tuple[Mode, ...] = ("default", "accept_edits", "read_only", "sandboxed", "bypass")
 ALL_KINDS: tuple[ToolKind, ...] = get_args(ToolKind)
 READS = {"read", "search", "think"}
 EDITS = {"edit", "delete", "move"}
@@ -64,6 +64,14 @@ EXPECTED: dict[tuple[Mode, str, bool], Verdict] = {
     ("read_only", "edit", False): "deny",
     ("read_only", "other", True): "deny",
     ("read_only", "other", False): "deny",
+    # sandboxed: as accept_edits for every call that does not run in the command sandbox
+    # (those are in tests/tools/test_command_sandbox_policy.py)
+    ("sandboxed", "read", True): "allow",
+    ("sandboxed", "read", False): "deny",
+    ("sandboxed", "edit", True): "allow",
+    ("sandboxed", "edit", False): "deny",
+    ("sandboxed", "other", True): "ask",
+    ("sandboxed", "other", False): "deny",
     ("bypass", "read", True): "allow",
     ("bypass", "read", False): "allow",
     ("bypass", "edit", True): "allow",

@@ -14,6 +14,7 @@ from acp_server.tools.builtin.files import EditFile, ListDir, ReadFile, WriteFil
 from acp_server.tools.builtin.plan import TodoWrite
 from acp_server.tools.builtin.search import Glob, Grep
 from acp_server.tools.builtin.shell import Bash
+from acp_server.tools.command_sandbox import CommandSandbox
 from acp_server.tools.workspace import CommandRunner, FileAccess, Sandbox
 
 __all__ = [
@@ -34,6 +35,7 @@ def builtin_tools(
     files: FileAccess,
     commands: CommandRunner,
     budget: ToolBudget = ToolBudget(),  # noqa: B008 - frozen: one shared default is safe
+    command_sandbox: CommandSandbox | None = None,
 ) -> list[Tool]:
     """The built-in tools for one session, in the order the model is shown them, each shaping
     its results to fit `budget`."""
@@ -45,6 +47,6 @@ def builtin_tools(
         ListDir(sandbox, max_entries=results, max_bytes=body),
         Glob(sandbox, max_results=results, max_bytes=body),
         Grep(sandbox, max_matches=results, max_bytes=body),
-        Bash(sandbox, commands, max_bytes=body),
+        Bash(sandbox, commands, max_bytes=body, command_sandbox=command_sandbox),
         TodoWrite(sandbox),
     ]

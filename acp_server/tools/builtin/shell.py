@@ -13,6 +13,7 @@ from acp_server.cancellation import TurnSignal
 from acp_server.tools.base import ToolCallContext, ToolKind, ToolOutput
 from acp_server.tools.budget import ToolBudget, keep_head_and_tail
 from acp_server.tools.builtin._common import BuiltinTool, failed, shorten, str_arg
+from acp_server.tools.command_sandbox import NEEDS, CommandPlan, CommandSandbox, Need, refusal_note
 from acp_server.tools.live_output import LiveOutput
 from acp_server.tools.workspace import CommandRunner, CommandWatch, Sandbox
 
@@ -27,6 +28,7 @@ _TOO_LONG = (
 class BashArgs(msgspec.Struct, forbid_unknown_fields=True):
     command: str
     timeout_ms: Annotated[int, msgspec.Meta(ge=1)] | None = None
+    needs: list[Need] | None = None
 
 
 def _seconds(value: float) -> str:
@@ -42,7 +44,10 @@ class Bash(BuiltinTool[BashArgs]):
         "then stderr) and exit code. The command runs without a terminal and with no input, so "
         "avoid interactive programs; it is killed, with every process it started, when it "
         "exceeds `timeout_ms` (default 120000 ms) or when the user cancels. Use it to build, "
-        "test, run git, and so on; prefer read_file, grep and glob to look at files."
+        "test, run git, and so on; prefer read_file, grep and glob to look at files. In sandboxed "
+        "mode it runs in a sandbox: only the workspace (and a private /tmp) is writable and "
+        "there is no network; declare `needs` when the command needs more, and the user is "
+        "asked first."
     )
     parameters: Mapping[str, Any] = {
         "type": "object",
@@ -52,6 +57,16 @@ class Bash(BuiltinTool[BashArgs]):
                 "type": "integer",
                 "minimum": 1,
                 "description": "Kill the command after this many milliseconds (default 120000).",
+            },
+            "needs": {
+                "type": "array",
+                "items": {"type": "string", "enum": list(NEEDS)},
+                "uniqueItems": True,
+                "description": (
+                    "What the command needs beyond the sandbox of sandboxed mode: `network`, "
+                    "or `write_outside` (writes outside the workspace: it then runs "
+                    "unsandboxed). The user is asked first. Omit it otherwise."
+                ),
             },
         },
         "required": ["command"],
@@ -65,15 +80,25 @@ class Bash(BuiltinTool[BashArgs]):
         *,
         default_timeout: float = BASH_DEFAULT_TIMEOUT,
         max_bytes: int = ToolBudget().body_bytes,
+        command_sandbox: CommandSandbox | None = None,
     ) -> None:
         super().__init__(sandbox)
         self.commands = commands
+        self.command_sandbox = command_sandbox
         self.default_timeout = default_timeout
         self.max_bytes = max_bytes
 
     def title(self, arguments: Mapping[str, Any]) -> str:
         command = str_arg(arguments, "command")
         return f"Run `{shorten(command)}`" if command else "Run command"
+
+    def plan(self, arguments: Mapping[str, Any]) -> CommandPlan:
+        """How this call runs: confined or not, with or without the network."""
+        needs = arguments.get("needs")
+        declared = [n for n in needs if isinstance(n, str)] if isinstance(needs, list) else []
+        if self.command_sandbox is None:
+            return CommandPlan(confined=False)
+        return self.command_sandbox.plan(declared)
 
     async def run_call(
         self, arguments: Mapping[str, Any], call: ToolCallContext, signal: TurnSignal
@@ -94,7 +119,13 @@ class Bash(BuiltinTool[BashArgs]):
         if not args.command.strip():
             return failed("command is empty: give the shell command to run")
         timeout = args.timeout_ms / 1000 if args.timeout_ms is not None else self.default_timeout
-        result = await self.commands.run(args.command, self.sandbox.cwd, timeout, signal, watch)
+        plan = self.plan({"needs": args.needs or []})
+        if plan.confined and self.command_sandbox is not None:
+            result = await self.command_sandbox.run(
+                args.command, plan.network, timeout, signal, watch
+            )
+        else:
+            result = await self.commands.run(args.command, self.sandbox.cwd, timeout, signal, watch)
         signal.raise_if_aborted()
         output = keep_head_and_tail(result.output.rstrip("\n"), self.max_bytes, _TOO_LONG)
         parts = [output] if result.output.strip() else ["(no output)"]
@@ -112,4 +143,8 @@ class Bash(BuiltinTool[BashArgs]):
         else:
             parts.append("[exit status unknown]")
         ok = not result.timed_out and result.exit_code == 0
+        if not ok and self.command_sandbox is not None:
+            note = refusal_note(result.output, plan, self.command_sandbox.writable())
+            if note is not None:
+                parts.append(note)
         return ToolOutput("\n".join(parts), failed=not ok, terminal_id=result.terminal_id)

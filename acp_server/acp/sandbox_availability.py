@@ -1,0 +1,51 @@
+"""Whether sandboxed mode is offered on this machine, and telling the client when it is not.
+
+The command sandbox needs bubblewrap. It is probed once per connection, when the first session
+starts (`probe_sandbox`); where it cannot run, sandboxed mode is left out of the offered modes
+and the client is told why once: a `notice` session update if it opted in
+(`clientCapabilities.session.notices`), else a line on stderr. A session whose journal (or
+`--mode`) says sandboxed starts in `default` instead, and that session's client is told too.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from acp_protocol.initialize import ClientSessionCapabilities, NoticeCapabilities
+from acp_protocol.session_update import Notice
+
+from .context import BridgeContext
+from .updates import SessionUpdates
+
+log = logging.getLogger(__name__)
+
+
+async def probe_sandbox(context: BridgeContext) -> None:
+    """Ask, once, whether bwrap works here; remember the answer in the context."""
+    if context.bwrap is not None or context.sandbox_missing:
+        return
+    bwrap, why = await context.sandbox_probe.check(context.processes)
+    context.bwrap, context.sandbox_missing = bwrap, why
+    context.sandbox_notice_due = bwrap is None
+
+
+async def tell_about_sandbox(context: BridgeContext, session_id: str, fallback: str | None) -> None:
+    """Say why sandboxed mode is not offered (once per connection), and why this session is
+    not in the mode it was to start in (each time that happens)."""
+    messages: list[tuple[str, str]] = []
+    if context.sandbox_notice_due:
+        context.sandbox_notice_due = False
+        messages.append(("Sandboxed mode is not available", context.sandbox_missing))
+    if fallback is not None:
+        messages.append(("Switched to default mode", fallback))
+    session = context.client_capabilities.session
+    opted_in = isinstance(session, ClientSessionCapabilities) and isinstance(
+        session.notices, NoticeCapabilities
+    )
+    for title, description in messages:
+        if opted_in:
+            await SessionUpdates(context.peer, session_id).send(
+                Notice(severity="warning", title=title, description=description)
+            )
+        else:
+            log.warning("%s: %s", title, description)

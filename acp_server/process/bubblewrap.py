@@ -1,0 +1,98 @@
+"""Confining a command with bubblewrap (`bwrap`): what the sandbox allows, and whether it works.
+
+`confine` turns an argv into one that runs it under bwrap with the whole file system read-only
+except the writable roots, a private `/tmp`, fresh `/dev` and `/proc`, its own pid namespace
+whose init dies with bwrap (`--die-with-parent`), its own session (`--new-session`: no
+terminal to push input into), and no network unless allowed (`--unshare-net` leaves only a
+loopback of its own, so not even the host's 127.0.0.1 is reachable).
+
+bwrap itself is the child `spawn` starts, the leader of the call's process group. The sandboxed
+processes are its descendants (in another session), so the runner's ppid walk and token find
+them and signal them directly; and when bwrap dies, the kernel kills everything in its pid
+namespace. The guarantees of `acp_server.process` hold unchanged.
+
+`BubblewrapProbe` answers, once and lazily, whether bwrap can run here: missing, or unable to
+create namespaces (an unprivileged container), it says why. See
+docs/rfc/implemented/feature/2026-12-01-command-sandbox.md.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Sequence
+
+import anyio
+
+from acp_server.process.groups import ProcessRegistry
+from acp_server.process.runner import run_process
+
+PROBE_TIMEOUT = 5.0
+"""How long the probe's `bwrap ... true` may take before the sandbox counts as unusable."""
+
+INSTALL_HINT = "install bubblewrap (Debian and Ubuntu: apt-get install bubblewrap)"
+
+
+def confine(
+    argv: Sequence[str],
+    *,
+    bwrap: str,
+    cwd: str,
+    writable: Sequence[str],
+    network: bool,
+) -> list[str]:
+    """`argv` run by bwrap in `cwd` with only `writable` (existing directories) writable."""
+    wrapped = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+    for path in dict.fromkeys(writable):
+        # A root under /tmp would be hidden by the private /tmp: bind it after it.
+        wrapped += ["--bind", path, path]
+    if not network:
+        wrapped.append("--unshare-net")
+    wrapped += ["--unshare-pid", "--die-with-parent", "--new-session", "--chdir", cwd, "--"]
+    return wrapped + list(argv)
+
+
+class BubblewrapProbe:
+    """Whether bwrap can confine commands on this machine: asked once, when first needed."""
+
+    def __init__(self, bwrap: str | None = None) -> None:
+        self._bwrap = bwrap
+        self._answer: tuple[str | None, str] | None = None
+        self._lock = anyio.Lock()
+
+    async def check(self, registry: ProcessRegistry | None) -> tuple[str | None, str]:
+        """(the bwrap path, "") when it works; (None, why not) otherwise."""
+        async with self._lock:
+            if self._answer is None:
+                self._answer = await self._probe(registry)
+            return self._answer
+
+    async def _probe(self, registry: ProcessRegistry | None) -> tuple[str | None, str]:
+        bwrap = self._bwrap or shutil.which("bwrap")
+        if bwrap is None:
+            return None, f"bwrap (bubblewrap) is not installed; {INSTALL_HINT}"
+        argv = confine(["true"], bwrap=bwrap, cwd="/", writable=[], network=False)
+        try:
+            result = await run_process(
+                argv, signal=None, registry=registry, cwd="/", timeout=PROBE_TIMEOUT
+            )
+        except OSError as exc:
+            return None, f"{bwrap} cannot be started: {exc.strerror or exc}"
+        if result.exit_code == 0:
+            return bwrap, ""
+        said = result.stderr.strip().splitlines()[-1:] or [f"exit status {result.exit_code}"]
+        return None, (
+            f"{bwrap} cannot create its namespaces here ({said[0][:200]}); in an unprivileged "
+            "container, the container itself is the sandbox"
+        )
+
+
+def writable_roots(roots: Sequence[str], extra: Sequence[str]) -> list[str]:
+    """The directories a confined command may write: the workspace roots and the configured
+    extra paths, each resolved; paths that do not exist are left out (bwrap cannot bind them)."""
+    found: list[str] = []
+    for path in [*roots, *extra]:
+        resolved = os.path.realpath(os.path.expanduser(path))
+        if os.path.isdir(resolved) and resolved not in found:
+            found.append(resolved)
+    return found

@@ -1,0 +1,136 @@
+"""The two llama.cpp servers of the run, on 127.0.0.1 and a free port each, and how to tell
+that a stream to them was closed.
+
+- `python -m llama_cpp.server` (llama-cpp-python): the streamed answer and the cancel checks.
+  It drops `tools` from a request without `tool_choice`, so it cannot run the tool task.
+- `llama-server --jinja` (llama.cpp): the tool task; it applies the model's chat template with
+  the tools and returns streamed `tool_calls`.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from contextlib import suppress
+from pathlib import Path
+
+from e2e_local.environment import Environment, Failure, info, tail
+
+MODEL_ALIAS = "smollm2"
+CONTEXT_TOKENS = 8192  # the system prompt and the tool definitions alone are about 2,000
+READY_TIMEOUT_S = 120.0
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def python_server_command(env: Environment, gguf: Path, port: int) -> list[str]:
+    return [
+        str(env.python), "-m", "llama_cpp.server", "--model", str(gguf),
+        "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(CONTEXT_TOKENS),
+        "--n_threads", "2", "--model_alias", MODEL_ALIAS,
+    ]  # fmt: skip
+
+
+def llama_server_command(env: Environment, gguf: Path, port: int) -> list[str]:
+    return [
+        str(env.llama_server), "--model", str(gguf), "--jinja",
+        "--host", "127.0.0.1", "--port", str(port), "--ctx-size", str(CONTEXT_TOKENS),
+        "--threads", "2", "--alias", MODEL_ALIAS, "--no-webui",
+    ]  # fmt: skip
+
+
+def start(command: list[str], env: Environment, log: Path) -> subprocess.Popen[bytes]:
+    info(" ".join(command))
+    info(f"server log: {log}")
+    child_env = {
+        **os.environ,
+        "PYTHONUNBUFFERED": "1",  # llama_cpp.server's disconnect message, at once
+        "LLAMA_CPP_LIB_PATH": str(env.libraries),
+        "MTMD_CPP_LIB": str(env.libraries),
+    }
+    with log.open("wb") as out:
+        return subprocess.Popen(
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=child_env,
+            start_new_session=True,
+        )
+
+
+def wait_ready(process: subprocess.Popen[bytes], port: int, log: Path) -> float:
+    """Poll /v1/models until it answers 200; returns the seconds it took."""
+    url = f"http://127.0.0.1:{port}/v1/models"
+    started = time.monotonic()
+    deadline = started + READY_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise Failure(
+                f"the server exited with {process.returncode} before answering; "
+                f"log {log}:\n{tail(log)}"
+            )
+        with (
+            suppress(urllib.error.URLError, OSError),
+            urllib.request.urlopen(url, timeout=2) as response,
+        ):
+            if response.status == 200:
+                return time.monotonic() - started
+        time.sleep(0.1)
+    raise Failure(f"{url} did not answer within {READY_TIMEOUT_S:.0f} s; log {log}:\n{tail(log)}")
+
+
+def stop(process: subprocess.Popen[bytes], name: str) -> None:
+    """SIGTERM the server's process group, then SIGKILL after 10 s."""
+    if process.poll() is not None:
+        info(f"{name} had already exited ({process.returncode})")
+        return
+    started = time.monotonic()
+    with suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout=10)
+        how = "terminated"
+    except subprocess.TimeoutExpired:
+        with suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+        how = "killed (did not exit within 10 s of SIGTERM)"
+    info(f"{name} {how} in {time.monotonic() - started:.2f} s")
+
+
+def connections_to(port: int) -> list[int] | None:
+    """Local ports of the ESTABLISHED TCP connections *to* 127.0.0.1:port (None: not Linux)."""
+    try:
+        lines = Path("/proc/net/tcp").read_text().splitlines()[1:]
+    except OSError:
+        return None
+    ports = []
+    for line in lines:
+        local, remote, state = line.split()[1:4]
+        if state == "01" and int(remote.split(":")[1], 16) == port:
+            ports.append(int(local.split(":")[1], 16))
+    return ports
+
+
+def logged_disconnects(log: Path, ports: list[int]) -> list[str]:
+    """llama-cpp-python's "Disconnected from client ..." lines for these client ports."""
+    try:
+        text = log.read_text(errors="replace")
+    except OSError:
+        return []
+    return [
+        line.strip()
+        for line in text.splitlines()
+        if line.startswith("Disconnected from client")
+        and any(f"port={port})" in line for port in ports)
+    ]

@@ -1,0 +1,104 @@
+"""`scripts/e2e_local_model.py` without its hour of setup: the script starts and finds its
+package, and the build progress is read from a log that grows the way a llama.cpp build's does
+(a fake log written line by line, and a real child process that prints ninja's step counter
+while `run_logged` watches it)."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+from pathlib import Path
+
+SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
+sys.path.insert(0, str(SCRIPTS))
+
+from e2e_local.progress import LogProgress, run_logged  # noqa: E402  (needs scripts/ on sys.path)
+
+
+def test_the_script_runs_as_a_file_and_imports_its_steps() -> None:
+    result = subprocess.run(
+        [sys.executable, str(SCRIPTS / "e2e_local_model.py"), "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "--keep-server" in result.stdout and "llama.cpp's servers" in result.stdout
+
+
+def append(log: Path, text: str) -> None:
+    with log.open("a") as out:
+        out.write(text)
+
+
+def test_the_newest_ninja_counter_is_read_as_the_log_grows(tmp_path: Path) -> None:
+    log = tmp_path / "build.log"
+    progress = LogProgress(log)
+    progress.poll()
+    assert progress.describe() == ""  # the build has not opened its log yet
+
+    append(log, "-- Configuring done\n[1/212] Building C object ggml/src/ggml.c.o\n")
+    progress.poll()
+    assert progress.describe() == "[1/212] 0%"
+
+    append(log, "[2/212] Building C object a.o\nwarning: unused variable\n[57/212] Building CXX")
+    progress.poll()
+    assert progress.describe() == "[2/212] 0%"  # [57/212] is not a whole line yet
+
+    append(log, " object llama.cpp.o\n")
+    progress.poll()
+    assert progress.describe() == "[57/212] 26%"
+
+    append(log, "[212/212] Linking CXX executable bin/llama-server\n")
+    progress.poll()
+    assert (progress.done, progress.total) == (212, 212)
+    assert progress.describe() == "[212/212] 100%"
+
+
+def test_cmake_makefile_percentages_are_read_and_stray_brackets_are_not(tmp_path: Path) -> None:
+    log = tmp_path / "pip.log"
+    progress = LogProgress(log)
+    append(log, "  [  3%] Building C object ggml.c.o\n")  # pip -v indents build output
+    append(log, "[ 42%] Building CXX object llama.cpp.o\n")
+    append(log, "error text with [7/9] in the middle and [ 99%] too\n")
+    progress.poll()
+    assert progress.describe() == "[ 42%]"
+
+
+def test_run_logged_reports_a_real_growing_build_log_to_stderr(tmp_path: Path) -> None:
+    log = tmp_path / "build.log"
+    append(log, "an earlier build's line [9/9] Linking\n[9/9] Linking\n")
+    fake_build = (
+        "import sys, time\n"
+        "for step in range(1, 6):\n"
+        "    print(f'[{step}/5] Building CXX object step{step}.o', flush=True)\n"
+        "    time.sleep(0.2)\n"
+    )
+    stderr = io.StringIO()
+    status, seconds = run_logged(
+        [sys.executable, "-c", fake_build], log, "llama-server", every=0.05, out=stderr
+    )
+    assert status == 0 and seconds > 0
+    lines = stderr.getvalue().splitlines()
+    assert len(lines) >= 2  # ticks while it ran, then the end
+    assert all(line.startswith("    llama-server: ") for line in lines)
+    assert "elapsed (running)" in lines[0]
+    assert lines[-1].startswith("    llama-server: [5/5] 100%, ")
+    assert lines[-1].endswith("elapsed (exit 0)")
+    assert all("[9/9]" not in line for line in lines)  # an older build's lines are not read
+    assert "[5/5] Building CXX object step5.o" in log.read_text()
+
+
+def test_run_logged_says_the_log_size_when_the_output_has_no_counter(tmp_path: Path) -> None:
+    log = tmp_path / "pip.log"
+    stderr = io.StringIO()
+    status, _ = run_logged(
+        [sys.executable, "-c", "print('Collecting numpy'); raise SystemExit(3)"],
+        log,
+        "pip",
+        out=stderr,
+    )
+    assert status == 3
+    assert stderr.getvalue().startswith("    pip: log 0 KiB, ")
+    assert stderr.getvalue().rstrip().endswith("(exit 3)")
