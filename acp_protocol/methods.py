@@ -27,6 +27,7 @@ __all__ = [
     "SESSION_CANCEL",
     "SESSION_CLOSE",
     "SESSION_DELETE",
+    "SESSION_FORK",
     "SESSION_LIST",
     "SESSION_LOAD",
     "SESSION_NEW",
@@ -71,6 +72,9 @@ TERMINAL_KILL = "terminal/kill"
 ELICITATION_CREATE = "elicitation/create"
 ELICITATION_COMPLETE = "elicitation/complete"
 CANCEL_REQUEST = "$/cancel_request"
+SESSION_FORK = "session/fork"
+"""Unstable schema only, so not in `METHODS` (the stable schema's table); answered all the
+same, and advertised as `sessionCapabilities.fork`."""
 
 Direction: TypeAlias = Literal["agent", "client", "protocol"]
 """Who handles the method (the schema's `x-side`): "agent" = the client calls the agent,

@@ -41,7 +41,7 @@ from acp_server.rpc.errors import MalformedAnswer, PeerClosed, RemoteError
 from acp_server.rpc.peer import Peer
 from acp_server.tools.permissions import Answer
 from acp_server.tools.text_window import TextWindow, window_of_text
-from acp_server.tools.workspace import CommandResult
+from acp_server.tools.workspace import CommandResult, CommandWatch
 
 log = logging.getLogger(__name__)
 
@@ -148,6 +148,7 @@ class ClientTerminals:
         cwd: str,
         timeout: float | None,  # noqa: ASYNC109 - expiry kills the terminal and is reported
         signal: TurnSignal,
+        watch: CommandWatch | None = None,
     ) -> CommandResult:
         created = await _ask(
             self._peer,
@@ -166,6 +167,8 @@ class ClientTerminals:
         exited: WaitForTerminalExitResponse | None = None
         timed_out = False
         try:
+            if watch is not None:
+                await watch.terminal(terminal)  # embedded now: the editor shows it live
             with signal.linked_scope(), anyio.move_on_after(timeout) as deadline:
                 exited = await self._call(
                     m.TERMINAL_WAIT_FOR_EXIT,

@@ -49,6 +49,7 @@ class AcpConnection:
                 m.SESSION_NEW: deferred(lambda r: r.sessions.new_session),
                 m.SESSION_LOAD: deferred(lambda r: r.sessions.load_session),
                 m.SESSION_RESUME: deferred(lambda r: r.sessions.resume_session),
+                m.SESSION_FORK: deferred(lambda r: r.sessions.fork_session),
                 m.SESSION_LIST: deferred(lambda r: r.sessions.list_sessions),
                 m.SESSION_CLOSE: deferred(lambda r: r.sessions.close_session),
                 m.SESSION_DELETE: deferred(lambda r: r.sessions.delete_session),

@@ -22,12 +22,12 @@ from acp_protocol.initialize import (
     InitializeResponse,
     McpCapabilities,
     PromptCapabilities,
-    SessionCapabilities,
     SessionCloseCapabilities,
     SessionDeleteCapabilities,
     SessionListCapabilities,
     SessionResumeCapabilities,
 )
+from acp_protocol.unstable import ForkingSessionCapabilities, SessionForkCapabilities
 from acp_server import __version__
 from acp_server.rpc.handlers import RpcError, decode_params
 from acp_server.rpc.peer import IncomingRequest
@@ -45,13 +45,14 @@ AGENT_CAPABILITIES = AgentCapabilities(
     load_session=True,
     # Images go to models that take them; embedded resources become context text.
     prompt_capabilities=PromptCapabilities(image=True, embedded_context=True),
-    # stdio and streamable HTTP MCP servers are tested; SSE is not advertised.
-    mcp_capabilities=McpCapabilities(http=True),
-    session_capabilities=SessionCapabilities(
+    # stdio, streamable HTTP and SSE MCP servers are each tested against a real server.
+    mcp_capabilities=McpCapabilities(http=True, sse=True),
+    session_capabilities=ForkingSessionCapabilities(
         list=SessionListCapabilities(),
         resume=SessionResumeCapabilities(),
         close=SessionCloseCapabilities(),
         delete=SessionDeleteCapabilities(),
+        fork=SessionForkCapabilities(),
     ),
 )
 """Exactly what works in this build."""
@@ -59,11 +60,15 @@ AGENT_CAPABILITIES = AgentCapabilities(
 CONFIGURE_MODEL = "configure-model"
 
 NO_MODEL_MESSAGE = (
-    "No model is configured. Start acp-server with --model SPEC, set ACP_SERVER_MODEL=SPEC, or "
-    "set default_model in $XDG_CONFIG_HOME/acp-server/config.toml. SPEC is openai:MODEL "
-    "(OPENAI_API_KEY, OPENAI_BASE_URL for local servers), anthropic:MODEL (ANTHROPIC_API_KEY), "
-    "script:PATH or echo."
+    "No model is configured. Add --model SPEC to the agent's args, or ACP_SERVER_MODEL=SPEC to "
+    "its env, in your client's agent settings (or default_model in "
+    "~/.config/acp-server/config.toml). SPEC is openai:MODEL with the key in OPENAI_API_KEY "
+    "(OPENAI_BASE_URL=http://127.0.0.1:8080/v1 for a local llama.cpp server), "
+    "anthropic:MODEL with the key in ANTHROPIC_API_KEY, or echo to try the protocol. "
+    "See docs/editors.md."
 )
+"""Said where users look: the prompt error's `message` (clients show it, not `data`) and the
+auth method's description."""
 
 
 class Handshake:

@@ -1,7 +1,8 @@
 """User hooks on an ACP session: workspace hooks ask the client first.
 
-The consent question is a permission request about a synthetic `execute` tool call; the
-message that says which hook blocked a prompt is an agent message chunk.
+The consent question is a permission request about a synthetic `execute` tool call, announced
+by a notice to clients that take them; the message that says which hook blocked a prompt is an
+agent message chunk.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from acp_server.extensions.hooks import SessionHooks, load_hooks
 
 from .client_requests import AcpPermissionAsker
 from .context import BridgeContext
+from .notices import send_notice
 from .updates import SessionUpdates
 
 
@@ -34,6 +36,13 @@ def install_hooks(context: BridgeContext, agent: Agent, session_id: str, cwd: st
         call_id = ids("hooks")
         title = f"Run hooks from {path}"
         commands = "\n".join(f"{h.event}: {h.command}" for h in hooks if h.source == "workspace")
+        await send_notice(
+            context,
+            session_id,
+            "info",
+            f"Hooks file {path} waits for your consent",
+            f"Answer the permission request to run its hooks or not:\n{commands}",
+        )
         await updates.send(
             ToolCall(
                 tool_call_id=call_id,

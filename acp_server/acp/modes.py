@@ -1,5 +1,5 @@
 """Permission modes on the wire: ACP `modes` and the `mode` config option, kept in sync,
-`session/set_mode`, `session/set_config_option`, and the `/mode` slash command."""
+`session/set_mode`, `session/set_config_option`, and the `/mode` and `/model` slash commands."""
 
 from __future__ import annotations
 
@@ -109,13 +109,29 @@ COMMANDS = AvailableCommandsUpdate(
 )
 
 
-def slash_command(text: str) -> tuple[str, str] | None:
+MODEL_COMMAND = AvailableCommand(
+    name="model",
+    description="Switch the model that answers, from the next request on",
+    input=UnstructuredCommandInput(hint="one of the offered model specs"),
+)
+"""Listed only when a model is configured: it switches like the `model` config option."""
+
+
+def available_commands(offered_models: Sequence[str]) -> AvailableCommandsUpdate:
+    """The slash commands of a session: `COMMANDS`, and `/model` when models are offered."""
+    if not offered_models:
+        return COMMANDS
+    return AvailableCommandsUpdate(available_commands=[*COMMANDS.available_commands, MODEL_COMMAND])
+
+
+def slash_command(text: str, offered_models: Sequence[str]) -> tuple[str, str] | None:
     """(`name`, `argument`) when a prompt is one of our slash commands, else None."""
     stripped = text.strip()
     if not stripped.startswith("/"):
         return None
     name, _, argument = stripped[1:].partition(" ")
-    if name not in {c.name for c in COMMANDS.available_commands}:
+    listed = available_commands(offered_models).available_commands
+    if name not in {c.name for c in listed}:
         return None
     return name, argument.strip()
 

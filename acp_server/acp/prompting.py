@@ -14,7 +14,12 @@ from msgspec import UNSET
 from acp_protocol import errors
 from acp_protocol.content import TextContent
 from acp_protocol.session import CancelNotification, PromptRequest, PromptResponse, StopReason
-from acp_protocol.session_update import AgentMessageChunk, SessionInfoUpdate, UsageUpdate
+from acp_protocol.session_update import (
+    AgentMessageChunk,
+    ConfigOptionUpdate,
+    SessionInfoUpdate,
+    UsageUpdate,
+)
 from acp_server.agent import Blocked, Dropped, TicketResult
 from acp_server.cancellation import UserCancel
 from acp_server.rpc.handlers import RpcError, decode_params
@@ -101,7 +106,8 @@ class PromptMethods:
         prompt = decode_params(params, PromptRequest)
         session = self.context.session(prompt.session_id)
         text = "\n".join(p.text for p in prompt.prompt if isinstance(p, TextContent))
-        command = slash_command(text) if len(prompt.prompt) == 1 else None
+        offered = self.context.options.offered_models
+        command = slash_command(text, offered) if len(prompt.prompt) == 1 else None
         if command is not None and command[0] == "compact":
             return await self._compact(request, session, command[1])
         if command is not None:
@@ -109,7 +115,7 @@ class PromptMethods:
             return await self._run_command(session, *command)
         agent = session.agent
         if agent is None:
-            raise RpcError(errors.AUTH_REQUIRED, "Authentication required", NO_MODEL_MESSAGE)
+            raise RpcError(errors.AUTH_REQUIRED, f"Authentication required: {NO_MODEL_MESSAGE}")
         await self.wiring.before_prompt(session)  # MCP servers still connecting
         parts = await read_resource_links(parts_from_prompt(prompt.prompt), session.policy.sandbox)
         ticket = agent.followup(parts)
@@ -162,7 +168,7 @@ class PromptMethods:
         (`session/cancel`, or `$/cancel_request` for this request alone)."""
         agent = session.agent
         if agent is None:
-            raise RpcError(errors.AUTH_REQUIRED, "Authentication required", NO_MODEL_MESSAGE)
+            raise RpcError(errors.AUTH_REQUIRED, f"Authentication required: {NO_MODEL_MESSAGE}")
         ticket = agent.compact(instructions or None)
 
         def stop_this_prompt() -> None:
@@ -175,12 +181,19 @@ class PromptMethods:
 
     async def _run_command(self, session: AcpSession, name: str, argument: str) -> PromptResponse:
         """A slash command (see `modes.COMMANDS`): handled here, the model is not asked."""
-        assert name == "mode"
         try:
-            await self.config.change_mode(session, argument)
-            message = f"Mode set to {argument}."
+            if name == "mode":
+                await self.config.change_mode(session, argument)
+                message = f"Mode set to {argument}."
+            else:
+                assert name == "model"
+                self.config.change_model(session, argument)
+                await SessionUpdates(self.context.peer, session.id).send(
+                    ConfigOptionUpdate(config_options=self.config.options_for(session))
+                )
+                message = f"Model set to {argument}."
         except RpcError as exc:
-            message = f"The mode was not changed: {exc.data}"
+            message = f"The {name} was not changed: {exc.data}"
         ids = self.context.options.ids
         message_id = ids("cmd") if ids is not None else f"cmd_{rec.utc_now()}"
         await SessionUpdates(self.context.peer, session.id).send(

@@ -1,6 +1,9 @@
-"""The session methods over the journal: new, load (with replay), resume, list, close, delete.
+"""The session methods over the journal: new, load (with replay), resume, fork, list, close,
+delete.
 
 A session's title comes from its first prompt; `session/list` pages with an opaque cursor.
+
+Over 400 lines: every method that opens a session shares its journal and announcement helpers.
 """
 
 from __future__ import annotations
@@ -30,10 +33,12 @@ from acp_protocol.session import (
     ResumeSessionResponse,
     SessionInfo,
 )
+from acp_protocol.unstable import ForkSessionRequest, ForkSessionResponse
 from acp_server.ids import new_session_id
 from acp_server.rpc.handlers import RpcError, decode_params
 from acp_server.rpc.peer import IncomingRequest
 from acp_server.session import records as rec
+from acp_server.session.fork import fork_point
 from acp_server.session.journal import Journal
 from acp_server.session.journal_format import (
     JournalCorrupt,
@@ -46,7 +51,8 @@ from acp_server.session.journal_format import (
 )
 
 from .context import BridgeContext, session_not_found
-from .modes import COMMANDS, SessionConfig
+from .modes import SessionConfig, available_commands
+from .notices import send_notice
 from .replay import replay_updates
 from .sandbox_availability import probe_sandbox, tell_about_sandbox
 from .sessions import AcpSession
@@ -131,8 +137,10 @@ class SessionMethods:
             raise
         log.info("session %s created in %s", session_id, new.cwd)
 
+        commands = available_commands(self.context.options.offered_models)
+
         async def announce_commands() -> None:
-            await SessionUpdates(self.context.peer, session_id).send(COMMANDS)
+            await SessionUpdates(self.context.peer, session_id).send(commands)
             await tell_about_sandbox(self.context, session_id, session.mode_fallback)
 
         request.after_response.append(announce_commands)
@@ -142,7 +150,14 @@ class SessionMethods:
             config_options=self.config.options_for(session),
         )
 
-    def _create_journal(self, cwd: str, extra_roots: list[str]) -> Journal:
+    def _create_journal(
+        self,
+        cwd: str,
+        extra_roots: list[str],
+        *,
+        forked_from: str | None = None,
+        forked_at_turn: str | None = None,
+    ) -> Journal:
         """A new session's journal under a fresh id.
 
         Deterministic ids (`sess_0001`, ...) are a counter per process: ids an earlier process
@@ -162,6 +177,8 @@ class SessionMethods:
                 cwd=cwd,
                 created_at=rec.utc_now(),
                 additional_directories=extra_roots,
+                forked_from=forked_from,
+                forked_at_turn=forked_at_turn,
             )
             try:
                 return store.create(header)
@@ -206,17 +223,96 @@ class SessionMethods:
         )
 
     def _tell_after(self, request: IncomingRequest, session: AcpSession) -> None:
-        """After the response: why sandboxed mode is not offered or not restored, if so. A
+        """After the response: the session's slash commands; why its model fell back, if it
+        did; why sandboxed mode is not offered or not restored, if so. A
         session whose journaled mode was not restored also gets its current mode announced,
         after the replayed history whose old switch it supersedes."""
         fallback, session.mode_fallback = session.mode_fallback, None
+        commands = available_commands(self.context.options.offered_models)
 
         async def tell() -> None:
+            # Every opened session learns its slash commands, not only a new one.
+            await SessionUpdates(self.context.peer, session.id).send(commands)
+            await self._tell_model_fallback(session)
             if fallback is not None:
                 await self.config.announce_mode(session)
             await tell_about_sandbox(self.context, session.id, fallback)
 
         request.after_response.append(tell)
+
+    async def fork_session(
+        self, request: IncomingRequest, params: msgspec.Raw | None
+    ) -> ForkSessionResponse:
+        """A new session from an existing one's history up to its last ended turn, journaled
+        with its origin (see docs/rfc/implemented/feature/2026-12-01-session-fork.md)."""
+        fork = decode_params(params, ForkSessionRequest)
+        await probe_sandbox(self.context)
+        _require_absolute("cwd", fork.cwd)
+        extra_roots = list(fork.additional_directories or [])
+        for path in extra_roots:
+            _require_absolute("additionalDirectories", path)
+        point = fork_point(self._source_records(fork.session_id))
+        journal = self._create_journal(
+            fork.cwd, extra_roots, forked_from=fork.session_id, forked_at_turn=point.turn_id
+        )
+        session_id = journal.session_id
+        try:
+            for record in point.records:
+                journal.append(record)
+            journal.sync()
+        except (JournalError, OSError) as exc:
+            with contextlib.suppress(JournalError, OSError):
+                journal.close()
+                self.wiring.store.delete(session_id)  # a fork is whole or absent
+            raise RpcError(
+                errors.INTERNAL_ERROR, f"cannot write the forked session's journal: {exc}"
+            ) from None
+        session = self.wiring.start(
+            session_id, fork.cwd, extra_roots, list(fork.mcp_servers or []), point.records, journal
+        )
+        session.title = derive_title(first_prompt_text(point.records))
+        log.info("session %s forked from %s at %s", session_id, fork.session_id, point.turn_id)
+        self._tell_after(request, session)
+        return ForkSessionResponse(
+            session_id=session_id,
+            modes=self.config.mode_state(session),
+            config_options=self.config.options_for(session),
+        )
+
+    def _source_records(self, session_id: str) -> list[rec.Record]:
+        """The records of the session to fork: the active one's, or its journal's (opened,
+        repaired and closed again)."""
+        active = self.context.sessions.get(session_id)
+        if active is not None:
+            return list(active.log.records)
+        if not is_session_id(session_id):
+            raise session_not_found(session_id)
+        try:
+            loaded = self.wiring.store.open(session_id)
+        except JournalNotFound:
+            raise session_not_found(session_id) from None
+        except JournalLocked as exc:
+            raise RpcError(errors.RESOURCE_NOT_FOUND, "Session is in use", str(exc)) from None
+        except JournalError as exc:
+            raise RpcError(
+                errors.RESOURCE_NOT_FOUND, "Session cannot be forked", str(exc)
+            ) from None
+        try:
+            loaded.journal.close()
+        except JournalError as exc:
+            log.warning("closing the journal of %s after reading it failed: %s", session_id, exc)
+        ids = self.context.options.ids
+        if ids is not None:
+            ids.reserve(_record_ids(loaded.records))
+        return loaded.records
+
+    async def _tell_model_fallback(self, session: AcpSession) -> None:
+        """A notice when the reopened session's model fell back to the server's."""
+        why, session.model_fallback = session.model_fallback, None
+        if why is None or session.model is None:
+            return
+        title = f"The session's model is not available; using {session.model.spec}"
+        await send_notice(self.context, session.id, "warning", title, why)
 
     async def list_sessions(
         self, request: IncomingRequest, params: msgspec.Raw | None

@@ -28,6 +28,8 @@ class AcpSession:
     mcp_servers: list[Any] = field(default_factory=list)
     title: str | None = None
     model: SwitchableModel | None = None
+    model_fallback: str | None = None
+    """Why the session's model is not the one it last chose (told when it is reopened)."""
     mode_fallback: str | None = None
     """Why the session is not in the mode it was to start in (sandboxed mode unavailable
     here); the client is told once the session exists."""

@@ -61,6 +61,12 @@ def update_for(event: AgentEvent) -> SessionUpdate | None:
             locations=[_location(loc) for loc in event.locations] or UNSET,
         )
     if isinstance(event, ToolCallProgress):
+        if event.output is None and event.terminal_id is not None:
+            return ToolCallUpdate(
+                tool_call_id=event.call_id,
+                status=event.status,
+                content=[TerminalToolCallContent(terminal_id=event.terminal_id)],
+            )
         if event.output is None:
             return ToolCallUpdate(tool_call_id=event.call_id, status=event.status)
         return ToolCallUpdate(

@@ -47,6 +47,7 @@ from acp_server.tools.workspace import CommandRunner, FileAccess, Sandbox
 from .client_requests import AcpPermissionAsker, ClientFiles, ClientTerminals
 from .context import BridgeContext
 from .hook_consent import install_hooks
+from .notices import send_notice
 from .options import ServerOptions
 from .sessions import AcpSession
 from .updates import SessionUpdates, shows_compactions
@@ -76,9 +77,9 @@ class SessionWiring:
         context = self._context
         log_ = SessionLog(session_id, records)
         log_.on_append(journal.append)
-        tools, policy, fallback = self._tools_for(session_id, cwd, extra_roots, log_, records)
+        tools, policy, mode_fallback = self._tools_for(session_id, cwd, extra_roots, log_, records)
         handle = None
-        model = self._session_model(records)
+        model, model_fallback = self._session_model(records)
         if model is not None:
             ids = context.options.ids
             tools.append(
@@ -134,7 +135,8 @@ class SessionWiring:
             extra_roots,
             list(mcp_servers),
             model=model,
-            mode_fallback=fallback,
+            model_fallback=model_fallback,
+            mode_fallback=mode_fallback,
         )
         context.sessions.add(session)
         return session
@@ -162,11 +164,15 @@ class SessionWiring:
         if mcp is None:
             return
         await mcp.ready()
-        failures = mcp.take_failures()
-        if failures:
+        unshown = []
+        for failure in mcp.take_failures():
+            title, _, why = failure.partition(": ")
+            if not await send_notice(self._context, session.id, "warning", title, why or None):
+                unshown.append(failure)
+        if unshown:  # a client without notices sees them in the conversation
             await SessionUpdates(self._context.peer, session.id).send(
                 AgentMessageChunk(
-                    content=TextContent(text="\n".join(failures) + "\n"),
+                    content=TextContent(text="\n".join(unshown) + "\n"),
                     message_id=self._context.ids("msg"),
                 )
             )
@@ -184,21 +190,28 @@ class SessionWiring:
             system_prompt=[instructions.assemble],
         )
 
-    def _session_model(self, records: Sequence[rec.Record]) -> SwitchableModel | None:
-        """The session's model: the server's, or the one it last switched to (if offered)."""
+    def _session_model(
+        self, records: Sequence[rec.Record]
+    ) -> tuple[SwitchableModel | None, str | None]:
+        """The session's model: the server's, or the one it last switched to (if offered);
+        and why it fell back to the server's, if it did."""
         options = self._context.options
         if options.model is None:
-            return None
+            return None, None
         model = SwitchableModel(
             options.model_spec or options.model.name, options.model, self._context.provider_for
         )
         chosen = [r.model for r in records if isinstance(r, rec.ModelChange)]
-        if chosen and chosen[-1] in options.offered_models and chosen[-1] != model.spec:
-            try:
-                model.switch(chosen[-1])
-            except (ModelConfigError, ValueError) as exc:
-                log.warning("cannot restore model %s: %s", chosen[-1], exc)
-        return model
+        if not chosen or chosen[-1] == model.spec:
+            return model, None
+        if chosen[-1] not in options.offered_models:
+            return model, f"The session used {chosen[-1]}, which is no longer offered."
+        try:
+            model.switch(chosen[-1])
+        except (ModelConfigError, ValueError) as exc:
+            log.warning("cannot restore model %s: %s", chosen[-1], exc)
+            return model, f"The session used {chosen[-1]}, which cannot be loaded: {exc}"
+        return model, None
 
     def _tools_for(
         self,

@@ -727,6 +727,11 @@ class _CallContext:
     async def progress(self, text: str) -> None:
         await self._loop._emit(ToolCallProgress(self._turn_id, self.call_id, "in_progress", text))
 
+    async def terminal(self, terminal_id: str) -> None:
+        await self._loop._emit(
+            ToolCallProgress(self._turn_id, self.call_id, "in_progress", terminal_id=terminal_id)
+        )
+
 
 class _Pieces:
     """Streamed chunks of one assistant message, merged by kind without quadratic copying."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from subprocess import DEVNULL, PIPE
 
@@ -56,6 +56,7 @@ async def run_process(
     timeout: float | None = None,  # noqa: ASYNC109
     output_limit: int = 1 << 20,
     grace: float = 2.0,
+    on_output: Callable[[bytes], None] | None = None,
 ) -> ProcessResult:
     """Run `argv` through `spawn` and return once its whole tree is gone.
 
@@ -72,6 +73,8 @@ async def run_process(
       whether anything was dropped), decoded as UTF-8 with replacement characters.
     - A cancellation of the caller still stops and joins the tree (shielded), then
       propagates.
+    - `on_output` is called with each chunk of stdout or stderr as it is read (for showing
+      a command's output while it runs); it must not block.
     """
     if output_limit < 0:
         raise ValueError("output_limit must not be negative")
@@ -90,8 +93,8 @@ async def run_process(
         process = child.process
         async with anyio.create_task_group() as tg:
             stdout_done, stderr_done = anyio.Event(), anyio.Event()
-            tg.start_soon(_drain, process.stdout, stdout, stdout_done)
-            tg.start_soon(_drain, process.stderr, stderr, stderr_done)
+            tg.start_soon(_drain, process.stdout, stdout, stdout_done, on_output)
+            tg.start_soon(_drain, process.stderr, stderr, stderr_done, on_output)
             if stdin_data and process.stdin is not None:
                 tg.start_soon(_feed, process.stdin, stdin_data)
             try:
@@ -150,11 +153,18 @@ class _Tail:
         return data.decode("utf-8", errors="replace")
 
 
-async def _drain(stream: ByteReceiveStream | None, tail: _Tail, done: anyio.Event) -> None:
+async def _drain(
+    stream: ByteReceiveStream | None,
+    tail: _Tail,
+    done: anyio.Event,
+    on_output: Callable[[bytes], None] | None,
+) -> None:
     try:
         if stream is not None:
             async for chunk in stream:
                 tail.add(chunk)
+                if on_output is not None:
+                    on_output(chunk)
     except (anyio.ClosedResourceError, anyio.BrokenResourceError):
         pass
     finally:

@@ -146,6 +146,11 @@ class JournalHeader(msgspec.Struct, frozen=True, kw_only=True):
     """For a subagent's session: the session of the agent that spawned it."""
     parent_tool_call_id: str | None = None
     """For a subagent's session: the parent's tool call that spawned it."""
+    forked_from: str | None = None
+    """For a forked session (`session/fork`): the session whose history it was copied from."""
+    forked_at_turn: str | None = None
+    """For a forked session: the source's last ended turn that the copy goes up to (None when
+    the source had no turn yet)."""
 
 
 class _HeaderProbe(msgspec.Struct):

@@ -98,6 +98,9 @@ class ToolCallContext(Protocol):
     async def progress(self, text: str) -> None:
         """Show `text` on the tool call while it runs (replaces the previous progress)."""
 
+    async def terminal(self, terminal_id: str) -> None:
+        """Show the client terminal `terminal_id` on the tool call while it runs."""
+
 
 @runtime_checkable
 class CallAwareTool(Protocol):

@@ -19,7 +19,7 @@ from acp_server.cancellation import TurnSignal
 from acp_server.process import ProcessRegistry
 from acp_server.process.bubblewrap import confine, writable_roots
 from acp_server.tools.local_commands import LocalCommands
-from acp_server.tools.workspace import CommandResult, Sandbox
+from acp_server.tools.workspace import CommandResult, CommandWatch, Sandbox
 
 Need = Literal["network", "write_outside"]
 NEEDS: tuple[Need, ...] = ("network", "write_outside")
@@ -113,8 +113,9 @@ class CommandSandbox:
         network: bool,
         timeout: float | None,  # noqa: ASYNC109 - expiry kills the command and is reported
         signal: TurnSignal,
+        watch: CommandWatch | None = None,
     ) -> CommandResult:
-        """Run `command` confined, in the session's cwd."""
+        """Run `command` confined, in the session's cwd (`watch` sees its output)."""
         assert self.bwrap is not None, "plan() confines only where bwrap works"
         bwrap = self.bwrap
         roots = self.writable()
@@ -124,7 +125,7 @@ class CommandSandbox:
             return confine(argv, bwrap=bwrap, cwd=cwd, writable=roots, network=network)
 
         runner = LocalCommands(registry=self.registry, wrap=wrap)
-        return await runner.run(command, cwd, timeout, signal)
+        return await runner.run(command, cwd, timeout, signal, watch)
 
 
 _READ_ONLY = re.compile(r"read-only file system|EROFS", re.IGNORECASE)

@@ -8,13 +8,14 @@ the output is stdout, then stderr after a `stderr:` line.
 
 from __future__ import annotations
 
+import codecs
 import shutil
 import signal as signals
 from collections.abc import Callable, Mapping
 
 from acp_server.cancellation import TurnAborted, TurnSignal
 from acp_server.process import ProcessRegistry, ProcessResult, run_process
-from acp_server.tools.workspace import CommandResult
+from acp_server.tools.workspace import CommandResult, CommandWatch
 
 OUTPUT_LIMIT = 1 << 20
 """Bytes kept of each of stdout and stderr (the end of the output is kept)."""
@@ -75,7 +76,15 @@ class LocalCommands:
         cwd: str,
         timeout: float | None,  # noqa: ASYNC109 - a timeout is an outcome here, not an error
         signal: TurnSignal,
+        watch: CommandWatch | None = None,
     ) -> CommandResult:
+        on_output = None
+        if watch is not None:
+            decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+
+            def on_output(chunk: bytes) -> None:
+                watch.output(decoder.decode(chunk))
+
         argv = [self.shell, "-c", command]
         result = await run_process(
             argv if self.wrap is None else self.wrap(argv),
@@ -86,6 +95,7 @@ class LocalCommands:
             timeout=timeout,
             output_limit=self.output_limit,
             grace=self.grace,
+            on_output=on_output,
         )
         if result.aborted:
             signal.raise_if_aborted()

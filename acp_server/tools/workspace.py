@@ -113,6 +113,17 @@ class CommandResult:
     terminal_id: str | None = None
 
 
+class CommandWatch(Protocol):
+    """Who is shown a command while it runs (the tool call): the client terminal it runs in
+    as soon as that exists, or its output as it arrives when it runs locally."""
+
+    async def terminal(self, terminal_id: str) -> None:
+        """The command runs in this client terminal (the client shows its live output)."""
+
+    def output(self, text: str) -> None:
+        """More of a local command's output (stdout and stderr as they arrive)."""
+
+
 class CommandRunner(Protocol):
     """Running one shell command to completion, killable through the turn signal."""
 
@@ -122,6 +133,8 @@ class CommandRunner(Protocol):
         cwd: str,
         timeout: float | None,  # noqa: ASYNC109 - expiry kills the command and is reported
         signal: TurnSignal,
+        watch: CommandWatch | None = None,
     ) -> CommandResult:
         """Run `command` with `sh -c` semantics in `cwd`; on abort kill it and raise
-        TurnAborted; on timeout kill it and return `timed_out=True`."""
+        TurnAborted; on timeout kill it and return `timed_out=True`. `watch` is told about
+        the command while it runs."""

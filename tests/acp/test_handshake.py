@@ -28,9 +28,16 @@ async def test_initialize_answers_version_1_and_describes_the_agent() -> None:
     # Exactly what works is advertised.
     raw = frames.received[0]["result"]["agentCapabilities"]
     assert raw["loadSession"] is True
-    assert raw["sessionCapabilities"] == {"list": {}, "resume": {}, "close": {}, "delete": {}}
+    assert raw["sessionCapabilities"] == {
+        "list": {},
+        "resume": {},
+        "close": {},
+        "delete": {},
+        "fork": {},  # unstable schema's session/fork
+    }
     assert raw["promptCapabilities"] == {"image": True, "embeddedContext": True}
-    assert raw["mcpCapabilities"] == {"http": True}  # stdio always; streamable HTTP tested
+    # stdio always; streamable HTTP and SSE tested (tests/acp/test_mcp_sse_acp.py)
+    assert raw["mcpCapabilities"] == {"http": True, "sse": True}
     # No model configured: the one auth method says how to configure one.
     assert [m.id for m in response.auth_methods] == ["configure-model"]
     assert "--model" in (response.auth_methods[0].description or "")
@@ -82,8 +89,9 @@ async def test_prompt_without_a_model_says_how_to_configure_one(tmp_path: Path) 
         session = await conn.new_session(cwd=str(tmp_path), mcp_servers=[])
         with pytest.raises(RequestError) as caught:
             await conn.prompt(session_id=session.session_id, prompt=[])
+    # Clients show the error's message, not its data: the how-to is in the message.
     assert caught.value.code == -32000
-    assert "--model" in str(caught.value.data)
+    assert "--model" in str(caught.value) and "ACP_SERVER_MODEL" in str(caught.value)
 
 
 async def test_every_frame_of_a_session_is_schema_valid(tmp_path: Path) -> None:
@@ -97,6 +105,7 @@ async def test_every_frame_of_a_session_is_schema_valid(tmp_path: Path) -> None:
     assert [("result" in f) for f in frames.received] == [True, True, False]
     update = frames.received[2]["params"]["update"]
     assert update["sessionUpdate"] == "available_commands_update"
+    # No model: no /model.
     assert [c["name"] for c in update["availableCommands"]] == ["mode", "compact"]
 
 

@@ -113,7 +113,8 @@ async def test_resume_answers_without_replay_and_the_session_continues(tmp_path:
         await conn.prompt(session_id=sid, prompt=[text_block("one")])
     async with agent_in(data, tmp_path) as (conn, _, client):
         await conn.resume_session(session_id=sid, cwd=str(tmp_path), mcp_servers=[])
-        assert client.updates == []
+        # No history comes back (the slash commands may follow the answer).
+        assert kinds(client.updates) == []
         response = await conn.prompt(session_id=sid, prompt=[text_block("two")])
     assert response.stop_reason == "end_turn"
 

@@ -200,6 +200,8 @@ def test_created_journal_starts_with_the_header_line(store: JournalStore) -> Non
         "additional_directories": [],
         "parent_session_id": None,
         "parent_tool_call_id": None,
+        "forked_from": None,
+        "forked_at_turn": None,
     }
     assert lines[1:] == [encode_record(TurnStart(turn_id="t1", at=AT)), b""]
     assert path.stat().st_mode & 0o777 == 0o600

@@ -90,7 +90,11 @@ class BuiltinTool(Generic[A]):
     def locations(self, arguments: Mapping[str, Any]) -> Sequence[Location]:
         return ()
 
-    async def run(self, arguments: Mapping[str, Any], signal: TurnSignal) -> ToolOutput:
+    async def run(
+        self, arguments: Mapping[str, Any], signal: TurnSignal, *extra: Any
+    ) -> ToolOutput:
+        """Check and convert `arguments`, then `call` (with `extra`, what a tool's own
+        `run_call` passes on, such as the bash tool's live output)."""
         signal.raise_if_aborted()
         if not isinstance(arguments, Mapping):
             return failed(f"Invalid arguments for {self.name}: expected a JSON object")
@@ -99,11 +103,11 @@ class BuiltinTool(Generic[A]):
         except msgspec.ValidationError as exc:
             return failed(format_validation_error(self.name, exc))
         try:
-            return await self.call(args, signal)
+            return await self.call(args, signal, *extra)
         except PathRefused as exc:
             return failed(f"Refused: {exc}")
 
-    async def call(self, args: A, signal: TurnSignal) -> ToolOutput:
+    async def call(self, args: A, signal: TurnSignal, *extra: Any) -> ToolOutput:
         raise NotImplementedError
 
     # Paths -------------------------------------------------------------------------------

@@ -1,18 +1,21 @@
-"""The `bash` tool: one shell command through the session's `CommandRunner`."""
+"""The `bash` tool: one shell command through the session's `CommandRunner`, shown on its
+tool call while it runs (acp_server/tools/live_output.py)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Annotated, Any
 
+import anyio
 import msgspec
 
 from acp_server.cancellation import TurnSignal
-from acp_server.tools.base import ToolKind, ToolOutput
+from acp_server.tools.base import ToolCallContext, ToolKind, ToolOutput
 from acp_server.tools.budget import ToolBudget, keep_head_and_tail
 from acp_server.tools.builtin._common import BuiltinTool, failed, shorten, str_arg
 from acp_server.tools.command_sandbox import NEEDS, CommandPlan, CommandSandbox, Need, refusal_note
-from acp_server.tools.workspace import CommandRunner, Sandbox
+from acp_server.tools.live_output import LiveOutput
+from acp_server.tools.workspace import CommandRunner, CommandWatch, Sandbox
 
 BASH_DEFAULT_TIMEOUT = 120.0
 
@@ -97,15 +100,32 @@ class Bash(BuiltinTool[BashArgs]):
             return CommandPlan(confined=False)
         return self.command_sandbox.plan(declared)
 
-    async def call(self, args: BashArgs, signal: TurnSignal) -> ToolOutput:
+    async def run_call(
+        self, arguments: Mapping[str, Any], call: ToolCallContext, signal: TurnSignal
+    ) -> ToolOutput:
+        """`run`, with the command shown on the tool call while it runs."""
+        live = LiveOutput(call)
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(live.show_until_cancelled)
+            try:
+                output = await self.run(arguments, signal, live)
+            finally:
+                tg.cancel_scope.cancel()  # the final result follows; no progress after it
+        return output
+
+    async def call(
+        self, args: BashArgs, signal: TurnSignal, watch: CommandWatch | None = None
+    ) -> ToolOutput:
         if not args.command.strip():
             return failed("command is empty: give the shell command to run")
         timeout = args.timeout_ms / 1000 if args.timeout_ms is not None else self.default_timeout
         plan = self.plan({"needs": args.needs or []})
         if plan.confined and self.command_sandbox is not None:
-            result = await self.command_sandbox.run(args.command, plan.network, timeout, signal)
+            result = await self.command_sandbox.run(
+                args.command, plan.network, timeout, signal, watch
+            )
         else:
-            result = await self.commands.run(args.command, self.sandbox.cwd, timeout, signal)
+            result = await self.commands.run(args.command, self.sandbox.cwd, timeout, signal, watch)
         signal.raise_if_aborted()
         output = keep_head_and_tail(result.output.rstrip("\n"), self.max_bytes, _TOO_LONG)
         parts = [output] if result.output.strip() else ["(no output)"]

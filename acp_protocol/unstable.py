@@ -1,0 +1,56 @@
+"""Wire types of the unstable ACP schema that this agent implements: `session/fork`.
+
+Kept apart from the stable types, which are checked against the stable schema; these are
+checked against `schema.unstable.json` (tests/protocol/test_protocol_unstable.py).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+from msgspec import UNSET, UnsetType
+
+from .base import Wire
+from .initialize import SessionCapabilities
+from .mcp import McpServer
+from .session_config import SessionConfigOption, SessionModeState
+
+__all__ = [
+    "ForkSessionRequest",
+    "ForkSessionResponse",
+    "ForkingSessionCapabilities",
+    "SessionForkCapabilities",
+]
+
+
+class SessionForkCapabilities(Wire, frozen=True, kw_only=True):
+    """`sessionCapabilities.fork`: `{}` = `session/fork` is supported."""
+
+    meta: dict[str, Any] | UnsetType | None = msgspec.field(default=UNSET, name="_meta")
+
+
+class ForkingSessionCapabilities(SessionCapabilities, frozen=True, kw_only=True):
+    """The stable session capabilities plus the unstable schema's `fork`."""
+
+    fork: SessionForkCapabilities | UnsetType | None = UNSET
+
+
+class ForkSessionRequest(Wire, frozen=True, kw_only=True):
+    """Params of `session/fork`: a new session from an existing one's history.
+    `systemPrompt` is not taken (not advertised)."""
+
+    session_id: str
+    cwd: str
+    mcp_servers: list[McpServer] | UnsetType = UNSET
+    additional_directories: list[str] | UnsetType = UNSET
+    meta: dict[str, Any] | UnsetType | None = msgspec.field(default=UNSET, name="_meta")
+
+
+class ForkSessionResponse(Wire, frozen=True, kw_only=True):
+    """Result of `session/fork`: the new session, active at once."""
+
+    session_id: str
+    modes: SessionModeState | UnsetType | None = UNSET
+    config_options: list[SessionConfigOption] | UnsetType | None = UNSET
+    meta: dict[str, Any] | UnsetType | None = msgspec.field(default=UNSET, name="_meta")
