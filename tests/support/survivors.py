@@ -41,7 +41,9 @@ class Escapee:
             f"import os, sys; {_LEAVE[how]}; open({str(ready)!r}, 'w').close(); "
             f"os.execv({str(self.path)!r}, [{str(self.path)!r}, '{seconds}'])"
         )
-        python = shlex.join([sys.executable, "-c", code])
+        # The base interpreter, not the venv's link to it: a checkout under /tmp (a fresh clone,
+        # say) is hidden inside the command sandbox, whose /tmp is private.
+        python = shlex.join([os.path.realpath(sys.executable), "-c", code])
         return (
             f"{self.mark} {python} & while [ ! -e {shlex.quote(str(ready))} ]; do sleep 0.01; done"
         )
