@@ -158,6 +158,7 @@ def main(argv: list[str] | None = None) -> int:
             instruction_files=settings.instructions,
             sandbox=settings.sandbox,
             today=determinism.today if deterministic else None,
+            deterministic=deterministic,
         )
     )
     return 0

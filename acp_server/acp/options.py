@@ -45,5 +45,8 @@ class ServerOptions:
     """`[instructions]` of the config file; None: the defaults (AGENTS.md, 32 KiB)."""
     today: Callable[[], str] | None = None
     """The date the model is told (fixed under --deterministic); None: the real date."""
+    deterministic: bool = False
+    """--deterministic: nothing machine-dependent may reach a transcript (so the command
+    sandbox, which depends on bubblewrap being installed, is not offered)."""
     child_environment: Mapping[str, str] | None = None
     """What child processes inherit (the CLI's: ours without the provider keys); None: ours."""

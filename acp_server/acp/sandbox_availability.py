@@ -1,8 +1,9 @@
 """Whether sandboxed mode is offered on this machine, and telling the client when it is not.
 
 The command sandbox needs bubblewrap. It is probed once per connection, when the first session
-starts (`probe_sandbox`); where it cannot run, sandboxed mode is left out of the offered modes
-and the client is told why once: a `notice` session update if it opted in
+starts (`probe_sandbox`); under --deterministic it is never offered, so transcripts do not
+depend on the machine. Where it cannot run, sandboxed mode is left out of the offered modes and
+the client is told why once: a `notice` session update if it opted in
 (`clientCapabilities.session.notices`), else a line on stderr. A session whose journal (or
 `--mode`) says sandboxed starts in `default` instead, and that session's client is told too.
 """
@@ -19,10 +20,20 @@ from .updates import SessionUpdates
 
 log = logging.getLogger(__name__)
 
+DETERMINISTIC_REASON = (
+    "not offered under --deterministic, so transcripts do not depend on whether bubblewrap is "
+    "installed"
+)
+
 
 async def probe_sandbox(context: BridgeContext) -> None:
     """Ask, once, whether bwrap works here; remember the answer in the context."""
     if context.bwrap is not None or context.sandbox_missing:
+        return
+    if context.options.deterministic:
+        # Whether bwrap works differs between machines; a golden transcript must not.
+        context.sandbox_missing = DETERMINISTIC_REASON
+        context.sandbox_notice_due = True
         return
     bwrap, why = await context.sandbox_probe.check(context.processes)
     context.bwrap, context.sandbox_missing = bwrap, why

@@ -13,7 +13,6 @@ import pytest
 
 from acp_fixture import parse_fixture, run_fixture
 from acp_fixture.cli import golden_path
-from tests.support.command_sandbox import bwrap_missing
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURE_COMMAND = [str(Path(sys.executable).parent / "acp-fixture")]  # the console script
@@ -28,11 +27,6 @@ def test_the_tour_is_an_example() -> None:
     assert REPO / "examples" / "tour" / "tour.jsonl" in EXAMPLES
 
 
-@pytest.mark.skipif(
-    bool(bwrap_missing()),
-    reason="the golden transcripts offer sandboxed mode, which needs a working bubblewrap: "
-    + bwrap_missing(),
-)
 @pytest.mark.parametrize("fixture", EXAMPLES, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_example_matches_its_golden_transcript(fixture: Path) -> None:
     golden = golden_path(fixture)
