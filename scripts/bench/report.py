@@ -79,6 +79,17 @@ def render_verdicts(results: Result) -> list[str]:
     return lines
 
 
+def machine_load_note(results: Result) -> str:
+    """The load average at a run's start and end, for modes that compare early and late turns
+    of one run (a change of load during the run moves that ratio)."""
+    before, after = results["load"]
+    return (
+        f"\nMachine load (1-minute load average) at the start and the end: {before:.1f}, "
+        f"{after:.1f} on {results['machine']['cpu_count']} CPUs. The ratio compares one run's "
+        "early and late turns, so a change of load during the run moves it; re-run to check."
+    )
+
+
 def exit_warnings(exit_codes: dict[str, int]) -> list[str]:
     return [
         f"- WARNING: {name}: exit code {code} after stdin closed"

@@ -16,7 +16,13 @@ from pathlib import Path
 from bench.client import AgentProcess, text_prompt
 from bench.measure import SUBJECT, Result, Target, evaluate, require_positive, subject_exe, versions
 from bench.mode import Mode
-from bench.report import exit_warnings, render_header, render_verdicts, run_context
+from bench.report import (
+    exit_warnings,
+    machine_load_note,
+    render_header,
+    render_verdicts,
+    run_context,
+)
 
 HISTORY_TARGETS: tuple[Target, ...] = (
     (
@@ -143,12 +149,7 @@ def render_history(results: Result) -> str:
             f"| {row['last_median_ms']:.2f} | {row['total_s']:.1f} | {row['rss_mib']:.1f} "
             f"| {', '.join(row['stop_reasons'])} |"
         )
-    before, after = results["load"]
-    lines.append(
-        f"\nMachine load (1-minute load average) at the start and the end: {before:.1f}, "
-        f"{after:.1f} on {results['machine']['cpu_count']} CPUs. The ratio compares one run's "
-        "early and late turns, so a change of load during the run moves it; re-run to check."
-    )
+    lines.append(machine_load_note(results))
     lines += render_verdicts(results)
     lines += exit_warnings({row["agent"]: row["exit"] for row in results["rows"]})
     return "\n".join(lines)

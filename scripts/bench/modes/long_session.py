@@ -27,7 +27,13 @@ from bench.measure import (
     versions,
 )
 from bench.mode import Mode
-from bench.report import exit_warnings, render_header, render_verdicts, run_context
+from bench.report import (
+    exit_warnings,
+    machine_load_note,
+    render_header,
+    render_verdicts,
+    run_context,
+)
 
 LONG_SESSION_TARGETS: tuple[Target, ...] = (
     ("long session: 0 failed turns", "failed_turns", "<=", 0.0),
@@ -187,12 +193,7 @@ def render_long_session(results: Result) -> str:
     for row in results["rows"]:
         if row["errors"]:
             lines.append(f"- {row['agent']}, first error: {row['errors'][0][:240]}...")
-    before, after = results["load"]
-    lines.append(
-        f"\nMachine load (1-minute load average) at the start and the end: {before:.1f}, "
-        f"{after:.1f} on {results['machine']['cpu_count']} CPUs. The ratio compares one run's "
-        "early and late turns, so a change of load during the run moves it; re-run to check."
-    )
+    lines.append(machine_load_note(results))
     lines += render_verdicts(results)
     lines += exit_warnings({row["agent"]: row["exit"] for row in results["rows"]})
     return "\n".join(lines)
