@@ -117,6 +117,8 @@ class AgentLoop:
         self.status: Status = "idle"
         self.disposing = False
         self.last_usage: Usage | None = None
+        self.turn_usage: Usage | None = None
+        """The running turn's usage: the sum over its model requests that reported any."""
         self.budget = ContextBudget(config.context_threshold)
         self.sinks: list[EventSink] = []
         self.status_listeners: list[Callable[[Status], None]] = []
@@ -284,6 +286,7 @@ class AgentLoop:
         signal = holder.signal
         turn_id = self._ids("turn")
         self.last_usage = None  # usage describes this turn only, never a previous one
+        self.turn_usage = None
         opened = False
         outcome: rec.Outcome | None = None
         hard_cancel = False
@@ -385,6 +388,7 @@ class AgentLoop:
                 # the turn is not durable, so whoever answers for it can say so.
                 log.warning("turn %s is not saved: %s", turn_id, exc)
                 ticket.not_saved = exc
+        ticket.usage = self.turn_usage
         ticket.resolve(outcome)
 
     async def _run_steps(self, turn_id: str, signal: TurnSignal) -> rec.Outcome:
@@ -525,6 +529,8 @@ class AgentLoop:
                         calls.append(event.call)
                     elif isinstance(event, Usage):
                         self.last_usage = event
+                        total = self.turn_usage
+                        self.turn_usage = event if total is None else total.plus(event)
                     elif isinstance(event, Finish):
                         finish = event.reason
         finally:

@@ -73,6 +73,7 @@ __all__ = [
     "config_path",
     "key_variables",
     "load_settings",
+    "url_credentials",
 ]
 
 MODEL_ENV = "ACP_SERVER_MODEL"
@@ -164,6 +165,22 @@ def key_variables(settings: ModelSettings) -> frozenset[str]:
     `api_key_env` of the config file."""
     named = (p.api_key_env for p in settings.providers.values() if p.api_key_env)
     return frozenset((*DEFAULT_KEY_VARIABLES, *named))
+
+
+BASE_URL_VARIABLES = ("OPENAI_BASE_URL", "ANTHROPIC_BASE_URL")
+
+
+def url_credentials(environ: Mapping[str, str] = os.environ) -> dict[str, str]:
+    """The base URL variables that carry credentials (`https://user:password@host`), each
+    with its userinfo: such a URL is a key, and is treated like one."""
+    found: dict[str, str] = {}
+    for name in BASE_URL_VARIABLES:
+        value = environ.get(name, "")
+        scheme, separator, rest = value.partition("://")
+        userinfo, at, _ = rest.split("/", 1)[0].rpartition("@")
+        if scheme and separator and at and userinfo:
+            found[name] = userinfo
+    return found
 
 
 def config_path(environ: Mapping[str, str] = os.environ) -> Path:
