@@ -2,7 +2,8 @@
 
 A turn still running in the source (or one a crash left open, before repair) is not copied: a
 fork holds only history whose every tool call has its result. Session settings recorded after
-that turn (mode, model, "always" answers) are carried over, since they hold from then on.
+that turn (mode, model, "always" answers, the client's system prompt) are carried over, since
+they hold from then on.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from dataclasses import dataclass
 
 from . import records as rec
 
-SETTINGS = (rec.ModeChange, rec.ModelChange, rec.PermissionRule)
+SETTINGS = (rec.ModeChange, rec.ModelChange, rec.PermissionRule, rec.SystemPromptChange)
 """Records that belong to the session rather than to a turn."""
 
 
