@@ -274,9 +274,15 @@ class AnthropicProvider:
         self.endpoint = Endpoint(
             "anthropic", model, base_url.rstrip("/"), key_env, base_url_env, key_set=bool(api_key)
         )
-        self.default_max_tokens = default_max_tokens
         self._api_key = api_key or None
         self._http = SseSession(self.endpoint, options or HttpOptions())
+        configured = self._http.options.max_output_tokens
+        self.default_max_tokens = configured if configured is not None else default_max_tokens
+
+    @property
+    def max_output_tokens(self) -> int:
+        """The configured output limit, else the default (the loop bounds every request)."""
+        return self.default_max_tokens
 
     async def aclose(self) -> None:
         """Close the HTTP client; the provider stays usable (a new one opens on demand)."""
