@@ -35,6 +35,7 @@ from acp_protocol.initialize import (
     SessionListCapabilities,
     SessionResumeCapabilities,
 )
+from acp_protocol.methods import INITIALIZE
 from acp_protocol.system_prompt import (
     SessionSystemPromptCapabilities,
     SessionSystemPromptModeCapabilities,
@@ -125,6 +126,12 @@ def auth_methods(capabilities: ClientCapabilities, *, model_configured: bool) ->
     return [AuthMethod(id=CONFIGURE_MODEL, name="Configure a model", description=description)]
 
 
+NOT_INITIALIZED_MESSAGE = (
+    "Connection not initialized: the client must call initialize before any other method"
+)
+"""The message of a request that comes before `initialize` (clients show the message)."""
+
+
 class Handshake:
     """The connection-level methods; remembers the client's capabilities in the context."""
 
@@ -137,14 +144,31 @@ class Handshake:
             ClientCapabilities(), model_configured=self._model_configured
         )
 
+    def check_order(self, method: str) -> RpcError | None:
+        """The connection's ordering rule, asked before every request is routed: nothing but
+        `initialize` until `initialize` has been answered (ACP: "Before a Session can be
+        created, Clients MUST initialize the connection")."""
+        if method == INITIALIZE or self.initialized.is_set():
+            return None
+        return RpcError(
+            errors.INVALID_REQUEST,
+            NOT_INITIALIZED_MESSAGE,
+            f"{method!r} arrived before initialize; send initialize first",
+        )
+
     async def initialize(
         self, request: IncomingRequest, params: msgspec.Raw | None
     ) -> InitializeResponse:
         init = decode_params(params, InitializeRequest)
-        self._context.client_capabilities = init.client_capabilities
-        self.auth_methods = auth_methods(
-            init.client_capabilities, model_configured=self._model_configured
-        )
+        if self.initialized.is_set():
+            # Capabilities are negotiated once per connection: sessions already wired with
+            # the first answer's client capabilities keep them, and so does everything after.
+            log.info("initialize repeated: answered as before; the first capabilities stand")
+        else:
+            self._context.client_capabilities = init.client_capabilities
+            self.auth_methods = auth_methods(
+                init.client_capabilities, model_configured=self._model_configured
+            )
         if init.protocol_version != PROTOCOL_VERSION:
             log.info(
                 "client asked for protocol %d; answering %d",
