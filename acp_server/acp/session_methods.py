@@ -57,6 +57,7 @@ from .notices import send_notice
 from .replay import replay_updates
 from .sandbox_availability import probe_sandbox, tell_about_sandbox
 from .sessions import AcpSession
+from .system_prompt import apply_prompt, requested_prompt
 from .updates import SessionUpdates, shows_compactions
 from .wiring import SessionWiring
 
@@ -121,6 +122,7 @@ class SessionMethods:
         extra_roots = list(new.additional_directories or [])
         for path in extra_roots:
             _require_absolute("additionalDirectories", path)
+        system_prompt = requested_prompt(params)
         journal = self._create_journal(new.cwd, extra_roots)
         session_id = journal.session_id
         try:
@@ -136,6 +138,7 @@ class SessionMethods:
             with contextlib.suppress(JournalError, OSError):
                 self.wiring.store.delete(session_id)
             raise
+        apply_prompt(session, system_prompt)
         log.info("session %s created in %s", session_id, new.cwd)
 
         commands = available_commands(self.context.options.offered_models)
@@ -201,7 +204,10 @@ class SessionMethods:
         self, request: IncomingRequest, params: msgspec.Raw | None
     ) -> LoadSessionResponse:
         await probe_sandbox(self.context)
-        session = self._reopen(decode_params(params, LoadSessionRequest))
+        load = decode_params(params, LoadSessionRequest)
+        system_prompt = requested_prompt(params)
+        session = self._reopen(load)
+        apply_prompt(session, system_prompt)
         # Replay precedes the response: clients register the session before awaiting it and
         # show history that arrives meanwhile; history after the response is shown late or lost.
         updates = SessionUpdates(self.context.peer, session.id)
@@ -217,7 +223,10 @@ class SessionMethods:
         self, request: IncomingRequest, params: msgspec.Raw | None
     ) -> ResumeSessionResponse:
         await probe_sandbox(self.context)
-        session = self._reopen(decode_params(params, ResumeSessionRequest))
+        resume = decode_params(params, ResumeSessionRequest)
+        system_prompt = requested_prompt(params)
+        session = self._reopen(resume)
+        apply_prompt(session, system_prompt)
         self._tell_after(request, session)
         return ResumeSessionResponse(
             modes=self.config.mode_state(session), config_options=self.config.options_for(session)
@@ -252,6 +261,7 @@ class SessionMethods:
         extra_roots = list(fork.additional_directories or [])
         for path in extra_roots:
             _require_absolute("additionalDirectories", path)
+        system_prompt = requested_prompt(params)
         records, source_workspace = self._source_records(fork.session_id)
         same = source_workspace == workspace_key(fork.cwd, extra_roots)
         point = fork_point(records, same_workspace=same)
@@ -274,6 +284,7 @@ class SessionMethods:
             session_id, fork.cwd, extra_roots, list(fork.mcp_servers or []), point.records, journal
         )
         session.title = derive_title(first_prompt_text(point.records))
+        apply_prompt(session, system_prompt)
         log.info("session %s forked from %s at %s", session_id, fork.session_id, point.turn_id)
         self._tell_after(request, session)
         return ForkSessionResponse(
