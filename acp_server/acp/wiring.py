@@ -36,7 +36,7 @@ from acp_server.session.journal import Journal, JournalStore
 from acp_server.session.journal_format import JournalError
 from acp_server.session.log import SessionLog
 from acp_server.tools.base import Tool, ToolKind
-from acp_server.tools.builtin import builtin_tools
+from acp_server.tools.builtin import Ripgrep, builtin_tools
 from acp_server.tools.command_sandbox import CommandSandbox
 from acp_server.tools.local_commands import LocalCommands
 from acp_server.tools.local_files import LocalFiles
@@ -252,7 +252,12 @@ class SessionWiring:
             sandbox, self._context.bwrap, self._context.options.sandbox, self._context.processes
         )
         tools = builtin_tools(
-            sandbox, files, commands, self._context.options.tool_budget, command_sandbox
+            sandbox,
+            files,
+            commands,
+            self._context.options.tool_budget,
+            command_sandbox,
+            Ripgrep(self._context.processes),
         )
         mode: Mode = self._context.options.mode
         always: dict[ToolKind, bool] = {}
