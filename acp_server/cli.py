@@ -107,20 +107,30 @@ def main(argv: list[str] | None = None) -> int:
         choose_model_spec,
         key_variables,
         load_settings,
+        url_credentials,
     )
     from acp_server.models.spec import load_model
+    from acp_server.process.own_environment import scrub
 
     # Before the config file is read: its errors may quote the default keys' values.
+    credentials = url_credentials()
     redaction.remember(os.environ.get(name) for name in DEFAULT_KEY_VARIABLES)
+    # A base URL's password is a key; the whole URL is not (its host helps an error).
+    redaction.remember(
+        part for userinfo in credentials.values() for part in (userinfo, userinfo.split(":")[-1])
+    )
     try:
         settings = load_settings()
-        secret_names = key_variables(settings)
-        redaction.remember(os.environ.get(name) for name in secret_names)
+        key_names = key_variables(settings)
+        redaction.remember(os.environ.get(name) for name in key_names)
+        secret_names = key_names | credentials.keys()
         spec = choose_model_spec(args.model, settings)
         model = load_model(spec, settings) if spec else None
     except ModelConfigError as exc:
         print(f"acp-server: {redaction.redact(str(exc))}", file=sys.stderr)
         return 2
+    # Children read /proc/<our pid>/environ, which os.environ changes do not rewrite.
+    scrub(secret_names)
     hidden = secret_names - set(args.pass_env)
     child_environment = {k: v for k, v in os.environ.items() if k not in hidden}
     offered = tuple(dict.fromkeys([*([spec] if spec else []), *settings.offered]))

@@ -49,6 +49,7 @@ from acp_server.session.journal_format import (
     JournalNotFound,
     is_session_id,
 )
+from acp_server.tools.permission_rules import workspace_key
 
 from .context import BridgeContext, session_not_found
 from .modes import SessionConfig, available_commands
@@ -251,7 +252,9 @@ class SessionMethods:
         extra_roots = list(fork.additional_directories or [])
         for path in extra_roots:
             _require_absolute("additionalDirectories", path)
-        point = fork_point(self._source_records(fork.session_id))
+        records, source_workspace = self._source_records(fork.session_id)
+        same = source_workspace == workspace_key(fork.cwd, extra_roots)
+        point = fork_point(records, same_workspace=same)
         journal = self._create_journal(
             fork.cwd, extra_roots, forked_from=fork.session_id, forked_at_turn=point.turn_id
         )
@@ -279,12 +282,13 @@ class SessionMethods:
             config_options=self.config.options_for(session),
         )
 
-    def _source_records(self, session_id: str) -> list[rec.Record]:
-        """The records of the session to fork: the active one's, or its journal's (opened,
-        repaired and closed again)."""
+    def _source_records(self, session_id: str) -> tuple[list[rec.Record], list[str]]:
+        """The records of the session to fork and its workspace (`workspace_key`): the
+        active one's, or its journal's (opened, repaired and closed again)."""
         active = self.context.sessions.get(session_id)
         if active is not None:
-            return list(active.log.records)
+            workspace = workspace_key(active.cwd, active.additional_directories)
+            return list(active.log.records), workspace
         if not is_session_id(session_id):
             raise session_not_found(session_id)
         try:
@@ -304,7 +308,8 @@ class SessionMethods:
         ids = self.context.options.ids
         if ids is not None:
             ids.reserve(_record_ids(loaded.records))
-        return loaded.records
+        header = loaded.header
+        return loaded.records, workspace_key(header.cwd, header.additional_directories)
 
     async def _tell_model_fallback(self, session: AcpSession) -> None:
         """A notice when the reopened session's model fell back to the server's."""

@@ -40,6 +40,7 @@ from acp_server.tools.builtin import Ripgrep, builtin_tools
 from acp_server.tools.command_sandbox import CommandSandbox
 from acp_server.tools.local_commands import LocalCommands
 from acp_server.tools.local_files import LocalFiles
+from acp_server.tools.permission_rules import Rules, workspace_key
 from acp_server.tools.permissions import MODE_IDS, Mode, ModeRefused, PermissionPolicy, check_mode
 from acp_server.tools.text_window import TextWindow
 from acp_server.tools.workspace import CommandRunner, FileAccess, Sandbox
@@ -260,12 +261,15 @@ class SessionWiring:
             Ripgrep(self._context.processes),
         )
         mode: Mode = self._context.options.mode
-        always: dict[ToolKind, bool] = {}
+        rules = Rules()
+        here = workspace_key(cwd, extra_roots)
         for record in records:
             if isinstance(record, rec.ModeChange) and record.mode in MODE_IDS:
                 mode = record.mode  # type: ignore[assignment]
-            elif isinstance(record, rec.PermissionRule):
-                always[record.tool_kind] = record.decision == "allow"  # type: ignore[index]
+            elif isinstance(record, rec.PermissionRule) and record.workspace in (None, here):
+                # A rule given in another workspace (a journal loaded elsewhere) stays there.
+                kind: ToolKind = record.tool_kind  # type: ignore[assignment]
+                rules.add(kind, record.scope or kind, record.decision == "allow")
         fallback = None
         if mode == "sandboxed" and self._context.bwrap is None:
             fallback = (
@@ -285,10 +289,14 @@ class SessionWiring:
                 )
                 mode = "default"
 
-        def remember(kind: ToolKind, allow: bool) -> None:
+        def remember(kind: ToolKind, allow: bool, scope: str) -> None:
             session_log.append(
                 rec.PermissionRule(
-                    tool_kind=kind, decision="allow" if allow else "reject", at=rec.utc_now()
+                    tool_kind=kind,
+                    decision="allow" if allow else "reject",
+                    scope=scope,
+                    workspace=here,
+                    at=rec.utc_now(),
                 )
             )
 
@@ -297,7 +305,7 @@ class SessionWiring:
             _ToolsByName(tools),  # live: MCP tools join the list once their servers connect
             AcpPermissionAsker(peer, session_id),
             mode=mode,
-            always=always,
+            rules=rules,
             remember=remember,
             command_sandbox=command_sandbox,
         )

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 import anyio
+import msgspec
 from anyio.abc import TaskGroup
 
 from acp_server.cancellation import (
@@ -48,6 +49,7 @@ from acp_server.models.config import (
     DEFAULT_MAX_STEPS,
     DEFAULT_THRESHOLD,
 )
+from acp_server.models.output import output_limit_of
 from acp_server.redaction import redact
 from acp_server.session import records as rec
 from acp_server.session.log import SessionLog
@@ -117,6 +119,8 @@ class AgentLoop:
         self.status: Status = "idle"
         self.disposing = False
         self.last_usage: Usage | None = None
+        self.turn_usage: Usage | None = None
+        """The running turn's usage: the sum over its model requests that reported any."""
         self.budget = ContextBudget(config.context_threshold)
         self.sinks: list[EventSink] = []
         self.status_listeners: list[Callable[[Status], None]] = []
@@ -284,6 +288,7 @@ class AgentLoop:
         signal = holder.signal
         turn_id = self._ids("turn")
         self.last_usage = None  # usage describes this turn only, never a previous one
+        self.turn_usage = None
         opened = False
         outcome: rec.Outcome | None = None
         hard_cancel = False
@@ -385,6 +390,7 @@ class AgentLoop:
                 # the turn is not durable, so whoever answers for it can say so.
                 log.warning("turn %s is not saved: %s", turn_id, exc)
                 ticket.not_saved = exc
+        ticket.usage = self.turn_usage
         ticket.resolve(outcome)
 
     async def _run_steps(self, turn_id: str, signal: TurnSignal) -> rec.Outcome:
@@ -461,6 +467,7 @@ class AgentLoop:
         """Stream one step. When the server says the request does not fit its context, compact
         (forced) and retry once in the same step; if that is refused too, or there is nothing
         to compact, the error names the window and the request size."""
+        request = self._bounded(request)
         try:
             return (*await self._stream_step(turn_id, request, signal), request)
         except ContextWindowExceeded as exc:
@@ -469,11 +476,17 @@ class AgentLoop:
         fitted = await self._compactor.fit(request, self.config.model, turn_id, signal, force=True)
         if fitted.status != "completed":
             raise refused.completed(self.budget.estimate(request), self.budget.window) from None
-        retry = fitted.request
+        retry = self._bounded(fitted.request)
         try:
             return (*await self._stream_step(turn_id, retry, signal), retry)
         except ContextWindowExceeded as exc:
             raise exc.completed(self.budget.estimate(retry), self.budget.window) from None
+
+    def _bounded(self, request: ModelRequest) -> ModelRequest:
+        """`request` with its output budget: the model's limit, within what the window leaves
+        (see acp_server/models/output.py)."""
+        allowance = self.budget.output_allowance(request, output_limit_of(self.config.model))
+        return msgspec.structs.replace(request, max_output_tokens=allowance)
 
     async def _compact_turn(self, instructions: str | None, signal: TurnSignal) -> rec.Outcome:
         """A `/compact` command's turn: compact now, whatever the size, and say how it went."""
@@ -525,6 +538,8 @@ class AgentLoop:
                         calls.append(event.call)
                     elif isinstance(event, Usage):
                         self.last_usage = event
+                        total = self.turn_usage
+                        self.turn_usage = event if total is None else total.plus(event)
                     elif isinstance(event, Finish):
                         finish = event.reason
         finally:
@@ -626,6 +641,11 @@ class AgentLoop:
         except TurnAborted:
             raise
         except Exception as exc:
+            if _holds_abort(exc):
+                # A task group inside the tool re-raises the cancel wrapped in an exception
+                # group: that is the turn being cancelled, never a tool failure.
+                signal.raise_if_aborted()
+                raise TurnAborted("aborted") from None
             log.info("tool %s failed: %s", call.name, exc)
             output = ToolOutput(f"{type(exc).__name__}: {exc}", failed=True)
         signal.raise_if_aborted()  # like every seam: a cancel meanwhile stops the turn here
@@ -714,6 +734,15 @@ class AgentLoop:
                 await sink(event)
             except Exception:
                 log.exception("an event sink failed on %s", type(event).__name__)
+
+
+def _holds_abort(exc: BaseException) -> bool:
+    """Whether `exc` is, or is an exception group holding, a TurnAborted."""
+    if isinstance(exc, TurnAborted):
+        return True
+    if isinstance(exc, BaseExceptionGroup):
+        return any(_holds_abort(inner) for inner in exc.exceptions)
+    return False
 
 
 class _CallContext:

@@ -14,9 +14,11 @@ A missing file at the default place is the same as an empty one. Example:
     api_key_env = "OPENAI_API_KEY"          # the variable the key is read from
     read_timeout = 120                      # seconds between chunks (default 60)
     context_window = 32768                  # tokens; else asked of the server, else a default
+    max_output_tokens = 8192                # tokens one request may generate (default 8192)
 
     [providers.openai.models."qwen2.5-coder-7b"]
     context_window = 8192                   # this model only
+    max_output_tokens = 2048                # this model only
 
     [providers.anthropic]
     api_key_env = "ANTHROPIC_API_KEY"
@@ -73,6 +75,7 @@ __all__ = [
     "config_path",
     "key_variables",
     "load_settings",
+    "url_credentials",
 ]
 
 MODEL_ENV = "ACP_SERVER_MODEL"
@@ -108,10 +111,18 @@ class ProviderSettings:
     """Tokens the provider's models hold (the context budget's window; `usage_update` size)."""
     model_windows: dict[str, int] = field(default_factory=dict)
     """`context_window` of single models (`[providers.NAME.models."MODEL"]`), by model name."""
+    max_output_tokens: int | None = None
+    """Tokens one request may generate (see `acp_server.models.output`)."""
+    model_outputs: dict[str, int] = field(default_factory=dict)
+    """`max_output_tokens` of single models, by model name."""
 
     def window_for(self, model: str) -> int | None:
         """The configured window of `model`: its own, else the provider's, else None."""
         return self.model_windows.get(model, self.context_window)
+
+    def output_for(self, model: str) -> int | None:
+        """The configured output limit of `model`: its own, else the provider's, else None."""
+        return self.model_outputs.get(model, self.max_output_tokens)
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,6 +175,22 @@ def key_variables(settings: ModelSettings) -> frozenset[str]:
     `api_key_env` of the config file."""
     named = (p.api_key_env for p in settings.providers.values() if p.api_key_env)
     return frozenset((*DEFAULT_KEY_VARIABLES, *named))
+
+
+BASE_URL_VARIABLES = ("OPENAI_BASE_URL", "ANTHROPIC_BASE_URL")
+
+
+def url_credentials(environ: Mapping[str, str] = os.environ) -> dict[str, str]:
+    """The base URL variables that carry credentials (`https://user:password@host`), each
+    with its userinfo: such a URL is a key, and is treated like one."""
+    found: dict[str, str] = {}
+    for name in BASE_URL_VARIABLES:
+        value = environ.get(name, "")
+        scheme, separator, rest = value.partition("://")
+        userinfo, at, _ = rest.split("/", 1)[0].rpartition("@")
+        if scheme and separator and at and userinfo:
+            found[name] = userinfo
+    return found
 
 
 def config_path(environ: Mapping[str, str] = os.environ) -> Path:
@@ -255,6 +282,7 @@ _PROVIDER_KEYS = {
     "connect_timeout": float,
     "read_timeout": float,
     "context_window": int,
+    "max_output_tokens": int,
 }
 
 _TOOL_MINIMUMS = {"max_result_bytes": 1024, "max_read_lines": 1, "max_search_results": 1}
@@ -402,7 +430,7 @@ class _Reader:
         values: dict[str, Any] = {}
         for key, value in entry.items():
             if key == "models":
-                values["model_windows"] = self.model_windows(table, value)
+                values["model_windows"], values["model_outputs"] = self.model_tables(table, value)
                 continue
             kind = _PROVIDER_KEYS.get(key)
             if kind is None:
@@ -426,25 +454,30 @@ class _Reader:
             values[key] = value
         return ProviderSettings(**values)
 
-    def model_windows(self, table: str, value: Any) -> dict[str, int]:
-        """`[providers.NAME.models."MODEL"]` tables: each may set `context_window`."""
+    def model_tables(self, table: str, value: Any) -> tuple[dict[str, int], dict[str, int]]:
+        """`[providers.NAME.models."MODEL"]` tables: each may set `context_window` and
+        `max_output_tokens`; returns both by model name."""
         if not isinstance(value, dict):
             raise self.error(f'[{table}] `models` must be tables [{table}.models."MODEL"]')
         windows: dict[str, int] = {}
+        outputs: dict[str, int] = {}
         for model, entry in value.items():
             inner = f"{table}.models.{model}"
             if not isinstance(entry, dict):
                 raise self.error(f'[{table}.models."{model}"] must be a table', model)
             for key, setting in entry.items():
-                if key != "context_window":
+                if key == "context_window":
+                    windows[model] = self.positive_int(setting, key, inner)
+                elif key == "max_output_tokens":
+                    outputs[model] = self.positive_int(setting, key, inner)
+                else:
                     raise self.error(
                         f'unknown key `{key}` in [{table}.models."{model}"]; expected '
-                        "context_window",
+                        "context_window or max_output_tokens",
                         key,
                         inner,
                     )
-                windows[model] = self.positive_int(setting, key, inner)
-        return windows
+        return windows, outputs
 
     def tools(self, entry: Any) -> ToolBudget:
         if not isinstance(entry, dict):

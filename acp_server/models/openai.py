@@ -54,6 +54,7 @@ from acp_server.models.http import (
     incomplete_stream,
     malformed_chunk,
 )
+from acp_server.models.output import DEFAULT_OUTPUT_TOKENS
 from acp_server.models.overflow import overflow_from_error
 from acp_server.models.window import DEFAULT_WINDOWS, ContextWindow, DiscoveredWindow
 
@@ -94,9 +95,16 @@ def _tool_output(turn: ToolResultTurn) -> str:
     return turn.output
 
 
-def request_body(model: str, request: ModelRequest, usage_in_stream: bool = True) -> dict[str, Any]:
+def request_body(
+    model: str,
+    request: ModelRequest,
+    usage_in_stream: bool = True,
+    output_field: str = "max_tokens",
+) -> dict[str, Any]:
     """The Chat Completions request for `request` (streaming; asking for usage in the stream
-    unless `usage_in_stream` is False)."""
+    unless `usage_in_stream` is False). The output budget goes in `output_field`: the OpenAI
+    API wants `max_completion_tokens` (its reasoning models refuse `max_tokens`), compatible
+    servers read `max_tokens`."""
     messages: list[dict[str, Any]] = []
     if request.system_prompt:
         messages.append({"role": "system", "content": request.system_prompt})
@@ -141,7 +149,7 @@ def request_body(model: str, request: ModelRequest, usage_in_stream: bool = True
             for tool in request.tools
         ]
     if request.max_output_tokens is not None:
-        body["max_tokens"] = request.max_output_tokens
+        body[output_field] = request.max_output_tokens
     return body
 
 
@@ -231,7 +239,15 @@ def _stream_error(endpoint: Endpoint, error: Any) -> ModelError:
 class OpenAIProvider:
     """`openai:MODEL` over an OpenAI-compatible `/chat/completions` endpoint."""
 
-    __slots__ = ("_api_key", "_http", "_usage_in_stream", "_window", "endpoint", "name")
+    __slots__ = (
+        "_api_key",
+        "_http",
+        "_output_field",
+        "_usage_in_stream",
+        "_window",
+        "endpoint",
+        "name",
+    )
 
     def __init__(
         self,
@@ -252,6 +268,7 @@ class OpenAIProvider:
         self._usage_in_stream = True
         configured = self._http.options.context_window
         public = self.endpoint.base_url == DEFAULT_BASE_URL
+        self._output_field = "max_completion_tokens" if public else "max_tokens"
         default = ContextWindow(
             DEFAULT_WINDOWS["openai-public" if public else "openai-compatible"],
             "default",
@@ -270,6 +287,11 @@ class OpenAIProvider:
     async def aclose(self) -> None:
         """Close the HTTP client; the provider stays usable (a new one opens on demand)."""
         await self._http.aclose()
+
+    @property
+    def max_output_tokens(self) -> int:
+        """The configured output limit, else the default (`acp_server.models.output`)."""
+        return self._http.options.max_output_tokens or DEFAULT_OUTPUT_TOKENS
 
     async def context_window(self, signal: TurnSignal) -> ContextWindow:
         """The model's context window (see `acp_server.models.window`); the first call may ask
@@ -352,7 +374,7 @@ class OpenAIProvider:
         naming it) is asked again without it, and never again with it: such servers then
         report no usage, and the context budget guesses instead."""
         retry_without_usage = False
-        body = request_body(self.endpoint.model, request, self._usage_in_stream)
+        body = request_body(self.endpoint.model, request, self._usage_in_stream, self._output_field)
         events = self._http.events("/chat/completions", self._headers(), _encode(body), signal)
         async with aclosing(events):
             try:
@@ -365,7 +387,7 @@ class OpenAIProvider:
         if retry_without_usage:
             log.info("%s: the server rejects stream_options; usage is not asked for", self.name)
             self._usage_in_stream = False
-            body = request_body(self.endpoint.model, request, usage_in_stream=False)
+            body = request_body(self.endpoint.model, request, False, self._output_field)
             events = self._http.events("/chat/completions", self._headers(), _encode(body), signal)
             async with aclosing(events):
                 async for sse in events:

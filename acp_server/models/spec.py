@@ -95,4 +95,7 @@ def _options(provider: ProviderSettings, model: str) -> HttpOptions:
     window = provider.window_for(model)
     if window is not None:
         options = replace(options, context_window=window)
+    output = provider.output_for(model)
+    if output is not None:
+        options = replace(options, max_output_tokens=output)
     return options

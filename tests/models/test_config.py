@@ -216,3 +216,26 @@ def test_context_window_must_be_a_positive_integer(tmp_path: Path) -> None:
     config.write_text("[providers.anthropic]\ncontext_window = 1.5\n")
     with pytest.raises(ModelConfigError, match="context_window"):
         load_settings(config)
+
+
+def test_max_output_tokens_per_provider_and_model(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(
+        "[providers.anthropic]\nmax_output_tokens = 3000\n"
+        '[providers.anthropic.models."claude-small"]\nmax_output_tokens = 500\n'
+    )
+    settings = load_settings(config)
+    small = load_model("anthropic:claude-small", settings, environ={})
+    other = load_model("anthropic:claude-big", settings, environ={})
+    plain = load_model("openai:local", settings, environ={})
+    assert isinstance(small, AnthropicProvider) and isinstance(other, AnthropicProvider)
+    assert (small.max_output_tokens, other.max_output_tokens) == (500, 3000)
+    assert isinstance(plain, OpenAIProvider) and plain.max_output_tokens == 8192
+
+
+@pytest.mark.parametrize("value", ["0", "1.5", '"many"'])
+def test_max_output_tokens_must_be_a_positive_integer(tmp_path: Path, value: str) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(f'[providers.openai.models."m"]\nmax_output_tokens = {value}\n')
+    with pytest.raises(ModelConfigError, match="max_output_tokens"):
+        load_settings(config)
