@@ -11,6 +11,8 @@ from acp_protocol.initialize import (
     CompactionCapabilities,
 )
 from acp_protocol.methods import SESSION_UPDATE
+from acp_protocol.newer import NewerSessionNotification, NewerSessionUpdate
+from acp_protocol.plan_operations import PlanRemoved, PlanUpdate
 from acp_protocol.session_update import (
     AgentMessageChunk,
     AgentThoughtChunk,
@@ -44,6 +46,8 @@ from acp_server.agent import (
 )
 from acp_server.rpc.peer import Peer
 from acp_server.tools.base import Location
+
+from .plans import PlanView
 
 
 def update_for(event: AgentEvent) -> SessionUpdate | None:
@@ -113,7 +117,7 @@ def update_for(event: AgentEvent) -> SessionUpdate | None:
                 PlanEntry(content=e.content, priority=e.priority, status=e.status)
                 for e in event.entries
             ]
-        )
+        )  # a SessionUpdates sink shows it through its PlanView instead
     return None
 
 
@@ -192,22 +196,38 @@ class SessionUpdates:
     """An agent event sink that writes the session's updates through the peer's ordered
     writer, so every update of a turn is queued before that turn's prompt response."""
 
-    def __init__(self, peer: Peer, session_id: str, *, compaction: bool = False) -> None:
+    def __init__(
+        self,
+        peer: Peer,
+        session_id: str,
+        *,
+        compaction: bool = False,
+        plans: PlanView | None = None,
+    ) -> None:
         self._peer = peer
         self._session_id = session_id
         self._compaction = compaction
+        self._plans = plans if plans is not None else PlanView(operations=False)
 
     async def __call__(self, event: AgentEvent) -> None:
         if isinstance(event, (CompactionStarted, CompactionEnded)):
             for shown in compaction_updates(event, self._compaction):
                 await self.send(shown)
             return
+        if isinstance(event, PlanUpdated):
+            plan = self._plans.update([(e.content, e.priority, e.status) for e in event.entries])
+            if plan is not None:
+                await self.send(plan)
+            return
         update = update_for(event)
         if update is not None:
             await self.send(update)
 
-    async def send(self, update: SessionUpdate) -> None:
+    async def send(self, update: NewerSessionUpdate) -> None:
         """Send one update for this session."""
-        await self._peer.notify(
-            SESSION_UPDATE, SessionNotification(session_id=self._session_id, update=update)
+        notification = (
+            SessionNotification(session_id=self._session_id, update=update)
+            if not isinstance(update, (PlanUpdate, PlanRemoved))
+            else NewerSessionNotification(session_id=self._session_id, update=update)
         )
+        await self._peer.notify(SESSION_UPDATE, notification)
