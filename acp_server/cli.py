@@ -15,13 +15,24 @@ from pathlib import Path
 from acp_server import __version__
 
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
+COMMANDS = ("setup",)
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The command-line interface (documented in README.md)."""
     parser = argparse.ArgumentParser(
         prog="acp-server",
-        description="An Agent Client Protocol agent speaking JSON-RPC over stdin/stdout.",
+        description="An Agent Client Protocol agent speaking JSON-RPC over stdin/stdout. "
+        "With a command, run that instead of serving: `setup` asks for a provider, key and "
+        "model and writes the config file; `doctor` checks what a first prompt needs. The "
+        "options may come before or after the command.",
+    )
+    parser.add_argument(
+        "command",
+        nargs="?",
+        choices=COMMANDS,
+        help="setup: configure a model interactively; doctor: check the configuration "
+        "(default: serve ACP on stdin/stdout)",
     )
     parser.add_argument(
         "--model",
@@ -101,26 +112,42 @@ def main(argv: list[str] | None = None) -> int:
         redaction.RedactingFormatter("acp-server %(levelname)s %(name)s: %(message)s")
     )
     logging.basicConfig(level=args.log_level.upper(), handlers=[handler])
+    if args.command == "setup":
+        from acp_server.firstrun.setup import run_setup
+
+        return run_setup(args)
     from acp_server.models.base import ModelConfigError
     from acp_server.models.config import (
         DEFAULT_KEY_VARIABLES,
         choose_model_spec,
+        file_keys,
         key_variables,
         load_settings,
+        url_credentials,
     )
     from acp_server.models.spec import load_model
+    from acp_server.process.own_environment import scrub
 
     # Before the config file is read: its errors may quote the default keys' values.
+    credentials = url_credentials()
     redaction.remember(os.environ.get(name) for name in DEFAULT_KEY_VARIABLES)
+    # A base URL's password is a key; the whole URL is not (its host helps an error).
+    redaction.remember(
+        part for userinfo in credentials.values() for part in (userinfo, userinfo.split(":")[-1])
+    )
     try:
         settings = load_settings()
-        secret_names = key_variables(settings)
-        redaction.remember(os.environ.get(name) for name in secret_names)
+        key_names = key_variables(settings)
+        redaction.remember(os.environ.get(name) for name in key_names)
+        redaction.remember(file_keys(settings))
+        secret_names = key_names | credentials.keys()
         spec = choose_model_spec(args.model, settings)
         model = load_model(spec, settings) if spec else None
     except ModelConfigError as exc:
         print(f"acp-server: {redaction.redact(str(exc))}", file=sys.stderr)
         return 2
+    # Children read /proc/<our pid>/environ, which os.environ changes do not rewrite.
+    scrub(secret_names)
     hidden = secret_names - set(args.pass_env)
     child_environment = {k: v for k, v in os.environ.items() if k not in hidden}
     offered = tuple(dict.fromkeys([*([spec] if spec else []), *settings.offered]))

@@ -8,8 +8,9 @@ keeps only a coarse outcome, `agent/failures.py`), and
 every log line (`RedactingFormatter`, installed by the CLI on stderr).
 
 What is hidden: the values of the provider key variables (`remember`, called once at
-start-up with them), bearer and basic credentials, `sk-` style keys, and the userinfo of
-URLs (`https://user:password@host`).
+start-up with them), bearer and basic credentials, `sk-` style keys, key headers
+(`x-api-key:`, `api-key:`), the userinfo of URLs (`https://user:p@ss@host`, up to the host's
+`@`), and query parameters named for a secret (`?token=`, `&api_key=`, `key=`, `sig=`).
 
 Process-wide on purpose: logging is, and a key known anywhere must be hidden at every exit.
 Imports nothing of the project, so every layer may use it.
@@ -35,7 +36,21 @@ _PATTERNS = (
     ),
     (re.compile(r"\b(Bearer\s+)[A-Za-z0-9\-._~+/]{8,}=*"), rf"\1{REDACTED}"),
     (re.compile(r"\bsk-[A-Za-z0-9][A-Za-z0-9_\-]{5,}"), f"sk-{REDACTED}"),
-    (re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)[^/\s@\"'\\<>]+@"), rf"\1{REDACTED}@"),
+    # A key header or assignment (`x-api-key: ...`, `api_key=...`, `"api-key": "..."`).
+    (
+        re.compile(r"(?i)\b((?:x-)?api[-_]?key[\"']?\s*[:=]\s*[\"']?)[^\s\"',;&#<>]+"),
+        rf"\1{REDACTED}",
+    ),
+    # The userinfo of a URL, up to the host's `@` (a password may hold `@` itself).
+    (re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)[^/?#\s\"'\\<>]+@"), rf"\1{REDACTED}@"),
+    # A query parameter whose name says it carries a secret (`?token=`, `&api_key=`, `sig=`).
+    (
+        re.compile(
+            r"(?i)([?&;][a-z0-9_.\-]*(?:token|key|secret|password|passwd|pwd|sig|signature"
+            r"|auth|credentials?)=)[^&#\s\"'<>]+"
+        ),
+        rf"\1{REDACTED}",
+    ),
 )
 
 _known: list[str] = []

@@ -1,5 +1,6 @@
-"""`redact`: what it hides (remembered keys, bearer and basic credentials, `sk-` keys, URL
-userinfo) and what it leaves alone; the redacting log formatter."""
+"""`redact`: what it hides (remembered keys, bearer and basic credentials, `sk-` keys, key
+headers, URL userinfo, secret query parameters) and what it leaves alone; the redacting log
+formatter."""
 
 from __future__ import annotations
 
@@ -28,9 +29,25 @@ def _forget() -> Iterator[None]:
         ("sent 'Bearer abcdefgh12' twice", f"sent 'Bearer {REDACTED}' twice"),
         ("Authorization=tok_12", f"Authorization={REDACTED}"),
         ("key sk-proj-AbC123_xyz-789 rejected", f"key sk-{REDACTED} rejected"),
-        ("x-api-key: sk-ant-api03-ZZZZZZZZ", f"x-api-key: sk-{REDACTED}"),
+        ("x-api-key: sk-ant-api03-ZZZZZZZZ", f"x-api-key: {REDACTED}"),
         ("at https://alice:pw@host:8/v1 now", f"at https://{REDACTED}@host:8/v1 now"),
         ("at http://token@host/v1", f"at http://{REDACTED}@host/v1"),
+        # An `@` inside the password: everything up to the host's `@` is hidden.
+        ("at https://alice:p@ss@host/v1 now", f"at https://{REDACTED}@host/v1 now"),
+        ("'https://u:a@b@c@host'", f"'https://{REDACTED}@host'"),
+        # Key headers whatever their shape, as headers or assignments.
+        ("x-api-key: plainvalue123", f"x-api-key: {REDACTED}"),
+        ("X-Api-Key=plainvalue123, next", f"X-Api-Key={REDACTED}, next"),
+        ("{'api-key': 'azure0123456'}", f"{{'api-key': '{REDACTED}'}}"),
+        # Keys in a URL's query, whichever parameter carries them.
+        ("GET http://h/sse?token=abc123&x=1", f"GET http://h/sse?token={REDACTED}&x=1"),
+        ("http://h/mcp?api_key=abc123", f"http://h/mcp?api_key={REDACTED}"),
+        ("http://h/m?a=1&key=abc123#top", f"http://h/m?a=1&key={REDACTED}#top"),
+        (
+            "http://h/m?access_token=a.b.c&sig=zz",
+            f"http://h/m?access_token={REDACTED}&sig={REDACTED}",
+        ),
+        ("http://h/m?apiKey=abc&Password=pw", f"http://h/m?apiKey={REDACTED}&Password={REDACTED}"),
     ],
 )
 def test_credential_shapes_are_hidden(text: str, expected: str) -> None:
@@ -43,6 +60,8 @@ def test_credential_shapes_are_hidden(text: str, expected: str) -> None:
         "plain words, a bearer of news, Bearer bonds, basic understanding, an sk- prefix",
         "mail alice@example.com or see https://example.com/a@b",
         "git@github.com:owner/repo.git",
+        "https://example.com/search?q=token&page=2 and a key=value pair in prose",
+        "http://h/a@b?x=1",
     ],
 )
 def test_ordinary_text_is_left_alone(text: str) -> None:

@@ -58,6 +58,7 @@ class AcpConnection:
                 m.SESSION_PROMPT: deferred(lambda r: r.prompts.prompt),
             },
             notifications={m.SESSION_CANCEL: self._cancel},
+            gate=self.handshake.check_order,
         )
 
     def register(self, dispatcher: JsonRpcDispatcher) -> None:

@@ -2,6 +2,13 @@
 
 Capabilities advertised in `initialize` are exactly what works in this build; each later
 feature adds its own flag when it lands. Answered before anything of the runtime is imported.
+
+Auth methods (docs/rfc/implemented/feature/2026-12-01-first-run-setup.md): every `initialize`
+lists one, model or not, because the ACP registry lists only agents with an `agent` or
+`terminal` method. A client that can run terminal auth (`clientCapabilities.auth.terminal`, or
+the registry client's `_meta` flag `terminal-auth`) gets the `terminal` method running
+`acp-server setup`; any other client gets the `agent` method, whose `authenticate` succeeds when a
+model is configured and otherwise answers the how-to.
 """
 
 from __future__ import annotations
@@ -17,6 +24,7 @@ from acp_protocol.initialize import (
     AuthenticateRequest,
     AuthenticateResponse,
     AuthMethod,
+    ClientCapabilities,
     Implementation,
     InitializeRequest,
     InitializeResponse,
@@ -26,6 +34,12 @@ from acp_protocol.initialize import (
     SessionDeleteCapabilities,
     SessionListCapabilities,
     SessionResumeCapabilities,
+)
+from acp_protocol.methods import INITIALIZE
+from acp_protocol.system_prompt import (
+    SessionSystemPromptCapabilities,
+    SessionSystemPromptModeCapabilities,
+    SessionSystemPromptOverrideCapabilities,
 )
 from acp_protocol.unstable import ForkingSessionCapabilities, SessionForkCapabilities
 from acp_server import __version__
@@ -53,22 +67,69 @@ AGENT_CAPABILITIES = AgentCapabilities(
         close=SessionCloseCapabilities(),
         delete=SessionDeleteCapabilities(),
         fork=SessionForkCapabilities(),
+        # `append` and `override`: acp_server/acp/system_prompt.py.
+        system_prompt=SessionSystemPromptCapabilities(
+            mode=SessionSystemPromptModeCapabilities(
+                override=SessionSystemPromptOverrideCapabilities()
+            )
+        ),
     ),
 )
 """Exactly what works in this build."""
 
 CONFIGURE_MODEL = "configure-model"
+"""The `agent` auth method: `authenticate` checks that a model is configured."""
+SETUP = "setup"
+"""The `terminal` auth method: the client runs `acp-server setup` in a terminal."""
+SETUP_ARGS = ["setup"]
+"""Appended to the agent's configured command (the schema's reading) or given to the binary
+alone (the registry's): `acp-server [options] setup` and `acp-server setup` both run setup."""
+TERMINAL_AUTH_META_FLAG = "terminal-auth"
+"""The `clientCapabilities._meta` flag the ACP registry's checking client sends."""
 
 NO_MODEL_MESSAGE = (
-    "No model is configured. Add --model SPEC to the agent's args, or ACP_SERVER_MODEL=SPEC to "
-    "its env, in your client's agent settings (or default_model in "
-    "~/.config/acp-server/config.toml). SPEC is openai:MODEL with the key in OPENAI_API_KEY "
-    "(OPENAI_BASE_URL=http://127.0.0.1:8080/v1 for a local llama.cpp server), "
-    "anthropic:MODEL with the key in ANTHROPIC_API_KEY, or echo to try the protocol. "
-    "See docs/editors.md."
+    "No model is configured. Run `acp-server setup` in a terminal to choose a provider, key "
+    "and model (it writes ~/.config/acp-server/config.toml), or add --model SPEC to the agent's "
+    "args, or ACP_SERVER_MODEL=SPEC to its env, in your client's agent settings. SPEC is "
+    "openai:MODEL with the key in OPENAI_API_KEY (OPENAI_BASE_URL=http://127.0.0.1:8080/v1 for "
+    "a local llama.cpp server), anthropic:MODEL with the key in ANTHROPIC_API_KEY, or echo to "
+    "try the protocol. `acp-server doctor` checks the result. See docs/editors.md."
 )
 """Said where users look: the prompt error's `message` (clients show it, not `data`) and the
 auth method's description."""
+
+CONFIGURED_MESSAGE = "A model is configured; run `acp-server setup` in a terminal to change it."
+
+
+def wants_terminal_auth(capabilities: ClientCapabilities) -> bool:
+    """The client can run a `terminal` auth method: the stable capability or the registry's
+    `_meta` flag."""
+    meta = capabilities.meta
+    return capabilities.auth.terminal or (
+        isinstance(meta, dict) and bool(meta.get(TERMINAL_AUTH_META_FLAG))
+    )
+
+
+def auth_methods(capabilities: ClientCapabilities, *, model_configured: bool) -> list[AuthMethod]:
+    """The one auth method `initialize` lists for this client."""
+    description = CONFIGURED_MESSAGE if model_configured else NO_MODEL_MESSAGE
+    if wants_terminal_auth(capabilities):
+        return [
+            AuthMethod(
+                id=SETUP,
+                name="Set up a model",
+                type="terminal",
+                description=description,
+                args=list(SETUP_ARGS),
+            )
+        ]
+    return [AuthMethod(id=CONFIGURE_MODEL, name="Configure a model", description=description)]
+
+
+NOT_INITIALIZED_MESSAGE = (
+    "Connection not initialized: the client must call initialize before any other method"
+)
+"""The message of a request that comes before `initialize` (clients show the message)."""
 
 
 class Handshake:
@@ -77,23 +138,37 @@ class Handshake:
     def __init__(self, context: BridgeContext) -> None:
         self._context = context
         self.initialized = anyio.Event()
-        # Without a model nothing can answer a prompt; the auth method tells clients how to
-        # configure one (prompts answer -32000 with the same message).
-        self.auth_methods: list[AuthMethod] = (
-            []
-            if context.options.model is not None
-            else [
-                AuthMethod(
-                    id=CONFIGURE_MODEL, name="Configure a model", description=NO_MODEL_MESSAGE
-                )
-            ]
+        self._model_configured = context.options.model is not None
+        # Replaced by what `initialize` lists for the client's capabilities.
+        self.auth_methods: list[AuthMethod] = auth_methods(
+            ClientCapabilities(), model_configured=self._model_configured
+        )
+
+    def check_order(self, method: str) -> RpcError | None:
+        """The connection's ordering rule, asked before every request is routed: nothing but
+        `initialize` until `initialize` has been answered (ACP: "Before a Session can be
+        created, Clients MUST initialize the connection")."""
+        if method == INITIALIZE or self.initialized.is_set():
+            return None
+        return RpcError(
+            errors.INVALID_REQUEST,
+            NOT_INITIALIZED_MESSAGE,
+            f"{method!r} arrived before initialize; send initialize first",
         )
 
     async def initialize(
         self, request: IncomingRequest, params: msgspec.Raw | None
     ) -> InitializeResponse:
         init = decode_params(params, InitializeRequest)
-        self._context.client_capabilities = init.client_capabilities
+        if self.initialized.is_set():
+            # Capabilities are negotiated once per connection: sessions already wired with
+            # the first answer's client capabilities keep them, and so does everything after.
+            log.info("initialize repeated: answered as before; the first capabilities stand")
+        else:
+            self._context.client_capabilities = init.client_capabilities
+            self.auth_methods = auth_methods(
+                init.client_capabilities, model_configured=self._model_configured
+            )
         if init.protocol_version != PROTOCOL_VERSION:
             log.info(
                 "client asked for protocol %d; answering %d",
@@ -119,4 +194,7 @@ class Handshake:
                 "Invalid params",
                 f"unknown authentication method {auth.method_id!r}; advertised: {known}",
             )
+        # Without a model nothing can answer a prompt: the same how-to prompts answer.
+        if not self._model_configured:
+            raise RpcError(errors.AUTH_REQUIRED, f"Authentication required: {NO_MODEL_MESSAGE}")
         return AuthenticateResponse()

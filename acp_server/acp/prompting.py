@@ -9,9 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
-from msgspec import UNSET
+from msgspec import UNSET, UnsetType
 
 from acp_protocol import errors
+from acp_protocol import usage as u
 from acp_protocol.content import TextContent
 from acp_protocol.session import CancelNotification, PromptRequest, PromptResponse, StopReason
 from acp_protocol.session_update import (
@@ -22,6 +23,7 @@ from acp_protocol.session_update import (
 )
 from acp_server.agent import Blocked, Dropped, TicketResult
 from acp_server.cancellation import UserCancel
+from acp_server.models.base import Usage
 from acp_server.rpc.handlers import RpcError, decode_params
 from acp_server.rpc.peer import IncomingRequest
 from acp_server.session import records as rec
@@ -75,6 +77,23 @@ def stop_reason_for(result: TicketResult, error_detail: str | None = None) -> St
     )
 
 
+def turn_usage(usage: Usage | None) -> u.Usage | UnsetType:
+    """The prompt response's `usage`: the turn's tokens summed over its model requests (also
+    for a cancelled or `max_tokens` turn: what the requests that reported any used). Left out
+    when no request of the turn reported usage. `inputTokens` counts every input token, cached
+    or not; `cachedReadTokens` / `cachedWriteTokens` are the parts of it the provider read from
+    or wrote to its prompt cache (0 when the provider does not say)."""
+    if usage is None:
+        return UNSET
+    return u.Usage(
+        total_tokens=usage.input_tokens + usage.output_tokens,
+        input_tokens=usage.input_tokens,
+        output_tokens=usage.output_tokens,
+        cached_read_tokens=usage.cache_read_tokens,
+        cached_write_tokens=usage.cache_write_tokens,
+    )
+
+
 def not_saved_error(cause: Exception, data_dir: Path) -> RpcError:
     """The answer to a prompt whose turn ran but is not on disk: never a silent `end_turn`.
 
@@ -102,7 +121,9 @@ class PromptMethods:
     wiring: SessionWiring
     config: SessionConfig
 
-    async def prompt(self, request: IncomingRequest, params: msgspec.Raw | None) -> PromptResponse:
+    async def prompt(
+        self, request: IncomingRequest, params: msgspec.Raw | None
+    ) -> PromptResponse | u.PromptResponse:
         prompt = decode_params(params, PromptRequest)
         session = self.context.session(prompt.session_id)
         text = "\n".join(p.text for p in prompt.prompt if isinstance(p, TextContent))
@@ -134,7 +155,6 @@ class PromptMethods:
             raise not_saved_error(ticket.not_saved, self.context.options.data_dir)
         usage = agent.last_usage
         if usage is not None:
-            # The schema has no place for cache reads: they go to the log.
             log.info(
                 "session %s: %d input tokens (%d read from cache), %d output tokens",
                 session.id,
@@ -148,7 +168,10 @@ class PromptMethods:
                     size=agent.context_budget.window,
                 )
             )
-        return PromptResponse(stop_reason=stop_reason_for(result, ticket.error_detail))
+        return u.PromptResponse(
+            stop_reason=stop_reason_for(result, ticket.error_detail),
+            usage=turn_usage(ticket.usage),
+        )
 
     async def cancel(self, params: msgspec.Raw | None) -> None:
         try:

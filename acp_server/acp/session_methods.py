@@ -49,6 +49,7 @@ from acp_server.session.journal_format import (
     JournalNotFound,
     is_session_id,
 )
+from acp_server.tools.permission_rules import workspace_key
 
 from .context import BridgeContext, session_not_found
 from .modes import SessionConfig, available_commands
@@ -56,6 +57,7 @@ from .notices import send_notice
 from .replay import replay_updates
 from .sandbox_availability import probe_sandbox, tell_about_sandbox
 from .sessions import AcpSession
+from .system_prompt import apply_prompt, requested_prompt
 from .updates import SessionUpdates, shows_compactions
 from .wiring import SessionWiring
 
@@ -116,10 +118,11 @@ class SessionMethods:
         self, request: IncomingRequest, params: msgspec.Raw | None
     ) -> NewSessionResponse:
         new = decode_params(params, NewSessionRequest)
-        _require_absolute("cwd", new.cwd)
+        _require_directory("cwd", new.cwd)
         extra_roots = list(new.additional_directories or [])
         for path in extra_roots:
             _require_absolute("additionalDirectories", path)
+        system_prompt = requested_prompt(params)
         journal = self._create_journal(new.cwd, extra_roots)
         session_id = journal.session_id
         try:
@@ -135,6 +138,7 @@ class SessionMethods:
             with contextlib.suppress(JournalError, OSError):
                 self.wiring.store.delete(session_id)
             raise
+        apply_prompt(session, system_prompt)
         log.info("session %s created in %s", session_id, new.cwd)
 
         commands = available_commands(self.context.options.offered_models)
@@ -200,7 +204,10 @@ class SessionMethods:
         self, request: IncomingRequest, params: msgspec.Raw | None
     ) -> LoadSessionResponse:
         await probe_sandbox(self.context)
-        session = self._reopen(decode_params(params, LoadSessionRequest))
+        load = decode_params(params, LoadSessionRequest)
+        system_prompt = requested_prompt(params)
+        session = self._reopen(load)
+        apply_prompt(session, system_prompt)
         # Replay precedes the response: clients register the session before awaiting it and
         # show history that arrives meanwhile; history after the response is shown late or lost.
         updates = SessionUpdates(self.context.peer, session.id)
@@ -216,7 +223,10 @@ class SessionMethods:
         self, request: IncomingRequest, params: msgspec.Raw | None
     ) -> ResumeSessionResponse:
         await probe_sandbox(self.context)
-        session = self._reopen(decode_params(params, ResumeSessionRequest))
+        resume = decode_params(params, ResumeSessionRequest)
+        system_prompt = requested_prompt(params)
+        session = self._reopen(resume)
+        apply_prompt(session, system_prompt)
         self._tell_after(request, session)
         return ResumeSessionResponse(
             modes=self.config.mode_state(session), config_options=self.config.options_for(session)
@@ -247,11 +257,14 @@ class SessionMethods:
         with its origin (see docs/rfc/implemented/feature/2026-12-01-session-fork.md)."""
         fork = decode_params(params, ForkSessionRequest)
         await probe_sandbox(self.context)
-        _require_absolute("cwd", fork.cwd)
+        _require_directory("cwd", fork.cwd)
         extra_roots = list(fork.additional_directories or [])
         for path in extra_roots:
             _require_absolute("additionalDirectories", path)
-        point = fork_point(self._source_records(fork.session_id))
+        system_prompt = requested_prompt(params)
+        records, source_workspace = self._source_records(fork.session_id)
+        same = source_workspace == workspace_key(fork.cwd, extra_roots)
+        point = fork_point(records, same_workspace=same)
         journal = self._create_journal(
             fork.cwd, extra_roots, forked_from=fork.session_id, forked_at_turn=point.turn_id
         )
@@ -271,6 +284,7 @@ class SessionMethods:
             session_id, fork.cwd, extra_roots, list(fork.mcp_servers or []), point.records, journal
         )
         session.title = derive_title(first_prompt_text(point.records))
+        apply_prompt(session, system_prompt)
         log.info("session %s forked from %s at %s", session_id, fork.session_id, point.turn_id)
         self._tell_after(request, session)
         return ForkSessionResponse(
@@ -279,12 +293,13 @@ class SessionMethods:
             config_options=self.config.options_for(session),
         )
 
-    def _source_records(self, session_id: str) -> list[rec.Record]:
-        """The records of the session to fork: the active one's, or its journal's (opened,
-        repaired and closed again)."""
+    def _source_records(self, session_id: str) -> tuple[list[rec.Record], list[str]]:
+        """The records of the session to fork and its workspace (`workspace_key`): the
+        active one's, or its journal's (opened, repaired and closed again)."""
         active = self.context.sessions.get(session_id)
         if active is not None:
-            return list(active.log.records)
+            workspace = workspace_key(active.cwd, active.additional_directories)
+            return list(active.log.records), workspace
         if not is_session_id(session_id):
             raise session_not_found(session_id)
         try:
@@ -304,7 +319,8 @@ class SessionMethods:
         ids = self.context.options.ids
         if ids is not None:
             ids.reserve(_record_ids(loaded.records))
-        return loaded.records
+        header = loaded.header
+        return loaded.records, workspace_key(header.cwd, header.additional_directories)
 
     async def _tell_model_fallback(self, session: AcpSession) -> None:
         """A notice when the reopened session's model fell back to the server's."""
@@ -376,7 +392,7 @@ class SessionMethods:
         session_id, cwd = reopen.session_id, reopen.cwd
         extra_roots = list(reopen.additional_directories or [])
         mcp_servers: list[object] = list(reopen.mcp_servers or [])
-        _require_absolute("cwd", cwd)
+        _require_directory("cwd", cwd)
         for path in extra_roots:
             _require_absolute("additionalDirectories", path)
         active = self.context.sessions.get(session_id)
@@ -431,6 +447,15 @@ def _require_absolute(field: str, path: str) -> None:
         raise RpcError(
             errors.INVALID_PARAMS, "Invalid params", f"{field} must be an absolute path: {path!r}"
         )
+
+
+def _require_directory(field: str, path: str) -> None:
+    """An absolute path to an existing directory (links followed): a session never starts,
+    and nothing is created for it, in a cwd that is missing or a file."""
+    _require_absolute(field, path)
+    if not os.path.isdir(path):
+        what = "does not exist" if not os.path.lexists(path) else "is not a directory"
+        raise RpcError(errors.INVALID_PARAMS, "Invalid params", f"{field} {what}: {path!r}")
 
 
 def _encode_cursor(offset: int) -> str:

@@ -35,9 +35,11 @@ from acp_server.agent import (
     CompactionEnded,
     CompactionStarted,
     MessageChunk,
+    ModelWaiting,
     PlanUpdated,
     ThoughtChunk,
     ToolCallAnnounced,
+    ToolCallDrafted,
     ToolCallProgress,
 )
 from acp_server.rpc.peer import Peer
@@ -50,6 +52,32 @@ def update_for(event: AgentEvent) -> SessionUpdate | None:
         return AgentMessageChunk(content=TextContent(text=event.text), message_id=event.message_id)
     if isinstance(event, ThoughtChunk):
         return AgentThoughtChunk(content=TextContent(text=event.text), message_id=event.message_id)
+    if isinstance(event, ToolCallAnnounced) and event.drafted:
+        return ToolCallUpdate(
+            tool_call_id=event.call_id,
+            title=event.title,
+            kind=event.kind,
+            status="pending",
+            raw_input=dict(event.arguments),
+            locations=[_location(loc) for loc in event.locations] or UNSET,
+        )
+    if isinstance(event, ToolCallDrafted):
+        if event.first:
+            return ToolCall(
+                tool_call_id=event.call_id,
+                title=event.name,
+                name=event.name,
+                kind=event.kind,
+                status="pending",
+                raw_input=event.raw_input,
+            )
+        return ToolCallUpdate(tool_call_id=event.call_id, raw_input=event.raw_input)
+    if isinstance(event, ModelWaiting):
+        return UsageUpdate(
+            used=event.used,
+            size=event.window,
+            meta={"acp-server": {"modelWaitingSeconds": event.seconds}},
+        )
     if isinstance(event, ToolCallAnnounced):
         return ToolCall(
             tool_call_id=event.call_id,

@@ -20,6 +20,7 @@ from acp_protocol.mcp import McpServer
 from acp_protocol.session_update import AgentMessageChunk
 from acp_server.agent import (
     AgentConfig,
+    ClientPrompt,
     InstructionSettings,
     ProjectInstructions,
     Seams,
@@ -36,10 +37,11 @@ from acp_server.session.journal import Journal, JournalStore
 from acp_server.session.journal_format import JournalError
 from acp_server.session.log import SessionLog
 from acp_server.tools.base import Tool, ToolKind
-from acp_server.tools.builtin import builtin_tools
+from acp_server.tools.builtin import Ripgrep, builtin_tools
 from acp_server.tools.command_sandbox import CommandSandbox
 from acp_server.tools.local_commands import LocalCommands
 from acp_server.tools.local_files import LocalFiles
+from acp_server.tools.permission_rules import Rules, workspace_key
 from acp_server.tools.permissions import MODE_IDS, Mode, ModeRefused, PermissionPolicy, check_mode
 from acp_server.tools.text_window import TextWindow
 from acp_server.tools.workspace import CommandRunner, FileAccess, Sandbox
@@ -82,6 +84,10 @@ class SessionWiring:
         log_.on_append(journal.append)
         tools, policy, mode_fallback = self._tools_for(session_id, cwd, extra_roots, log_, records)
         handle = None
+        client_prompt = ClientPrompt()
+        for record in records:
+            if isinstance(record, rec.SystemPromptChange):
+                client_prompt.set(record.mode, record.text)  # the last one holds
         model, model_fallback = self._session_model(records)
         if model is not None:
             ids = context.options.ids
@@ -109,7 +115,7 @@ class SessionWiring:
                     max_repeats=context.options.agent_settings.max_repeated_calls,
                 ),
                 context.task_group,
-                seams=self._seams(cwd, extra_roots, policy),
+                seams=self._seams(cwd, extra_roots, policy, client_prompt),
                 ids=context.ids,
                 durability_flush=journal.flush,
             )
@@ -144,6 +150,7 @@ class SessionWiring:
             model=model,
             model_fallback=model_fallback,
             mode_fallback=mode_fallback,
+            client_prompt=client_prompt,
         )
         context.sessions.add(session)
         return session
@@ -184,9 +191,16 @@ class SessionWiring:
                 )
             )
 
-    def _seams(self, cwd: str, extra_roots: list[str], policy: PermissionPolicy) -> Seams:
-        """The session's listeners: the permission policy, and the environment and project
-        instructions in the system prompt (read again at each turn's first step)."""
+    def _seams(
+        self,
+        cwd: str,
+        extra_roots: list[str],
+        policy: PermissionPolicy,
+        client_prompt: ClientPrompt,
+    ) -> Seams:
+        """The session's listeners: the permission policy; the client's system prompt, then the
+        environment and project instructions in the system prompt (read again at each turn's
+        first step)."""
         instructions = ProjectInstructions(
             Workspace(Path(cwd), [Path(root) for root in extra_roots]),
             self._instructions,
@@ -194,7 +208,7 @@ class SessionWiring:
         return Seams(
             approval=[policy.approve],
             pre_step=[instructions.refresh],
-            system_prompt=[instructions.assemble],
+            system_prompt=[client_prompt.assemble, instructions.assemble],
         )
 
     def _session_model(
@@ -252,15 +266,23 @@ class SessionWiring:
             sandbox, self._context.bwrap, self._context.options.sandbox, self._context.processes
         )
         tools = builtin_tools(
-            sandbox, files, commands, self._context.options.tool_budget, command_sandbox
+            sandbox,
+            files,
+            commands,
+            self._context.options.tool_budget,
+            command_sandbox,
+            Ripgrep(self._context.processes),
         )
         mode: Mode = self._context.options.mode
-        always: dict[ToolKind, bool] = {}
+        rules = Rules()
+        here = workspace_key(cwd, extra_roots)
         for record in records:
             if isinstance(record, rec.ModeChange) and record.mode in MODE_IDS:
                 mode = record.mode  # type: ignore[assignment]
-            elif isinstance(record, rec.PermissionRule):
-                always[record.tool_kind] = record.decision == "allow"  # type: ignore[index]
+            elif isinstance(record, rec.PermissionRule) and record.workspace in (None, here):
+                # A rule given in another workspace (a journal loaded elsewhere) stays there.
+                kind: ToolKind = record.tool_kind  # type: ignore[assignment]
+                rules.add(kind, record.scope or kind, record.decision == "allow")
         fallback = None
         if mode == "sandboxed" and self._context.bwrap is None:
             fallback = (
@@ -280,10 +302,14 @@ class SessionWiring:
                 )
                 mode = "default"
 
-        def remember(kind: ToolKind, allow: bool) -> None:
+        def remember(kind: ToolKind, allow: bool, scope: str) -> None:
             session_log.append(
                 rec.PermissionRule(
-                    tool_kind=kind, decision="allow" if allow else "reject", at=rec.utc_now()
+                    tool_kind=kind,
+                    decision="allow" if allow else "reject",
+                    scope=scope,
+                    workspace=here,
+                    at=rec.utc_now(),
                 )
             )
 
@@ -292,7 +318,7 @@ class SessionWiring:
             _ToolsByName(tools),  # live: MCP tools join the list once their servers connect
             AcpPermissionAsker(peer, session_id),
             mode=mode,
-            always=always,
+            rules=rules,
             remember=remember,
             command_sandbox=command_sandbox,
         )

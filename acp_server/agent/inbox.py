@@ -13,6 +13,7 @@ from typing import Literal
 
 import anyio
 
+from acp_server.models.base import Usage
 from acp_server.session.records import Outcome, Part
 
 
@@ -42,6 +43,8 @@ class PromptTicket:
         """For an `error` result: the full (redacted) text the durable outcome leaves out."""
         self.not_saved: Exception | None = None
         """Why the turn's records may not be durable (its durability flush failed), if so."""
+        self.usage: Usage | None = None
+        """The turn's token usage (summed over its model requests), when any was reported."""
         self._done = anyio.Event()
         self._inbox: Inbox | None = None
 

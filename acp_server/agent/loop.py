@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 import anyio
+import msgspec
 from anyio.abc import TaskGroup
 
 from acp_server.cancellation import (
@@ -37,6 +38,7 @@ from acp_server.models.base import (
     ModelRequest,
     TextDelta,
     ThoughtDelta,
+    ToolCallDraft,
     ToolCallEvent,
     ToolCallRequest,
     ToolSpec,
@@ -48,6 +50,7 @@ from acp_server.models.config import (
     DEFAULT_MAX_STEPS,
     DEFAULT_THRESHOLD,
 )
+from acp_server.models.output import output_limit_of
 from acp_server.redaction import redact
 from acp_server.session import records as rec
 from acp_server.session.log import SessionLog
@@ -71,6 +74,7 @@ from .failures import durable_error
 from .inbox import Blocked, CompactTicket, Dropped, Inbox, PromptTicket
 from .initiator import Initiator, enter_initiator, leave_initiator
 from .instructions import DEFAULT_SYSTEM_PROMPT
+from .progress import ALIVE_INTERVAL_S, Drafts, keep_alive
 from .seams import PromptSubmission, Seams, StepInfo, StepResult, TurnProgress
 
 log = logging.getLogger(__name__)
@@ -93,6 +97,8 @@ class AgentConfig:
     """Fraction of the context window above which a request should be compacted first."""
     max_repeats: int = DEFAULT_MAX_REPEATED_CALLS
     """Repeats of one call with one result a turn may make before it ends."""
+    alive_interval: float = ALIVE_INTERVAL_S
+    """Quiet seconds of a model request before the client hears it is still running."""
 
 
 class AgentLoop:
@@ -117,6 +123,8 @@ class AgentLoop:
         self.status: Status = "idle"
         self.disposing = False
         self.last_usage: Usage | None = None
+        self.turn_usage: Usage | None = None
+        """The running turn's usage: the sum over its model requests that reported any."""
         self.budget = ContextBudget(config.context_threshold)
         self.sinks: list[EventSink] = []
         self.status_listeners: list[Callable[[Status], None]] = []
@@ -133,6 +141,7 @@ class AgentLoop:
             ToolSpec(name=t.name, description=t.description, parameters=dict(t.parameters))
             for t in config.tools
         ]
+        self._drafted: frozenset[str] = frozenset()  # calls shown while written, this step
         self._driving = False
         self._quiescent = anyio.Event()
         self._quiescent.set()
@@ -284,6 +293,7 @@ class AgentLoop:
         signal = holder.signal
         turn_id = self._ids("turn")
         self.last_usage = None  # usage describes this turn only, never a previous one
+        self.turn_usage = None
         opened = False
         outcome: rec.Outcome | None = None
         hard_cancel = False
@@ -385,6 +395,7 @@ class AgentLoop:
                 # the turn is not durable, so whoever answers for it can say so.
                 log.warning("turn %s is not saved: %s", turn_id, exc)
                 ticket.not_saved = exc
+        ticket.usage = self.turn_usage
         ticket.resolve(outcome)
 
     async def _run_steps(self, turn_id: str, signal: TurnSignal) -> rec.Outcome:
@@ -461,6 +472,7 @@ class AgentLoop:
         """Stream one step. When the server says the request does not fit its context, compact
         (forced) and retry once in the same step; if that is refused too, or there is nothing
         to compact, the error names the window and the request size."""
+        request = self._bounded(request)
         try:
             return (*await self._stream_step(turn_id, request, signal), request)
         except ContextWindowExceeded as exc:
@@ -469,11 +481,17 @@ class AgentLoop:
         fitted = await self._compactor.fit(request, self.config.model, turn_id, signal, force=True)
         if fitted.status != "completed":
             raise refused.completed(self.budget.estimate(request), self.budget.window) from None
-        retry = fitted.request
+        retry = self._bounded(fitted.request)
         try:
             return (*await self._stream_step(turn_id, retry, signal), retry)
         except ContextWindowExceeded as exc:
             raise exc.completed(self.budget.estimate(retry), self.budget.window) from None
+
+    def _bounded(self, request: ModelRequest) -> ModelRequest:
+        """`request` with its output budget: the model's limit, within what the window leaves
+        (see acp_server/models/output.py)."""
+        allowance = self.budget.output_allowance(request, output_limit_of(self.config.model))
+        return msgspec.structs.replace(request, max_output_tokens=allowance)
 
     async def _compact_turn(self, instructions: str | None, signal: TurnSignal) -> rec.Outcome:
         """A `/compact` command's turn: compact now, whatever the size, and say how it went."""
@@ -512,21 +530,38 @@ class AgentLoop:
         pieces = _Pieces()
         calls: list[ToolCallRequest] = []
         finish = "stop"
+        drafts = Drafts(turn_id, self._tools, self._emit)
+        used = self.budget.estimate(request)
+        alive = keep_alive(
+            self._emit, turn_id, used, self.budget.window, self.config.alive_interval
+        )
         try:
-            async with aclosing(self.config.model.stream(request, signal)) as stream:
+            async with (
+                aclosing(self.config.model.stream(request, signal)) as stream,
+                alive as pulse,
+            ):
                 async for event in stream:
+                    pulse.touch()
                     if isinstance(event, TextDelta):
                         pieces.add("text", event.text)
                         await self._emit(MessageChunk(turn_id, message_id, event.text))
                     elif isinstance(event, ThoughtDelta):
                         pieces.add("thought", event.text)
                         await self._emit(ThoughtChunk(turn_id, message_id, event.text))
+                    elif isinstance(event, ToolCallDraft):
+                        await drafts.add(event)
                     elif isinstance(event, ToolCallEvent):
                         calls.append(event.call)
                     elif isinstance(event, Usage):
                         self.last_usage = event
                     elif isinstance(event, Finish):
                         finish = event.reason
+        except TurnAborted:
+            await drafts.close_unfinished(set(), "cancelled")
+            raise
+        except ModelError:
+            await drafts.close_unfinished(set(), "not run: the model request failed")
+            raise
         finally:
             # What the user saw is recorded even when the stream was cut short.
             parts = pieces.parts()
@@ -545,6 +580,11 @@ class AgentLoop:
                         at=rec.utc_now(),
                     )
                 )
+        await drafts.close_unfinished(
+            {c.call_id for c in calls},
+            "not run: the model's response ended before this call was complete",
+        )
+        self._drafted = drafts.call_ids
         signal.raise_if_aborted()
         text = "".join(p.text for p in parts if isinstance(p, rec.TextPart))
         return text, calls, finish
@@ -567,6 +607,7 @@ class AgentLoop:
                 tool.kind if tool is not None else "other",
                 call.arguments,
                 tuple(tool.locations(call.arguments)) if tool is not None else (),
+                drafted=call.call_id in self._drafted,
             )
             await self._emit(shown)
             started = False
@@ -626,6 +667,11 @@ class AgentLoop:
         except TurnAborted:
             raise
         except Exception as exc:
+            if _holds_abort(exc):
+                # A task group inside the tool re-raises the cancel wrapped in an exception
+                # group: that is the turn being cancelled, never a tool failure.
+                signal.raise_if_aborted()
+                raise TurnAborted("aborted") from None
             log.info("tool %s failed: %s", call.name, exc)
             output = ToolOutput(f"{type(exc).__name__}: {exc}", failed=True)
         signal.raise_if_aborted()  # like every seam: a cancel meanwhile stops the turn here
@@ -714,6 +760,15 @@ class AgentLoop:
                 await sink(event)
             except Exception:
                 log.exception("an event sink failed on %s", type(event).__name__)
+
+
+def _holds_abort(exc: BaseException) -> bool:
+    """Whether `exc` is, or is an exception group holding, a TurnAborted."""
+    if isinstance(exc, TurnAborted):
+        return True
+    if isinstance(exc, BaseExceptionGroup):
+        return any(_holds_abort(inner) for inner in exc.exceptions)
+    return False
 
 
 class _CallContext:

@@ -154,7 +154,7 @@ class _ChildApproval:
     async def approve(self, call: ToolCallRequest, signal: TurnSignal) -> Deny | None:
         # Read the parent's state live: a mode switch in the parent applies to its children.
         self._policy.mode = self._parent.mode
-        self._policy.always = dict(self._parent.always)
+        self._policy.rules = self._parent.rules.copy()
         self._asker.asked = False
         verdict = await self._policy.approve(call, signal)
         if verdict is not None and self._asker.asked:

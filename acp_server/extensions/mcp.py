@@ -33,6 +33,7 @@ from msgspec import UNSET
 from acp_protocol.mcp import McpServer
 from acp_server.cancellation import TurnSignal
 from acp_server.process import ProcessRegistry, spawn
+from acp_server.redaction import redact
 from acp_server.tools.base import Location, Tool, ToolKind, ToolOutput
 
 if TYPE_CHECKING:
@@ -122,7 +123,7 @@ class McpTool:
                     await session.send_notification(notice)
             signal.raise_if_aborted()
         if result is None:
-            return ToolOutput(text=f"MCP error: {error}", failed=True)
+            return ToolOutput(text=redact(f"MCP error: {error}"), failed=True)
         return render_result(result)
 
 
@@ -379,14 +380,15 @@ async def _line_streams(
 
 
 def _describe(exc: BaseException) -> str:
-    """A short reason for a failure (the first leaf of an exception group)."""
+    """A short reason for a failure (the first leaf of an exception group), redacted: an
+    HTTP client's error names the URL, with its `?token=` or password."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
     if isinstance(exc, TimeoutError):
         return f"no answer within {CONNECT_TIMEOUT:g}s"
     if isinstance(exc, FileNotFoundError):
-        return f"command not found: {exc.filename or exc}"
-    return f"{type(exc).__name__}: {exc}"
+        return redact(f"command not found: {exc.filename or exc}")
+    return redact(f"{type(exc).__name__}: {exc}")
 
 
 __all__ = ["McpServers", "McpTool", "render_result", "tool_name"]

@@ -18,7 +18,8 @@
 - Prompt caching: the last tool, the system prompt and the last block of the latest message
   are marked `cache_control: {"type": "ephemeral"}` (three of the four breakpoints the API
   allows), so each request reads the previous one's prefix from the cache; `Usage` counts
-  `cache_read_input_tokens` as `cache_read_tokens`.
+  `cache_read_input_tokens` as `cache_read_tokens` and `cache_creation_input_tokens` as
+  `cache_write_tokens`.
 
 Over 400 lines: the request builder and the event parser of one API are read and changed
 together.
@@ -44,6 +45,7 @@ from acp_server.models.base import (
     TextDelta,
     TextPart,
     ThoughtDelta,
+    ToolCallDraft,
     ToolCallEvent,
     ToolCallRequest,
     ToolResultTurn,
@@ -273,9 +275,15 @@ class AnthropicProvider:
         self.endpoint = Endpoint(
             "anthropic", model, base_url.rstrip("/"), key_env, base_url_env, key_set=bool(api_key)
         )
-        self.default_max_tokens = default_max_tokens
         self._api_key = api_key or None
         self._http = SseSession(self.endpoint, options or HttpOptions())
+        configured = self._http.options.max_output_tokens
+        self.default_max_tokens = configured if configured is not None else default_max_tokens
+
+    @property
+    def max_output_tokens(self) -> int:
+        """The configured output limit, else the default (the loop bounds every request)."""
+        return self.default_max_tokens
 
     async def aclose(self) -> None:
         """Close the HTTP client; the provider stays usable (a new one opens on demand)."""
@@ -309,6 +317,7 @@ class AnthropicProvider:
         input_tokens: int | None = None
         output_tokens: int | None = None
         cache_read: int | None = None
+        cache_write: int | None = None
         stop_reason: str | None = None
         stopped = False
         events = self._http.events("/v1/messages", headers, body, signal)
@@ -331,6 +340,9 @@ class AnthropicProvider:
                         tool = tools.get(delta.index)
                         if tool is not None and part.partial_json:
                             tool.parts.append(part.partial_json)
+                            yield ToolCallDraft(
+                                call_id=tool.call_id, name=tool.name, arguments=part.partial_json
+                            )
                 elif kind == "content_block_start":
                     start = _decode(endpoint, _decode_block_start, data)
                     block = start.content_block
@@ -344,6 +356,7 @@ class AnthropicProvider:
                         if not block.id or not block.name:
                             raise malformed_chunk(endpoint, data, "tool_use without id or name")
                         tools[start.index] = _ToolBlock(block.id, block.name, block.input)
+                        yield ToolCallDraft(call_id=block.id, name=block.name)
                 elif kind == "content_block_stop":
                     index = _decode(endpoint, _decode_block_stop, data).index
                     tool = tools.pop(index, None)
@@ -355,6 +368,7 @@ class AnthropicProvider:
                         input_tokens = usage.input_total()
                         output_tokens = usage.output_tokens
                         cache_read = usage.cache_read_input_tokens
+                        cache_write = usage.cache_creation_input_tokens
                 elif kind == "message_delta":
                     message_delta = _decode(endpoint, _decode_message_delta, data)
                     if message_delta.delta.stop_reason is not None:
@@ -366,6 +380,8 @@ class AnthropicProvider:
                             output_tokens = usage.output_tokens
                         if usage.cache_read_input_tokens is not None:
                             cache_read = usage.cache_read_input_tokens
+                        if usage.cache_creation_input_tokens is not None:
+                            cache_write = usage.cache_creation_input_tokens
                 elif kind == "message_stop":
                     stopped = True
                     break
@@ -395,6 +411,7 @@ class AnthropicProvider:
                 input_tokens=input_tokens or 0,
                 output_tokens=output_tokens or 0,
                 cache_read_tokens=cache_read or 0,
+                cache_write_tokens=cache_write or 0,
             )
         yield Finish(reason=_STOP.get(stop_reason or "", "stop"))
 

@@ -116,13 +116,35 @@ class ToolCallEvent(Struct, kw_only=True, frozen=True, tag_field="event", tag="t
     call: ToolCallRequest
 
 
+class ToolCallDraft(Struct, kw_only=True, frozen=True, tag_field="event", tag="tool_call_draft"):
+    """A tool call being written, for progress only: the first draft of a call comes as soon
+    as its name has streamed (`arguments` empty or what arrived with it), later ones carry the
+    next piece of its arguments. The call itself still comes as one `ToolCallEvent` with the
+    same `call_id` when it is complete, or never, when the response was cut before that."""
+
+    call_id: str
+    name: str
+    arguments: str = ""
+
+
 class Usage(Struct, kw_only=True, frozen=True, tag_field="event", tag="usage"):
     """Token counts of this request. `input_tokens` is everything the context held, cached or
-    not; `cache_read_tokens` is the part of it read from the provider's prompt cache."""
+    not; `cache_read_tokens` is the part of it read from the provider's prompt cache and
+    `cache_write_tokens` the part written to it (0 where the provider does not say)."""
 
     input_tokens: int
     output_tokens: int
     cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+
+    def plus(self, other: Usage) -> Usage:
+        """The sum of two requests' counts (a turn's usage over its steps)."""
+        return Usage(
+            input_tokens=self.input_tokens + other.input_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+            cache_read_tokens=self.cache_read_tokens + other.cache_read_tokens,
+            cache_write_tokens=self.cache_write_tokens + other.cache_write_tokens,
+        )
 
 
 class Finish(Struct, kw_only=True, frozen=True, tag_field="event", tag="finish"):
@@ -131,7 +153,7 @@ class Finish(Struct, kw_only=True, frozen=True, tag_field="event", tag="finish")
     reason: FinishReason
 
 
-ModelEvent = TextDelta | ThoughtDelta | ToolCallEvent | Usage | Finish
+ModelEvent = TextDelta | ThoughtDelta | ToolCallDraft | ToolCallEvent | Usage | Finish
 """What a stream yields, tagged by `event`."""
 
 

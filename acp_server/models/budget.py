@@ -31,6 +31,7 @@ from acp_server.models.base import (
     Usage,
 )
 from acp_server.models.config import DEFAULT_THRESHOLD
+from acp_server.models.output import MIN_OUTPUT_TOKENS
 from acp_server.models.window import DEFAULT_WINDOWS, ContextWindow, context_window_of
 
 __all__ = [
@@ -157,6 +158,11 @@ class ContextBudget:
             + estimate_items(messages[reported.messages :])
         )
         return max(0, reported.prompt_tokens + delta)
+
+    def output_allowance(self, request: ModelRequest, limit: int) -> int:
+        """The output budget of `request`: `limit`, but never more than the window leaves
+        after the request's estimate (see `acp_server.models.output`)."""
+        return max(MIN_OUTPUT_TOKENS, min(limit, self.window - self.estimate(request)))
 
     def over_threshold(self, request: ModelRequest) -> bool:
         """Whether `request` should be compacted before it is sent."""

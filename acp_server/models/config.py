@@ -12,11 +12,15 @@ A missing file at the default place is the same as an empty one. Example:
     [providers.openai]
     base_url = "http://127.0.0.1:8080/v1"   # a local llama.cpp / vLLM / Ollama server
     api_key_env = "OPENAI_API_KEY"          # the variable the key is read from
+    # api_key = "..."                       # or the key itself (what `acp-server setup`
+                                            # writes when a key is typed; the file is 0600)
     read_timeout = 120                      # seconds between chunks (default 60)
     context_window = 32768                  # tokens; else asked of the server, else a default
+    max_output_tokens = 8192                # tokens one request may generate (default 8192)
 
     [providers.openai.models."qwen2.5-coder-7b"]
     context_window = 8192                   # this model only
+    max_output_tokens = 2048                # this model only
 
     [providers.anthropic]
     api_key_env = "ANTHROPIC_API_KEY"
@@ -37,8 +41,9 @@ A missing file at the default place is the same as an empty one. Example:
 Which model a server uses (`choose_model_spec`): `--model` > `ACP_SERVER_MODEL` >
 `default_model` here. Which endpoint a provider talks to (`acp_server.models.spec.load_model`):
 the `OPENAI_BASE_URL` / `ANTHROPIC_BASE_URL` variable > `base_url` here > the public
-endpoint. The API key is read from the variable named by `api_key_env` (default
-`OPENAI_API_KEY` / `ANTHROPIC_API_KEY`); keys themselves never go in this file.
+endpoint. The API key is `api_key` here when set (`acp-server setup` writes it, with the file's
+mode 0600, when the user types a key), else read from the variable named by `api_key_env`
+(default `OPENAI_API_KEY` / `ANTHROPIC_API_KEY`); a table may not set both.
 
 Over 400 lines: one validating reader for every table of the one file, so that every message
 names the file, the line and the expected values the same way.
@@ -71,8 +76,10 @@ __all__ = [
     "check_spec",
     "choose_model_spec",
     "config_path",
+    "file_keys",
     "key_variables",
     "load_settings",
+    "url_credentials",
 ]
 
 MODEL_ENV = "ACP_SERVER_MODEL"
@@ -102,16 +109,26 @@ class ProviderSettings:
 
     base_url: str | None = None
     api_key_env: str | None = None
+    api_key: str | None = field(default=None, repr=False)
+    """The key itself, when the file holds it (never shown: `repr` leaves it out)."""
     connect_timeout: float | None = None
     read_timeout: float | None = None
     context_window: int | None = None
     """Tokens the provider's models hold (the context budget's window; `usage_update` size)."""
     model_windows: dict[str, int] = field(default_factory=dict)
     """`context_window` of single models (`[providers.NAME.models."MODEL"]`), by model name."""
+    max_output_tokens: int | None = None
+    """Tokens one request may generate (see `acp_server.models.output`)."""
+    model_outputs: dict[str, int] = field(default_factory=dict)
+    """`max_output_tokens` of single models, by model name."""
 
     def window_for(self, model: str) -> int | None:
         """The configured window of `model`: its own, else the provider's, else None."""
         return self.model_windows.get(model, self.context_window)
+
+    def output_for(self, model: str) -> int | None:
+        """The configured output limit of `model`: its own, else the provider's, else None."""
+        return self.model_outputs.get(model, self.max_output_tokens)
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,11 +176,33 @@ class ModelSettings:
         return self.providers.get(name) or ProviderSettings()
 
 
+def file_keys(settings: ModelSettings) -> list[str]:
+    """The keys the config file holds itself (`api_key`), to be redacted wherever they might
+    be quoted."""
+    return [p.api_key for p in settings.providers.values() if p.api_key]
+
+
 def key_variables(settings: ModelSettings) -> frozenset[str]:
     """Every environment variable a provider key may come from: the defaults and each
     `api_key_env` of the config file."""
     named = (p.api_key_env for p in settings.providers.values() if p.api_key_env)
     return frozenset((*DEFAULT_KEY_VARIABLES, *named))
+
+
+BASE_URL_VARIABLES = ("OPENAI_BASE_URL", "ANTHROPIC_BASE_URL")
+
+
+def url_credentials(environ: Mapping[str, str] = os.environ) -> dict[str, str]:
+    """The base URL variables that carry credentials (`https://user:password@host`), each
+    with its userinfo: such a URL is a key, and is treated like one."""
+    found: dict[str, str] = {}
+    for name in BASE_URL_VARIABLES:
+        value = environ.get(name, "")
+        scheme, separator, rest = value.partition("://")
+        userinfo, at, _ = rest.split("/", 1)[0].rpartition("@")
+        if scheme and separator and at and userinfo:
+            found[name] = userinfo
+    return found
 
 
 def config_path(environ: Mapping[str, str] = os.environ) -> Path:
@@ -252,9 +291,11 @@ def load_settings(
 _PROVIDER_KEYS = {
     "base_url": str,
     "api_key_env": str,
+    "api_key": str,
     "connect_timeout": float,
     "read_timeout": float,
     "context_window": int,
+    "max_output_tokens": int,
 }
 
 _TOOL_MINIMUMS = {"max_result_bytes": 1024, "max_read_lines": 1, "max_search_results": 1}
@@ -402,7 +443,7 @@ class _Reader:
         values: dict[str, Any] = {}
         for key, value in entry.items():
             if key == "models":
-                values["model_windows"] = self.model_windows(table, value)
+                values["model_windows"], values["model_outputs"] = self.model_tables(table, value)
                 continue
             kind = _PROVIDER_KEYS.get(key)
             if kind is None:
@@ -424,27 +465,36 @@ class _Reader:
             else:
                 value = float(value)
             values[key] = value
+        if "api_key" in values and "api_key_env" in values:
+            raise self.error(
+                f"[{table}] sets both `api_key` and `api_key_env`; keep one", "api_key", table
+            )
         return ProviderSettings(**values)
 
-    def model_windows(self, table: str, value: Any) -> dict[str, int]:
-        """`[providers.NAME.models."MODEL"]` tables: each may set `context_window`."""
+    def model_tables(self, table: str, value: Any) -> tuple[dict[str, int], dict[str, int]]:
+        """`[providers.NAME.models."MODEL"]` tables: each may set `context_window` and
+        `max_output_tokens`; returns both by model name."""
         if not isinstance(value, dict):
             raise self.error(f'[{table}] `models` must be tables [{table}.models."MODEL"]')
         windows: dict[str, int] = {}
+        outputs: dict[str, int] = {}
         for model, entry in value.items():
             inner = f"{table}.models.{model}"
             if not isinstance(entry, dict):
                 raise self.error(f'[{table}.models."{model}"] must be a table', model)
             for key, setting in entry.items():
-                if key != "context_window":
+                if key == "context_window":
+                    windows[model] = self.positive_int(setting, key, inner)
+                elif key == "max_output_tokens":
+                    outputs[model] = self.positive_int(setting, key, inner)
+                else:
                     raise self.error(
                         f'unknown key `{key}` in [{table}.models."{model}"]; expected '
-                        "context_window",
+                        "context_window or max_output_tokens",
                         key,
                         inner,
                     )
-                windows[model] = self.positive_int(setting, key, inner)
-        return windows
+        return windows, outputs
 
     def tools(self, entry: Any) -> ToolBudget:
         if not isinstance(entry, dict):

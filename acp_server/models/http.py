@@ -77,6 +77,9 @@ class HttpOptions:
     context_window: int | None = None
     """From the config file (`context_window`, per model, else per provider); None: ask the
     server where it can say, else use the default (`acp_server.models.window`)."""
+    max_output_tokens: int | None = None
+    """From the config file (`max_output_tokens`, per model, else per provider); None: the
+    default (`acp_server.models.output`)."""
 
     def delay(self, retry: int) -> float:
         """The backoff before retry number `retry` (1-based)."""

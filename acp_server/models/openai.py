@@ -7,7 +7,9 @@ Works with the hosted API and with compatible servers (vLLM, llama.cpp's server,
 - text arrives in `delta.content`, reasoning in `delta.reasoning_content` or `delta.reasoning`;
 - tool calls are assembled by `index` from `delta.tool_calls[]`: `id`, `type` and
   `function.name` are *set* whenever present (llama.cpp repeats them in every delta), only
-  `function.arguments` is appended; the calls are emitted when the choice finishes;
+  `function.arguments` is appended; a `ToolCallDraft` is yielded once a call's name is known
+  (its id is fixed then) and for each later piece of its arguments; the calls are emitted when
+  the choice finishes;
 - `finish_reason` maps `stop`, `tool_calls`, `length` (-> max_tokens) and `content_filter`
   (-> refusal); anything else counts as `stop`;
 - with `stream_options.include_usage` the last chunk carries `usage`, emitted as `Usage` just
@@ -41,6 +43,7 @@ from acp_server.models.base import (
     TextDelta,
     TextPart,
     ThoughtDelta,
+    ToolCallDraft,
     ToolCallEvent,
     ToolCallRequest,
     ToolResultTurn,
@@ -54,6 +57,7 @@ from acp_server.models.http import (
     incomplete_stream,
     malformed_chunk,
 )
+from acp_server.models.output import DEFAULT_OUTPUT_TOKENS
 from acp_server.models.overflow import overflow_from_error
 from acp_server.models.window import DEFAULT_WINDOWS, ContextWindow, DiscoveredWindow
 
@@ -94,9 +98,16 @@ def _tool_output(turn: ToolResultTurn) -> str:
     return turn.output
 
 
-def request_body(model: str, request: ModelRequest, usage_in_stream: bool = True) -> dict[str, Any]:
+def request_body(
+    model: str,
+    request: ModelRequest,
+    usage_in_stream: bool = True,
+    output_field: str = "max_tokens",
+) -> dict[str, Any]:
     """The Chat Completions request for `request` (streaming; asking for usage in the stream
-    unless `usage_in_stream` is False)."""
+    unless `usage_in_stream` is False). The output budget goes in `output_field`: the OpenAI
+    API wants `max_completion_tokens` (its reasoning models refuse `max_tokens`), compatible
+    servers read `max_tokens`."""
     messages: list[dict[str, Any]] = []
     if request.system_prompt:
         messages.append({"role": "system", "content": request.system_prompt})
@@ -141,7 +152,7 @@ def request_body(model: str, request: ModelRequest, usage_in_stream: bool = True
             for tool in request.tools
         ]
     if request.max_output_tokens is not None:
-        body["max_tokens"] = request.max_output_tokens
+        body[output_field] = request.max_output_tokens
     return body
 
 
@@ -202,12 +213,13 @@ _decode_chunk = msgspec.json.Decoder(_Chunk).decode
 
 
 class _PendingCall:
-    __slots__ = ("arguments", "call_id", "name")
+    __slots__ = ("arguments", "call_id", "drafted", "name")
 
     def __init__(self) -> None:
         self.call_id: str | None = None
         self.name: str | None = None
         self.arguments: list[str] = []
+        self.drafted = False
 
 
 def _stream_error(endpoint: Endpoint, error: Any) -> ModelError:
@@ -231,7 +243,15 @@ def _stream_error(endpoint: Endpoint, error: Any) -> ModelError:
 class OpenAIProvider:
     """`openai:MODEL` over an OpenAI-compatible `/chat/completions` endpoint."""
 
-    __slots__ = ("_api_key", "_http", "_usage_in_stream", "_window", "endpoint", "name")
+    __slots__ = (
+        "_api_key",
+        "_http",
+        "_output_field",
+        "_usage_in_stream",
+        "_window",
+        "endpoint",
+        "name",
+    )
 
     def __init__(
         self,
@@ -252,6 +272,7 @@ class OpenAIProvider:
         self._usage_in_stream = True
         configured = self._http.options.context_window
         public = self.endpoint.base_url == DEFAULT_BASE_URL
+        self._output_field = "max_completion_tokens" if public else "max_tokens"
         default = ContextWindow(
             DEFAULT_WINDOWS["openai-public" if public else "openai-compatible"],
             "default",
@@ -270,6 +291,11 @@ class OpenAIProvider:
     async def aclose(self) -> None:
         """Close the HTTP client; the provider stays usable (a new one opens on demand)."""
         await self._http.aclose()
+
+    @property
+    def max_output_tokens(self) -> int:
+        """The configured output limit, else the default (`acp_server.models.output`)."""
+        return self._http.options.max_output_tokens or DEFAULT_OUTPUT_TOKENS
 
     async def context_window(self, signal: TurnSignal) -> ContextWindow:
         """The model's context window (see `acp_server.models.window`); the first call may ask
@@ -326,7 +352,8 @@ class OpenAIProvider:
                         if delta.content:
                             yield TextDelta(text=delta.content)
                         if delta.tool_calls:
-                            _merge_tool_calls(calls, delta.tool_calls)
+                            for draft in _merge_tool_calls(calls, delta.tool_calls):
+                                yield draft
                     if choice.finish_reason and finish is None:
                         finish = _FINISH.get(choice.finish_reason, "stop")
                         for event in _finished_calls(endpoint, calls, finish == "max_tokens"):
@@ -352,7 +379,7 @@ class OpenAIProvider:
         naming it) is asked again without it, and never again with it: such servers then
         report no usage, and the context budget guesses instead."""
         retry_without_usage = False
-        body = request_body(self.endpoint.model, request, self._usage_in_stream)
+        body = request_body(self.endpoint.model, request, self._usage_in_stream, self._output_field)
         events = self._http.events("/chat/completions", self._headers(), _encode(body), signal)
         async with aclosing(events):
             try:
@@ -365,7 +392,7 @@ class OpenAIProvider:
         if retry_without_usage:
             log.info("%s: the server rejects stream_options; usage is not asked for", self.name)
             self._usage_in_stream = False
-            body = request_body(self.endpoint.model, request, usage_in_stream=False)
+            body = request_body(self.endpoint.model, request, False, self._output_field)
             events = self._http.events("/chat/completions", self._headers(), _encode(body), signal)
             async with aclosing(events):
                 async for sse in events:
@@ -381,21 +408,43 @@ def _rejects_stream_options(error: ModelError) -> bool:
     return error.code in ("http_400", "http_422") and "stream_options" in error.message
 
 
-def _merge_tool_calls(calls: dict[int, _PendingCall], deltas: list[_ToolCallDelta]) -> None:
-    """Fold one chunk's tool-call deltas into the pending calls, by `index`."""
+def _merge_tool_calls(
+    calls: dict[int, _PendingCall], deltas: list[_ToolCallDelta]
+) -> list[ToolCallDraft]:
+    """Fold one chunk's tool-call deltas into the pending calls, by `index`; returns the drafts
+    to show: a call's first once its name is known (its id is fixed then: a server's id, else
+    one of ours), then each new piece of its arguments."""
+    drafts: list[ToolCallDraft] = []
     for position, delta in enumerate(deltas):
         index = delta.index if delta.index is not None else position
         pending = calls.get(index)
         if pending is None:
             pending = calls[index] = _PendingCall()
-        if delta.id:
+        if delta.id and not pending.drafted:
             pending.call_id = delta.id
+        piece = ""
         function = delta.function
         if function is not None:
             if function.name:
                 pending.name = function.name
             if function.arguments:
                 pending.arguments.append(function.arguments)
+                piece = function.arguments
+        if pending.name is None:
+            continue
+        if not pending.drafted:
+            pending.drafted = True
+            pending.call_id = pending.call_id or f"call_{uuid.uuid4().hex[:24]}"
+            drafts.append(
+                ToolCallDraft(
+                    call_id=pending.call_id, name=pending.name, arguments="".join(pending.arguments)
+                )
+            )
+        elif piece:
+            drafts.append(
+                ToolCallDraft(call_id=pending.call_id or "", name=pending.name, arguments=piece)
+            )
+    return drafts
 
 
 def _finished_calls(

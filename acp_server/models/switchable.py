@@ -7,6 +7,7 @@ from collections.abc import AsyncGenerator, Callable
 from acp_server.cancellation import TurnSignal
 
 from .base import ModelConfigError, ModelEvent, ModelProvider, ModelRequest, subagent_provider
+from .output import output_limit_of
 from .window import ContextWindow, context_window_of
 
 
@@ -34,6 +35,11 @@ class SwitchableModel:
     def for_subagent(self) -> ModelProvider:
         """The subagent variant of the provider chosen now (a child keeps it for its life)."""
         return subagent_provider(self._provider)
+
+    @property
+    def max_output_tokens(self) -> int:
+        """The output limit of the provider chosen now."""
+        return output_limit_of(self._provider)
 
     async def context_window(self, signal: TurnSignal) -> ContextWindow:
         """The window of the provider chosen now."""

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import anyio
 
@@ -33,6 +33,34 @@ PROBE_TIMEOUT = 5.0
 INSTALL_HINT = "install bubblewrap (Debian and Ubuntu: apt-get install bubblewrap)"
 
 
+HIDDEN = ("/run", "/var/run", "/var/tmp", "/var/lock")
+"""Host directories a confined command sees empty (a tmpfs over each): where the host's
+services keep their Unix sockets (docker, systemd and D-Bus, ssh and gpg agents)."""
+
+HIDDEN_IN_HOME = (".docker", ".gnupg")
+"""Directories of the agent's home hidden the same way (Docker Desktop's and gpg-agent's
+sockets); `~/.ssh` too when the network is off (its ControlMaster sockets reach the network)."""
+
+NAME_SERVICE = ("/etc/resolv.conf",)
+"""Files a command with the network needs even when they live in a hidden directory (with
+systemd-resolved, /etc/resolv.conf links into /run): bound back read-only, alone."""
+
+
+def hidden_directories(network: bool, environ: Mapping[str, str] = os.environ) -> list[str]:
+    """The existing host directories `confine` covers with an empty tmpfs."""
+    home = environ.get("HOME", "")
+    in_home = [*HIDDEN_IN_HOME, *(() if network else (".ssh",))]
+    candidates = [*HIDDEN, environ.get("XDG_RUNTIME_DIR", "")]
+    if home.startswith("/"):
+        candidates += [os.path.join(home, name) for name in in_home]
+    # A symlink (/var/run -> /run) leads into a directory hidden anyway.
+    return [
+        path
+        for path in dict.fromkeys(candidates)
+        if path.startswith("/") and os.path.isdir(path) and not os.path.islink(path)
+    ]
+
+
 def confine(
     argv: Sequence[str],
     *,
@@ -41,14 +69,31 @@ def confine(
     writable: Sequence[str],
     network: bool,
 ) -> list[str]:
-    """`argv` run by bwrap in `cwd` with only `writable` (existing directories) writable."""
+    """`argv` run by bwrap in `cwd` with only `writable` (existing directories) writable.
+
+    Whoever runs it, root included, the command has no capabilities (`--cap-drop ALL` empties
+    the bounding set too, so a setuid binary gains none): it cannot remount, unmount what hides
+    the host's directories, or trace anyone. It has its own IPC namespace (no host SysV shared
+    memory, semaphores or message queues) and, without the network, its own network namespace
+    (no host abstract Unix sockets either). With the network it shares the host's, abstract
+    sockets (X11, D-Bus) included; the permission question says so.
+    """
+    hidden = hidden_directories(network)
     wrapped = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+    for path in hidden:
+        wrapped += ["--tmpfs", path]
+    if network:
+        for name in NAME_SERVICE:
+            real = os.path.realpath(name)
+            if real != name and any(real.startswith(h + "/") for h in hidden):
+                wrapped += ["--ro-bind-try", real, real]
     for path in dict.fromkeys(writable):
-        # A root under /tmp would be hidden by the private /tmp: bind it after it.
+        # A root under /tmp (or a hidden directory) would be hidden: bind it after them.
         wrapped += ["--bind", path, path]
     if not network:
         wrapped.append("--unshare-net")
-    wrapped += ["--unshare-pid", "--die-with-parent", "--new-session", "--chdir", cwd, "--"]
+    wrapped += ["--unshare-ipc", "--unshare-pid", "--cap-drop", "ALL"]
+    wrapped += ["--die-with-parent", "--new-session", "--chdir", cwd, "--"]
     return wrapped + list(argv)
 
 

@@ -25,6 +25,8 @@ T = TypeVar("T")
 
 RequestHandler = Callable[[IncomingRequest, msgspec.Raw | None], Awaitable[Any]]
 NotificationHandler = Callable[[msgspec.Raw | None], Awaitable[None]]
+RequestGate = Callable[[str], "RpcError | None"]
+"""Asked with each request's method before it is routed: an error to answer instead, or None."""
 
 
 @dataclass(frozen=True)
@@ -33,6 +35,9 @@ class HandlerTable:
 
     requests: Mapping[str, RequestHandler] = field(default_factory=dict)
     notifications: Mapping[str, NotificationHandler] = field(default_factory=dict)
+    gate: RequestGate | None = None
+    """The connection's ordering rule (ACP: `initialize` first), applied to every request,
+    known method or not, before it is routed."""
 
 
 class RpcError(Exception):

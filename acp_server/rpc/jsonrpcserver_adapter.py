@@ -70,6 +70,10 @@ class JsonRpcDispatcher:
             self._jrs = jrs
 
     async def dispatch_request(self, request: IncomingRequest) -> Any:
+        gate = self._table.gate
+        refusal = gate(request.method) if gate is not None else None
+        if refusal is not None:
+            return error_frame(request.id, refusal.code, refusal.message, refusal.data)
         handshake = self._table.requests.get(INITIALIZE)
         if request.method == INITIALIZE and handshake is not None:
             ok, value = await invoke(handshake, request, request.params)

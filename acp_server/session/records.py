@@ -63,6 +63,7 @@ __all__ = [
     "StepEnd",
     "StepStart",
     "Synthetic",
+    "SystemPromptChange",
     "TextPart",
     "ThoughtPart",
     "ToolCallRecord",
@@ -341,10 +342,28 @@ class ModelChange(_TaggedByType, tag="session/model", frozen=True, kw_only=True)
 
 
 class PermissionRule(_TaggedByType, tag="session/permission", frozen=True, kw_only=True):
-    """The user chose "always" for a kind of tool call; restored on load."""
+    """The user chose "always" for a tool call; restored on load in the same workspace.
+
+    A rejection covers the kind; an allow covers `scope` only (see
+    `acp_server.tools.permission_rules`). A rule without a scope (written before scopes
+    existed) allows only the kind's edits, the one scope named by the kind alone."""
 
     tool_kind: str
     decision: Literal["allow", "reject"]
+    scope: str | None = None
+    workspace: list[str] | None = None
+    """The workspace it was given in (resolved cwd, then additional directories); a session
+    in another workspace does not apply it. None: written before rules named one."""
+    at: str
+
+
+class SystemPromptChange(_TaggedByType, tag="session/system_prompt", frozen=True, kw_only=True):
+    """The client gave the session a system prompt (`append`ed to our instructions, or
+    `override` replacing them), already cut to its budget (the cut noted in `text`). The last
+    one holds from then on; it is restored on load and carried into forks."""
+
+    mode: Literal["append", "override"]
+    text: str
     at: str
 
 
@@ -379,6 +398,7 @@ Record: TypeAlias = (
     | ModeChange
     | ModelChange
     | PermissionRule
+    | SystemPromptChange
     | Compaction
 )
 """One entry of a session log."""

@@ -61,6 +61,15 @@ def sandbox_settings(
     return SandboxSettings(network, writable)
 
 
+WITH_NETWORK = (
+    "with the host's network: what the host reaches, including its abstract Unix sockets "
+    "such as X11 and D-Bus"
+)
+"""What the permission question says a confined command with the network may reach: the
+network namespace is the host's, and abstract sockets live in it (pathname sockets under /run
+and /var/tmp stay hidden)."""
+
+
 @dataclass(frozen=True)
 class CommandPlan:
     """How one `bash` call will run."""
@@ -76,7 +85,7 @@ class CommandPlan:
             if "write_outside" in self.beyond:
                 return "(not sandboxed: it asks to write outside the workspace)"
             return "(not sandboxed)"
-        return "(sandboxed, with network access)" if self.network else "(sandboxed, no network)"
+        return f"(sandboxed, {WITH_NETWORK})" if self.network else "(sandboxed, no network)"
 
 
 @dataclass

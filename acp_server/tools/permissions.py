@@ -19,6 +19,7 @@ from acp_server.verdicts import Deny
 
 from .base import Tool, ToolKind
 from .command_sandbox import CommandPlan, CommandSandbox
+from .permission_rules import Rules, rule_scope
 from .workspace import PathRefused, Sandbox
 
 Mode = Literal["default", "accept_edits", "read_only", "sandboxed", "bypass"]
@@ -187,14 +188,14 @@ class PermissionPolicy:
         tools: Mapping[str, Tool],
         asker: PermissionAsker,
         mode: Mode = "default",
-        always: Mapping[ToolKind, bool] | None = None,
-        remember: Callable[[ToolKind, bool], None] | None = None,
+        rules: Rules | None = None,
+        remember: Callable[[ToolKind, bool, str], None] | None = None,
         command_sandbox: CommandSandbox | None = None,
     ) -> None:
         self.sandbox = sandbox
         self.command_sandbox = command_sandbox
         self.mode = mode
-        self.always: dict[ToolKind, bool] = dict(always or {})
+        self.rules = rules if rules is not None else Rules()
         self._tools = tools
         self._asker = asker
         self._remember = remember
@@ -221,7 +222,9 @@ class PermissionPolicy:
         beyond = self._beyond(tool.kind, paths)
         plan = tool.plan(call.arguments) if isinstance(tool, PlannedCommand) else None
         confined = plan is not None and plan.confined and not plan.beyond
-        verdict, reason = decide(self.mode, tool.kind, not beyond, self.always, confined)
+        scope = rule_scope(call.name, tool.kind, call.arguments, plan)
+        always = self.rules.for_call(tool.kind, scope)
+        verdict, reason = decide(self.mode, tool.kind, not beyond, always, confined)
         outside = [crossing.path for crossing in beyond]
         if verdict == "allow":
             self._grant(outside)
@@ -245,9 +248,10 @@ class PermissionPolicy:
             # either way, and the turn's own signal decides whether the turn ends aborted.
             return Deny("the permission request was cancelled")
         if answer in ("allow_always", "reject_always"):
-            self.always[tool.kind] = answer == "allow_always"
+            # "allow always" covers this call's scope only; "reject always" the whole kind.
+            self.rules.add(tool.kind, scope, answer == "allow_always")
             if self._remember is not None:
-                self._remember(tool.kind, answer == "allow_always")
+                self._remember(tool.kind, answer == "allow_always", scope)
         if answer in ("allow_once", "allow_always"):
             self._grant(outside)
             return None

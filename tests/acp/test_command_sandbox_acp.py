@@ -130,7 +130,10 @@ async def test_a_command_that_needs_the_network_asks_first_and_then_reaches_it(
         async with agent_session(ws, spec, *SANDBOXED_MODE, client=client) as s:
             assert await s.prompt() == "end_turn"
         finished = s.client.finished()
-    title = f"Run `{connect(port)}` (sandboxed, with network access)"
+    title = (
+        f"Run `{connect(port)}` (sandboxed, with the host's network: what the host reaches, "
+        "including its abstract Unix sockets such as X11 and D-Bus)"
+    )
     assert s.client.asked_titles == [title, title]
     assert [status for _, status, _ in finished] == ["failed", "completed"]
     assert received == [b"hello\n"]

@@ -6,7 +6,12 @@ from pathlib import Path
 
 import pytest
 from acp import PROTOCOL_VERSION, RequestError
-from acp.schema import ClientCapabilities, FileSystemCapabilities, Implementation
+from acp.schema import (
+    AuthCapabilities,
+    ClientCapabilities,
+    FileSystemCapabilities,
+    Implementation,
+)
 
 from tests.support.agent_process import running_agent
 
@@ -34,13 +39,17 @@ async def test_initialize_answers_version_1_and_describes_the_agent() -> None:
         "close": {},
         "delete": {},
         "fork": {},  # unstable schema's session/fork
+        # append and override (tests/acp/test_client_system_prompt.py)
+        "systemPrompt": {"mode": {"override": {}}},
     }
     assert raw["promptCapabilities"] == {"image": True, "embeddedContext": True}
     # stdio always; streamable HTTP and SSE tested (tests/acp/test_mcp_sse_acp.py)
     assert raw["mcpCapabilities"] == {"http": True, "sse": True}
-    # No model configured: the one auth method says how to configure one.
+    # No model configured, no terminal auth: the one `agent` method says how to configure one.
     assert [m.id for m in response.auth_methods] == ["configure-model"]
-    assert "--model" in (response.auth_methods[0].description or "")
+    description = response.auth_methods[0].description or ""
+    assert "acp-server setup" in description and "--model" in description
+    assert "type" not in frames.received[0]["result"]["authMethods"][0]  # agent: the default
     assert len(frames.received) == 1
 
 
@@ -109,7 +118,48 @@ async def test_every_frame_of_a_session_is_schema_valid(tmp_path: Path) -> None:
     assert [c["name"] for c in update["availableCommands"]] == ["mode", "compact"]
 
 
-async def test_with_a_model_no_authentication_is_advertised() -> None:
-    async with running_agent("--model", "echo") as (conn, _, _, _):
+TERMINAL_SETUP = {
+    "id": "setup",
+    "name": "Set up a model",
+    "type": "terminal",
+    "args": ["setup"],
+}
+
+
+@pytest.mark.parametrize("model", [[], ["--model", "echo"]], ids=["no-model", "model"])
+@pytest.mark.parametrize(
+    "capabilities",
+    [
+        ClientCapabilities(auth=AuthCapabilities(terminal=True)),
+        # What the ACP registry's checking client (verify_agents.py --auth-check) sends.
+        ClientCapabilities(terminal=True, field_meta={"terminal-auth": True}),
+    ],
+    ids=["auth.terminal", "_meta.terminal-auth"],
+)
+async def test_a_client_that_runs_terminal_auth_gets_the_setup_command(
+    model: list[str], capabilities: ClientCapabilities
+) -> None:
+    async with running_agent(*model, env={"ACP_SERVER_MODEL": ""}) as (conn, _, frames, _):
+        await conn.initialize(protocol_version=1, client_capabilities=capabilities)
+    (method,) = frames.received[0]["result"]["authMethods"]
+    assert {k: v for k, v in method.items() if k != "description"} == TERMINAL_SETUP
+    assert "acp-server setup" in method["description"]
+
+
+async def test_with_a_model_the_agent_method_is_still_listed_and_authenticates() -> None:
+    # The ACP registry lists an agent only if initialize names an `agent` or `terminal`
+    # method, and a real listing has --model in its args.
+    async with running_agent("--model", "echo") as (conn, _, frames, _):
         response = await conn.initialize(protocol_version=1)
-    assert response.auth_methods == []
+        assert [m.id for m in response.auth_methods] == ["configure-model"]
+        await conn.authenticate(method_id="configure-model")
+    assert "error" not in frames.received[-1]
+
+
+async def test_without_a_model_authenticate_answers_the_how_to() -> None:
+    async with running_agent(env={"ACP_SERVER_MODEL": ""}) as (conn, _, _, _):
+        await conn.initialize(protocol_version=1)
+        with pytest.raises(RequestError) as caught:
+            await conn.authenticate(method_id="configure-model")
+    assert caught.value.code == -32000
+    assert "acp-server setup" in str(caught.value) and "--model" in str(caught.value)

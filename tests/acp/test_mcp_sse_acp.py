@@ -12,14 +12,16 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from acp import text_block
-from acp.schema import HttpHeader, SseMcpServer
+from acp.schema import HttpHeader, HttpMcpServer, SseMcpServer
 
 from tests.support.agent_process import running_agent
 from tests.support.programs import MCP_SERVER
 from tests.support.scripted_model import script
+from tests.support.sse_server import json_reply, serve
 from tests.support.tool_client import SANDBOXED, ToolClient
 
 pytestmark = [
@@ -84,3 +86,48 @@ async def test_an_sse_server_s_tools_are_called_through_the_session(
     }
     assert response.stop_reason == "end_turn"
     assert client.finished() == [("echo (events MCP)", "completed", "echo: over sse")]
+
+
+async def test_tokens_in_mcp_urls_reach_neither_stderr_nor_the_client(
+    tmp_path: Path, sse_url: str
+) -> None:
+    # One server that answers (its URL carries `?token=`), one HTTP server that refuses with
+    # 401 (its URL carries `?api_key=` and a password; the HTTP client's error names the URL),
+    # and one that is not there: the default log level logs the failures and the client is
+    # told about them, with no secret in either.
+    secrets = ("Tok3n-Secret-0001", "Api-Key-Secret-0002", "Pass-Secret-0003", "Sig-Secret-04")
+    stderr_path = tmp_path / "stderr"
+    async with serve(*[json_reply(401, {"error": "no"})] * 8) as refusing:
+        servers: list[Any] = [
+            SseMcpServer(type="sse", name="ok", url=f"{sse_url}?token={secrets[0]}", headers=[]),
+            HttpMcpServer(
+                type="http",
+                name="refusing",
+                url=f"http://bob:{secrets[2]}@127.0.0.1:{refusing.port}/mcp?api_key={secrets[1]}",
+                headers=[],
+            ),
+            SseMcpServer(
+                type="sse",
+                name="gone",
+                url=f"http://127.0.0.1:{free_port()}/sse?x=1&sig={secrets[3]}",
+                headers=[],
+            ),
+        ]
+        with stderr_path.open("wb") as stderr:
+            async with running_agent("--model", "echo", env=SANDBOXED, stderr=stderr) as (
+                conn,
+                _,
+                frames,
+                _,
+            ):
+                await conn.initialize(protocol_version=1)
+                sid = (await conn.new_session(cwd=str(tmp_path), mcp_servers=servers)).session_id
+                await conn.prompt(session_id=sid, prompt=[text_block("hi")])
+    logged = stderr_path.read_text()
+    received = str(frames.received)
+    for name in ("refusing", "gone"):  # the failures were logged and told
+        assert name in logged and name in received
+    assert "401" in logged
+    for secret in secrets:
+        assert secret not in logged
+        assert secret not in received

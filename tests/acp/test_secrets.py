@@ -156,3 +156,74 @@ async def test_a_provider_error_echoing_the_key_reaches_no_exit(tmp_path: Path, 
     for exit_text in (error, journal, logged):
         for secret in (key, OPENAI_KEY, URL_PASSWORD, "alice:"):
             assert secret not in exit_text
+
+
+def bash_script(tmp_path: Path, command: str) -> str:
+    path = tmp_path / "model.json"
+    call = {"tool_call": {"name": "bash", "arguments": {"command": command}}}
+    path.write_text(json.dumps({"responses": [[call], [{"text": "done"}]]}))
+    return f"script:{path}"
+
+
+async def test_a_child_cannot_read_the_keys_from_the_agents_proc_environ(
+    tmp_path: Path, ws: Path
+) -> None:
+    # An unsandboxed command (bypass mode) reads its parent's initial environment block, the
+    # one /proc/<pid>/environ shows whatever os.environ does later; the agent is its parent.
+    # Failed before the fix: the block held all three keys and the URL's password.
+    out = tmp_path / "environ"
+    command = (
+        f"echo PPID=$PPID > {out}; tr '\\0' '\\n' < /proc/$PPID/environ >> {out}; "
+        f"echo OWN: >> {out}; env >> {out}"
+    )
+    env = environment(tmp_path)
+    env["OPENAI_BASE_URL"] = f"http://alice:{URL_PASSWORD}@127.0.0.1:9/v1"
+    argv = ("--model", bash_script(tmp_path, command), "--mode", "bypass")
+    async with running_agent(*argv, env=env) as (conn, agent, _, _):
+        await conn.initialize(protocol_version=1)
+        sid = (await conn.new_session(cwd=str(ws), mcp_servers=[])).session_id
+        response = await conn.prompt(session_id=sid, prompt=[text_block("go")])
+        assert response.stop_reason == "end_turn"
+        pid = agent.pid
+    seen = out.read_text()
+    assert seen.startswith(f"PPID={pid}\n")  # it read the agent's own block
+    assert "XDG_CONFIG_HOME=" in seen  # and the block is readable: the rest is there
+    for secret in (OPENAI_KEY, ANTHROPIC_KEY, CUSTOM_KEY, URL_PASSWORD):
+        assert secret not in seen
+    # A base URL with credentials is a key: the command's own environment lacks it too.
+    assert "OPENAI_BASE_URL" not in seen.partition("OWN:")[2]
+
+
+FILE_KEY = "file-Secret-Key-55501"
+"""A key the config file holds itself (`api_key`, what `acp-server setup` writes)."""
+
+
+async def test_a_key_held_by_the_config_file_is_sent_and_redacted(tmp_path: Path, ws: Path) -> None:
+    stderr_path = tmp_path / "stderr"
+    config = tmp_path / "config" / "acp-server"
+    config.mkdir(parents=True)
+    async with serve() as server:
+        (config / "config.toml").write_text(
+            f'[providers.openai]\nbase_url = "http://127.0.0.1:{server.port}/v1"\n'
+            f'api_key = "{FILE_KEY}"\n'
+        )
+        echo = f"bad key {FILE_KEY}"
+        server.add(*[json_reply(401, {"error": {"message": echo}})] * 3)
+        env = {"XDG_CONFIG_HOME": str(tmp_path / "config"), "OPENAI_API_KEY": ""}
+        argv = ("--model", "openai:gpt-x", "--data-dir", str(tmp_path / "d"))
+        with stderr_path.open("wb") as stderr:
+            async with running_agent(*argv, env=env, stderr=stderr) as (conn, agent, _, _):
+                await conn.initialize(protocol_version=1)
+                sid = (await conn.new_session(cwd=str(ws), mcp_servers=[])).session_id
+                with pytest.raises(RequestError) as caught:
+                    await conn.prompt(session_id=sid, prompt=[text_block("go")])
+                agent.stdin.close()
+                with anyio.fail_after(10):
+                    await agent.wait()
+        chat = [r for r in server.requests if r.path.endswith("/chat/completions")]
+    assert chat and chat[-1].headers["authorization"] == f"Bearer {FILE_KEY}"
+    error = f"{caught.value} {json.dumps(caught.value.data)}"
+    # The message names where the key came from as the place to fix it.
+    assert "HTTP 401" in error and "Set api_key in [providers.openai] of" in error
+    for exit_text in (error, stderr_path.read_text()):
+        assert FILE_KEY not in exit_text

@@ -129,7 +129,9 @@ async def test_thinking_text_and_tool_use_with_partial_json() -> None:
         ("toolu_02", "get_time", {}),
     ]
     # input counts cached tokens too: the context holds them all
-    assert events[-2] == Usage(input_tokens=472 + 10 + 100, output_tokens=89, cache_read_tokens=100)
+    assert events[-2] == Usage(
+        input_tokens=472 + 10 + 100, output_tokens=89, cache_read_tokens=100, cache_write_tokens=10
+    )
     assert finish(events) == "tool_calls"
 
 

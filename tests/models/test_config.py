@@ -16,6 +16,7 @@ from acp_server.models.config import (
     check_spec,
     choose_model_spec,
     config_path,
+    file_keys,
     load_settings,
 )
 from acp_server.models.http import HttpOptions, close_provider
@@ -119,6 +120,10 @@ def test_invalid_toml_names_file_and_line(tmp_path: Path) -> None:
         ),
         ("[providers.openai]\nread_timeout = true\n", r", line 2: .*`read_timeout` must be"),
         ("providers = 1\n", r", line 1: `providers` must be a table"),
+        (
+            "[providers.openai]\napi_key_env = 'K'\napi_key = 'x'\n",
+            r", line 3: \[providers.openai\] sets both `api_key` and `api_key_env`; keep one",
+        ),
     ],
 )
 def test_bad_values_are_clear_errors(tmp_path: Path, text: str, problem: str) -> None:
@@ -164,6 +169,16 @@ def test_load_model_uses_provider_settings(tmp_path: Path) -> None:
     assert isinstance(a, AnthropicProvider)
     assert a.endpoint.key_env == "MY_ANTHROPIC_KEY"
     assert a.endpoint.base_url == "https://api.anthropic.com"
+
+
+def test_a_key_in_the_file_wins_and_is_named_as_the_fix(tmp_path: Path) -> None:
+    path = write(tmp_path, '[providers.anthropic]\napi_key = "sk-in-file"\n')
+    settings = load_settings(path)
+    assert "sk-in-file" not in repr(settings)
+    a = load_model("anthropic:claude", settings, environ={"ANTHROPIC_API_KEY": "sk-env"})
+    assert isinstance(a, AnthropicProvider)
+    assert a.endpoint.key_env == f"api_key in [providers.anthropic] of {path}"
+    assert file_keys(settings) == ["sk-in-file"]
 
 
 def test_load_model_rejects_bad_specs() -> None:
@@ -215,4 +230,27 @@ def test_context_window_must_be_a_positive_integer(tmp_path: Path) -> None:
     config = tmp_path / "config.toml"
     config.write_text("[providers.anthropic]\ncontext_window = 1.5\n")
     with pytest.raises(ModelConfigError, match="context_window"):
+        load_settings(config)
+
+
+def test_max_output_tokens_per_provider_and_model(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(
+        "[providers.anthropic]\nmax_output_tokens = 3000\n"
+        '[providers.anthropic.models."claude-small"]\nmax_output_tokens = 500\n'
+    )
+    settings = load_settings(config)
+    small = load_model("anthropic:claude-small", settings, environ={})
+    other = load_model("anthropic:claude-big", settings, environ={})
+    plain = load_model("openai:local", settings, environ={})
+    assert isinstance(small, AnthropicProvider) and isinstance(other, AnthropicProvider)
+    assert (small.max_output_tokens, other.max_output_tokens) == (500, 3000)
+    assert isinstance(plain, OpenAIProvider) and plain.max_output_tokens == 8192
+
+
+@pytest.mark.parametrize("value", ["0", "1.5", '"many"'])
+def test_max_output_tokens_must_be_a_positive_integer(tmp_path: Path, value: str) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(f'[providers.openai.models."m"]\nmax_output_tokens = {value}\n')
+    with pytest.raises(ModelConfigError, match="max_output_tokens"):
         load_settings(config)

@@ -13,7 +13,12 @@ import pytest
 
 from acp_server.cancellation import TurnCancellation, UserCancel
 from acp_server.process import ProcessResult, run_process
-from acp_server.process.bubblewrap import BubblewrapProbe, confine, writable_roots
+from acp_server.process.bubblewrap import (
+    BubblewrapProbe,
+    confine,
+    hidden_directories,
+    writable_roots,
+)
 from tests.support.command_sandbox import needs_bwrap
 from tests.support.processes import DEADLINE, wait_for_pids
 from tests.support.survivors import Escapee
@@ -121,3 +126,21 @@ async def test_the_probe_says_why_bwrap_cannot_create_namespaces(tmp_path: Path)
     assert bwrap is None
     assert "cannot create its namespaces here (bwrap: setting up uid map: Permission denied)" in why
     assert "the container itself is the sandbox" in why
+
+
+def test_the_hidden_directories_exist_and_ssh_is_hidden_only_without_the_network(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "home"
+    for name in (".ssh", ".gnupg"):
+        (home / name).mkdir(parents=True)
+    (tmp_path / "run-link").symlink_to("/run")
+    env = {"HOME": str(home), "XDG_RUNTIME_DIR": str(tmp_path / "run-link")}
+    offline = hidden_directories(False, env)
+    online = hidden_directories(True, env)
+    assert str(home / ".ssh") in offline and str(home / ".ssh") not in online
+    assert str(home / ".gnupg") in online and str(home / ".docker") not in online  # missing
+    assert str(tmp_path / "run-link") not in offline  # a link leads somewhere hidden anyway
+    argv = confine(["true"], bwrap="bwrap", cwd="/w", writable=[], network=False)
+    assert argv[argv.index("--cap-drop") :][:2] == ["--cap-drop", "ALL"]
+    assert "--unshare-ipc" in argv

@@ -94,7 +94,9 @@ async def test_the_policy_follows_the_mode_and_says_how_the_command_runs(tmp_pat
     assert not commands.active
     assert await policy.approve(Call(command="ls"), fresh_signal())
     assert asker.titles == [
-        "Run `ls` (sandboxed, with network access)",
+        # it says what the network opens: the host's abstract sockets live in its namespace
+        "Run `ls` (sandboxed, with the host's network: what the host reaches, including its "
+        "abstract Unix sockets such as X11 and D-Bus)",
         "Run `ls` (not sandboxed)",
     ]
 

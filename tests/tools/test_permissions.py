@@ -18,6 +18,7 @@ import pytest
 
 from acp_server.models.base import ToolCallRequest
 from acp_server.tools.base import Location, ToolKind, ToolOutput
+from acp_server.tools.permission_rules import Rules
 from acp_server.tools.permissions import (
     MODES,
     OUTSIDE,
@@ -218,10 +219,10 @@ async def test_approve_carries_out_the_table(
 @pytest.mark.parametrize("answer", ["reject_once", "cancelled"])
 async def test_a_refused_question_denies_and_remembers_nothing(tmp_path: Path, answer: Any) -> None:
     root, _ = workspace(tmp_path)
-    remembered: list[tuple[str, bool]] = []
+    remembered: list[tuple[str, bool, str]] = []
     asker = ScriptedAsker(answer)
     permissions = policy(
-        root, "execute", "default", asker, remember=lambda k, a: remembered.append((k, a))
+        root, "execute", "default", asker, remember=lambda *rule: remembered.append(rule)
     )
     result = await permissions.approve(probe(root / "x"), fresh_signal())
     assert result is not None
@@ -230,30 +231,33 @@ async def test_a_refused_question_denies_and_remembers_nothing(tmp_path: Path, a
         if answer == "reject_once"
         else "the permission request was cancelled"
     )
-    assert remembered == [] and permissions.always == {}
+    assert remembered == [] and permissions.rules == Rules()
 
 
 @pytest.mark.parametrize(("answer", "allowed"), [("allow_always", True), ("reject_always", False)])
-async def test_an_always_answer_holds_for_the_kind_and_is_remembered(
+async def test_an_always_answer_holds_for_the_tool_and_is_remembered(
     tmp_path: Path, answer: Answer, allowed: bool
 ) -> None:
     root, _ = workspace(tmp_path)
-    remembered: list[tuple[str, bool]] = []
+    remembered: list[tuple[str, bool, str]] = []
     asker = ScriptedAsker(answer)
     permissions = policy(
-        root, "execute", "default", asker, remember=lambda k, a: remembered.append((k, a))
+        root, "execute", "default", asker, remember=lambda *rule: remembered.append(rule)
     )
     first = await permissions.approve(probe(root / "x", "call_1"), fresh_signal())
     second = await permissions.approve(probe(root / "y", "call_2"), fresh_signal())
     assert (first is None, second is None) == (allowed, allowed)
     assert len(asker.asked) == 1  # the second call was decided by the answer
-    assert remembered == [("execute", allowed)] and permissions.always == {"execute": allowed}
+    # an allow covers this tool (its scope); a rejection the whole kind
+    assert remembered == [("execute", allowed, "execute probe")]
+    expected = Rules({"execute probe"}) if allowed else Rules(rejected={"execute"})
+    assert permissions.rules == expected
 
 
 async def test_always_answers_given_earlier_are_applied(tmp_path: Path) -> None:
     root, _ = workspace(tmp_path)
     asker = ScriptedAsker()
-    permissions = policy(root, "edit", "default", asker, always={"edit": False})
+    permissions = policy(root, "edit", "default", asker, rules=Rules(rejected={"edit"}))
     result = await permissions.approve(probe(root / "x"), fresh_signal())
     assert result is not None and "always reject edit" in result.reason and asker.asked == []
 
