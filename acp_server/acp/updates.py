@@ -14,6 +14,8 @@ from acp_protocol.initialize import (
     CompactionCapabilities,
 )
 from acp_protocol.methods import SESSION_UPDATE
+from acp_protocol.newer import NewerSessionNotification, NewerSessionUpdate
+from acp_protocol.plan_operations import PlanRemoved, PlanUpdate
 from acp_protocol.session_update import (
     AgentMessageChunk,
     AgentThoughtChunk,
@@ -48,6 +50,8 @@ from acp_server.agent import (
 from acp_server.rpc.peer import Peer
 from acp_server.tools.base import Location
 from acp_server.tools.printable import one_line
+
+from .plans import PlanView
 
 
 def update_for(event: AgentEvent) -> SessionUpdate | None:
@@ -117,7 +121,7 @@ def update_for(event: AgentEvent) -> SessionUpdate | None:
                 PlanEntry(content=e.content, priority=e.priority, status=e.status)
                 for e in event.entries
             ]
-        )
+        )  # a SessionUpdates sink shows it through its PlanView instead
     return None
 
 
@@ -217,11 +221,13 @@ class SessionUpdates:
         session_id: str,
         *,
         compaction: bool = False,
+        plans: PlanView | None = None,
         announced: dict[str, Mapping[str, Any]] | None = None,
     ) -> None:
         self._peer = peer
         self._session_id = session_id
         self._compaction = compaction
+        self._plans = plans if plans is not None else PlanView(operations=False)
         self._announced = announced
 
     async def __call__(self, event: AgentEvent) -> None:
@@ -231,12 +237,20 @@ class SessionUpdates:
             for shown in compaction_updates(event, self._compaction):
                 await self.send(shown)
             return
+        if isinstance(event, PlanUpdated):
+            plan = self._plans.update([(e.content, e.priority, e.status) for e in event.entries])
+            if plan is not None:
+                await self.send(plan)
+            return
         update = update_for(event)
         if update is not None:
             await self.send(update)
 
-    async def send(self, update: SessionUpdate) -> None:
+    async def send(self, update: NewerSessionUpdate) -> None:
         """Send one update for this session."""
-        await self._peer.notify(
-            SESSION_UPDATE, SessionNotification(session_id=self._session_id, update=update)
+        notification = (
+            SessionNotification(session_id=self._session_id, update=update)
+            if not isinstance(update, (PlanUpdate, PlanRemoved))
+            else NewerSessionNotification(session_id=self._session_id, update=update)
         )
+        await self._peer.notify(SESSION_UPDATE, notification)
