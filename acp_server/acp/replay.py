@@ -33,7 +33,7 @@ from acp_protocol.session_update import (
 from acp_protocol.tool_call import ToolCall, ToolCallLocation, ToolCallUpdate, ToolKind
 from acp_server.session import records as rec
 
-from .updates import compaction_summary, tool_content
+from .updates import AGENT_ORIGIN, compaction_summary, tool_content
 
 _TOOL_KINDS = frozenset(get_args(ToolKind))
 
@@ -82,6 +82,12 @@ def replay_updates(
                 text = TextContent(text=part.text)
                 if isinstance(part, rec.ThoughtPart):
                     updates.append(AgentThoughtChunk(content=text, message_id=record.message_id))
+                elif record.origin == "agent":
+                    updates.append(
+                        AgentMessageChunk(
+                            content=text, message_id=record.message_id, meta=AGENT_ORIGIN
+                        )
+                    )
                 else:
                     updates.append(AgentMessageChunk(content=text, message_id=record.message_id))
             for call in record.tool_calls:
