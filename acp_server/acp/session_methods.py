@@ -57,6 +57,7 @@ from .notices import send_notice
 from .replay import replay_updates
 from .sandbox_availability import probe_sandbox, tell_about_sandbox
 from .sessions import AcpSession
+from .system_prompt import apply_prompt, requested_prompt
 from .updates import SessionUpdates, shows_compactions
 from .wiring import SessionWiring
 
@@ -117,10 +118,11 @@ class SessionMethods:
         self, request: IncomingRequest, params: msgspec.Raw | None
     ) -> NewSessionResponse:
         new = decode_params(params, NewSessionRequest)
-        _require_absolute("cwd", new.cwd)
+        _require_directory("cwd", new.cwd)
         extra_roots = list(new.additional_directories or [])
         for path in extra_roots:
             _require_absolute("additionalDirectories", path)
+        system_prompt = requested_prompt(params)
         journal = self._create_journal(new.cwd, extra_roots)
         session_id = journal.session_id
         try:
@@ -136,6 +138,7 @@ class SessionMethods:
             with contextlib.suppress(JournalError, OSError):
                 self.wiring.store.delete(session_id)
             raise
+        apply_prompt(session, system_prompt)
         log.info("session %s created in %s", session_id, new.cwd)
 
         commands = available_commands(self.context.options.offered_models)
@@ -201,7 +204,10 @@ class SessionMethods:
         self, request: IncomingRequest, params: msgspec.Raw | None
     ) -> LoadSessionResponse:
         await probe_sandbox(self.context)
-        session = self._reopen(decode_params(params, LoadSessionRequest))
+        load = decode_params(params, LoadSessionRequest)
+        system_prompt = requested_prompt(params)
+        session = self._reopen(load)
+        apply_prompt(session, system_prompt)
         # Replay precedes the response: clients register the session before awaiting it and
         # show history that arrives meanwhile; history after the response is shown late or lost.
         updates = SessionUpdates(self.context.peer, session.id)
@@ -217,7 +223,10 @@ class SessionMethods:
         self, request: IncomingRequest, params: msgspec.Raw | None
     ) -> ResumeSessionResponse:
         await probe_sandbox(self.context)
-        session = self._reopen(decode_params(params, ResumeSessionRequest))
+        resume = decode_params(params, ResumeSessionRequest)
+        system_prompt = requested_prompt(params)
+        session = self._reopen(resume)
+        apply_prompt(session, system_prompt)
         self._tell_after(request, session)
         return ResumeSessionResponse(
             modes=self.config.mode_state(session), config_options=self.config.options_for(session)
@@ -248,10 +257,11 @@ class SessionMethods:
         with its origin (see docs/rfc/implemented/feature/2026-12-01-session-fork.md)."""
         fork = decode_params(params, ForkSessionRequest)
         await probe_sandbox(self.context)
-        _require_absolute("cwd", fork.cwd)
+        _require_directory("cwd", fork.cwd)
         extra_roots = list(fork.additional_directories or [])
         for path in extra_roots:
             _require_absolute("additionalDirectories", path)
+        system_prompt = requested_prompt(params)
         records, source_workspace = self._source_records(fork.session_id)
         same = source_workspace == workspace_key(fork.cwd, extra_roots)
         point = fork_point(records, same_workspace=same)
@@ -274,6 +284,7 @@ class SessionMethods:
             session_id, fork.cwd, extra_roots, list(fork.mcp_servers or []), point.records, journal
         )
         session.title = derive_title(first_prompt_text(point.records))
+        apply_prompt(session, system_prompt)
         log.info("session %s forked from %s at %s", session_id, fork.session_id, point.turn_id)
         self._tell_after(request, session)
         return ForkSessionResponse(
@@ -381,7 +392,7 @@ class SessionMethods:
         session_id, cwd = reopen.session_id, reopen.cwd
         extra_roots = list(reopen.additional_directories or [])
         mcp_servers: list[object] = list(reopen.mcp_servers or [])
-        _require_absolute("cwd", cwd)
+        _require_directory("cwd", cwd)
         for path in extra_roots:
             _require_absolute("additionalDirectories", path)
         active = self.context.sessions.get(session_id)
@@ -436,6 +447,15 @@ def _require_absolute(field: str, path: str) -> None:
         raise RpcError(
             errors.INVALID_PARAMS, "Invalid params", f"{field} must be an absolute path: {path!r}"
         )
+
+
+def _require_directory(field: str, path: str) -> None:
+    """An absolute path to an existing directory (links followed): a session never starts,
+    and nothing is created for it, in a cwd that is missing or a file."""
+    _require_absolute(field, path)
+    if not os.path.isdir(path):
+        what = "does not exist" if not os.path.lexists(path) else "is not a directory"
+        raise RpcError(errors.INVALID_PARAMS, "Invalid params", f"{field} {what}: {path!r}")
 
 
 def _encode_cursor(offset: int) -> str:

@@ -20,6 +20,7 @@ from acp_protocol.mcp import McpServer
 from acp_protocol.session_update import AgentMessageChunk
 from acp_server.agent import (
     AgentConfig,
+    ClientPrompt,
     InstructionSettings,
     ProjectInstructions,
     Seams,
@@ -36,7 +37,7 @@ from acp_server.session.journal import Journal, JournalStore
 from acp_server.session.journal_format import JournalError
 from acp_server.session.log import SessionLog
 from acp_server.tools.base import Tool, ToolKind
-from acp_server.tools.builtin import builtin_tools
+from acp_server.tools.builtin import Ripgrep, builtin_tools
 from acp_server.tools.command_sandbox import CommandSandbox
 from acp_server.tools.local_commands import LocalCommands
 from acp_server.tools.local_files import LocalFiles
@@ -83,6 +84,10 @@ class SessionWiring:
         log_.on_append(journal.append)
         tools, policy, mode_fallback = self._tools_for(session_id, cwd, extra_roots, log_, records)
         handle = None
+        client_prompt = ClientPrompt()
+        for record in records:
+            if isinstance(record, rec.SystemPromptChange):
+                client_prompt.set(record.mode, record.text)  # the last one holds
         model, model_fallback = self._session_model(records)
         if model is not None:
             ids = context.options.ids
@@ -110,7 +115,7 @@ class SessionWiring:
                     max_repeats=context.options.agent_settings.max_repeated_calls,
                 ),
                 context.task_group,
-                seams=self._seams(cwd, extra_roots, policy),
+                seams=self._seams(cwd, extra_roots, policy, client_prompt),
                 ids=context.ids,
                 durability_flush=journal.flush,
             )
@@ -145,6 +150,7 @@ class SessionWiring:
             model=model,
             model_fallback=model_fallback,
             mode_fallback=mode_fallback,
+            client_prompt=client_prompt,
         )
         context.sessions.add(session)
         return session
@@ -185,9 +191,16 @@ class SessionWiring:
                 )
             )
 
-    def _seams(self, cwd: str, extra_roots: list[str], policy: PermissionPolicy) -> Seams:
-        """The session's listeners: the permission policy, and the environment and project
-        instructions in the system prompt (read again at each turn's first step)."""
+    def _seams(
+        self,
+        cwd: str,
+        extra_roots: list[str],
+        policy: PermissionPolicy,
+        client_prompt: ClientPrompt,
+    ) -> Seams:
+        """The session's listeners: the permission policy; the client's system prompt, then the
+        environment and project instructions in the system prompt (read again at each turn's
+        first step)."""
         instructions = ProjectInstructions(
             Workspace(Path(cwd), [Path(root) for root in extra_roots]),
             self._instructions,
@@ -195,7 +208,7 @@ class SessionWiring:
         return Seams(
             approval=[policy.approve],
             pre_step=[instructions.refresh],
-            system_prompt=[instructions.assemble],
+            system_prompt=[client_prompt.assemble, instructions.assemble],
         )
 
     def _session_model(
@@ -253,7 +266,12 @@ class SessionWiring:
             sandbox, self._context.bwrap, self._context.options.sandbox, self._context.processes
         )
         tools = builtin_tools(
-            sandbox, files, commands, self._context.options.tool_budget, command_sandbox
+            sandbox,
+            files,
+            commands,
+            self._context.options.tool_budget,
+            command_sandbox,
+            Ripgrep(self._context.processes),
         )
         mode: Mode = self._context.options.mode
         rules = Rules()

@@ -8,6 +8,7 @@ docs/rfc/implemented/architecture/2026-12-01-layers-and-bridge.md.
 from __future__ import annotations
 
 from .agent import Agent, AgentHandle, spawn_agent
+from .client_prompt import ClientPrompt, ClientPromptMode, cap_client_prompt
 from .events import (
     AgentEvent,
     CompactionEnded,
@@ -39,6 +40,8 @@ __all__ = [
     "AgentEvent",
     "AgentHandle",
     "Blocked",
+    "ClientPrompt",
+    "ClientPromptMode",
     "CompactionEnded",
     "CompactionStarted",
     "Dropped",
@@ -61,6 +64,7 @@ __all__ = [
     "TurnEnded",
     "TurnProgress",
     "Workspace",
+    "cap_client_prompt",
     "session_task_tool",
     "spawn_agent",
     "user_instructions_file",
