@@ -556,6 +556,8 @@ class AgentLoop:
                         calls.append(event.call)
                     elif isinstance(event, Usage):
                         self.last_usage = event
+                        total = self.turn_usage
+                        self.turn_usage = event if total is None else total.plus(event)
                     elif isinstance(event, Finish):
                         finish = event.reason
             if not calls and finish == "stop" and reads_text_calls(self.config.model):
