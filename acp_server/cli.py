@@ -15,7 +15,7 @@ from pathlib import Path
 from acp_server import __version__
 
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
-COMMANDS = ("setup",)
+COMMANDS = ("setup", "doctor")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -116,6 +116,10 @@ def main(argv: list[str] | None = None) -> int:
         from acp_server.firstrun.setup import run_setup
 
         return run_setup(args)
+    if args.command == "doctor":
+        from acp_server.firstrun.doctor import run_doctor
+
+        return run_doctor(args, default_data_dir())
     from acp_server.models.base import ModelConfigError
     from acp_server.models.config import (
         DEFAULT_KEY_VARIABLES,

@@ -54,6 +54,7 @@ from acp_server.tools.permission_rules import workspace_key
 from .context import BridgeContext, session_not_found
 from .modes import SessionConfig, available_commands
 from .notices import send_notice
+from .plans import PlanView, shows_plan_operations
 from .replay import replay_updates
 from .sandbox_availability import probe_sandbox, tell_about_sandbox
 from .sessions import AcpSession
@@ -212,7 +213,8 @@ class SessionMethods:
         # show history that arrives meanwhile; history after the response is shown late or lost.
         updates = SessionUpdates(self.context.peer, session.id)
         compaction = shows_compactions(self.context.client_capabilities)
-        for update in replay_updates(session.log.records, compaction=compaction):
+        plans = PlanView(shows_plan_operations(self.context.client_capabilities))
+        for update in replay_updates(session.log.records, compaction=compaction, plans=plans):
             await updates.send(update)
         self._tell_after(request, session)
         return LoadSessionResponse(

@@ -103,9 +103,28 @@ async def test_a_tree_1100_levels_deep_is_searched(ws: Workspace) -> None:
     os.close(bottom_fd)
     os.close(fd)
     bottom = os.path.join(ws.root, *["d"] * 1100, "bottom.txt")
-    assert (await ws.run("glob", pattern="**/bottom.txt")).text == bottom
-    assert (await ws.run("glob", pattern="d/**/*.txt")).text == bottom
-    assert (await ws.run("grep", pattern="needle")).text == f"{bottom}:1: needle"
+    try:
+        assert (await ws.run("glob", pattern="**/bottom.txt")).text == bottom
+        assert (await ws.run("glob", pattern="d/**/*.txt")).text == bottom
+        assert (await ws.run("grep", pattern="needle")).text == f"{bottom}:1: needle"
+    finally:
+        remove_deep_tree(ws.root / "d")
+
+
+def remove_deep_tree(top: Path) -> None:
+    """Remove a chain of nested `d` directories one level at a time. Left behind, it would
+    break pytest's cleanup of old temporary directories in a later run (shutil.rmtree
+    recurses once per level and raises RecursionError), failing that whole run."""
+    spare = top.with_name("d-next")
+    while (top / "d").is_dir():
+        (top / "d").rename(spare)  # the level below moves up beside `top` ...
+        for leftover in top.iterdir():
+            leftover.unlink()
+        top.rmdir()
+        spare.rename(top)  # ... and takes its place: one level fewer
+    for leftover in top.iterdir():
+        leftover.unlink()
+    top.rmdir()
 
 
 async def test_hostile_names_binary_files_and_a_huge_line(ws: Workspace) -> None:
