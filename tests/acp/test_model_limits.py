@@ -52,6 +52,7 @@ def environment(tmp_path: Path, server: FakeServer, config: str = "") -> dict[st
 
 
 WINDOW_4096 = "[providers.openai]\ncontext_window = 4096\n"
+WINDOW_16K = "[providers.openai]\ncontext_window = 16384\n"
 
 
 def chat_bodies(server: FakeServer) -> list[dict[str, Any]]:
@@ -147,7 +148,7 @@ async def test_a_malformed_tool_call_is_answered_back_to_the_model(tmp_path: Pat
         text_reply("It says to remember the milk."),
     ]
     async with serve(*replies) as server:
-        env = environment(tmp_path, server, WINDOW_4096)
+        env = environment(tmp_path, server, WINDOW_16K)  # four calls fit uncompacted
         args = ("--model", "openai:qwen", "--data-dir", str(tmp_path / "data"))
         async with running_agent(*args, env=env) as (conn, _, frames, client):
             sid = await start(conn, tmp_path)
