@@ -36,6 +36,7 @@ from acp_server.session import records as rec
 from acp_server.session.journal import Journal, JournalStore
 from acp_server.session.journal_format import JournalError
 from acp_server.session.log import SessionLog
+from acp_server.tools.ask_user import AskUser
 from acp_server.tools.base import Tool, ToolKind
 from acp_server.tools.builtin import Ripgrep, builtin_tools
 from acp_server.tools.command_sandbox import CommandSandbox
@@ -46,7 +47,13 @@ from acp_server.tools.permissions import MODE_IDS, Mode, ModeRefused, Permission
 from acp_server.tools.text_window import TextWindow
 from acp_server.tools.workspace import CommandRunner, FileAccess, Sandbox
 
-from .client_requests import AcpPermissionAsker, ClientFiles, ClientTerminals
+from .client_requests import (
+    AcpFormAsker,
+    AcpPermissionAsker,
+    ClientFiles,
+    ClientTerminals,
+    asks_forms,
+)
 from .context import BridgeContext
 from .hook_consent import install_hooks
 from .notices import send_notice
@@ -287,6 +294,8 @@ class SessionWiring:
             command_sandbox,
             Ripgrep(self._context.processes),
         )
+        if asks_forms(caps):
+            tools.append(AskUser(AcpFormAsker(peer, session_id)))
         mode: Mode = self._context.options.mode
         rules = Rules()
         here = workspace_key(cwd, extra_roots)
