@@ -54,6 +54,7 @@ from acp_server.tools.permission_rules import workspace_key
 from .context import BridgeContext, session_not_found
 from .modes import SessionConfig, available_commands
 from .notices import send_notice
+from .plans import PlanView, shows_plan_operations
 from .replay import replay_updates
 from .sandbox_availability import probe_sandbox, tell_about_sandbox
 from .sessions import AcpSession
@@ -118,7 +119,7 @@ class SessionMethods:
         self, request: IncomingRequest, params: msgspec.Raw | None
     ) -> NewSessionResponse:
         new = decode_params(params, NewSessionRequest)
-        _require_absolute("cwd", new.cwd)
+        _require_directory("cwd", new.cwd)
         extra_roots = list(new.additional_directories or [])
         for path in extra_roots:
             _require_absolute("additionalDirectories", path)
@@ -212,7 +213,8 @@ class SessionMethods:
         # show history that arrives meanwhile; history after the response is shown late or lost.
         updates = SessionUpdates(self.context.peer, session.id)
         compaction = shows_compactions(self.context.client_capabilities)
-        for update in replay_updates(session.log.records, compaction=compaction):
+        plans = PlanView(shows_plan_operations(self.context.client_capabilities))
+        for update in replay_updates(session.log.records, compaction=compaction, plans=plans):
             await updates.send(update)
         self._tell_after(request, session)
         return LoadSessionResponse(
@@ -257,7 +259,7 @@ class SessionMethods:
         with its origin (see docs/rfc/implemented/feature/2026-12-01-session-fork.md)."""
         fork = decode_params(params, ForkSessionRequest)
         await probe_sandbox(self.context)
-        _require_absolute("cwd", fork.cwd)
+        _require_directory("cwd", fork.cwd)
         extra_roots = list(fork.additional_directories or [])
         for path in extra_roots:
             _require_absolute("additionalDirectories", path)
@@ -392,7 +394,7 @@ class SessionMethods:
         session_id, cwd = reopen.session_id, reopen.cwd
         extra_roots = list(reopen.additional_directories or [])
         mcp_servers: list[object] = list(reopen.mcp_servers or [])
-        _require_absolute("cwd", cwd)
+        _require_directory("cwd", cwd)
         for path in extra_roots:
             _require_absolute("additionalDirectories", path)
         active = self.context.sessions.get(session_id)
@@ -447,6 +449,15 @@ def _require_absolute(field: str, path: str) -> None:
         raise RpcError(
             errors.INVALID_PARAMS, "Invalid params", f"{field} must be an absolute path: {path!r}"
         )
+
+
+def _require_directory(field: str, path: str) -> None:
+    """An absolute path to an existing directory (links followed): a session never starts,
+    and nothing is created for it, in a cwd that is missing or a file."""
+    _require_absolute(field, path)
+    if not os.path.isdir(path):
+        what = "does not exist" if not os.path.lexists(path) else "is not a directory"
+        raise RpcError(errors.INVALID_PARAMS, "Invalid params", f"{field} {what}: {path!r}")
 
 
 def _encode_cursor(offset: int) -> str:

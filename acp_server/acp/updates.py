@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from msgspec import UNSET
 
 from acp_protocol.content import TextContent
@@ -11,6 +14,8 @@ from acp_protocol.initialize import (
     CompactionCapabilities,
 )
 from acp_protocol.methods import SESSION_UPDATE
+from acp_protocol.newer import NewerSessionNotification, NewerSessionUpdate
+from acp_protocol.plan_operations import PlanRemoved, PlanUpdate
 from acp_protocol.session_update import (
     AgentMessageChunk,
     AgentThoughtChunk,
@@ -44,18 +49,30 @@ from acp_server.agent import (
 )
 from acp_server.rpc.peer import Peer
 from acp_server.tools.base import Location
+from acp_server.tools.printable import one_line
+
+from .plans import PlanView
+
+AGENT_ORIGIN = {"acp-server": {"origin": "agent"}}
+"""`_meta` of a message chunk that is the agent's own notice, not the model's words."""
 
 
 def update_for(event: AgentEvent) -> SessionUpdate | None:
     """The ACP update that shows `event`, or None for events the client does not see."""
     if isinstance(event, MessageChunk):
+        if event.from_agent:
+            return AgentMessageChunk(
+                content=TextContent(text=event.text),
+                message_id=event.message_id,
+                meta=AGENT_ORIGIN,
+            )
         return AgentMessageChunk(content=TextContent(text=event.text), message_id=event.message_id)
     if isinstance(event, ThoughtChunk):
         return AgentThoughtChunk(content=TextContent(text=event.text), message_id=event.message_id)
     if isinstance(event, ToolCallAnnounced) and event.drafted:
         return ToolCallUpdate(
             tool_call_id=event.call_id,
-            title=event.title,
+            title=one_line(event.title),
             kind=event.kind,
             status="pending",
             raw_input=dict(event.arguments),
@@ -65,7 +82,7 @@ def update_for(event: AgentEvent) -> SessionUpdate | None:
         if event.first:
             return ToolCall(
                 tool_call_id=event.call_id,
-                title=event.name,
+                title=one_line(event.name),
                 name=event.name,
                 kind=event.kind,
                 status="pending",
@@ -81,7 +98,7 @@ def update_for(event: AgentEvent) -> SessionUpdate | None:
     if isinstance(event, ToolCallAnnounced):
         return ToolCall(
             tool_call_id=event.call_id,
-            title=event.title,
+            title=one_line(event.title),
             name=event.name,
             kind=event.kind,
             status="pending",
@@ -113,7 +130,7 @@ def update_for(event: AgentEvent) -> SessionUpdate | None:
                 PlanEntry(content=e.content, priority=e.priority, status=e.status)
                 for e in event.entries
             ]
-        )
+        )  # a SessionUpdates sink shows it through its PlanView instead
     return None
 
 
@@ -188,26 +205,61 @@ def _location(location: Location) -> ToolCallLocation:
     return ToolCallLocation(path=location.path, line=location.line)
 
 
+ANNOUNCED_INPUTS = 64
+"""Inputs of announced calls kept for permission requests; a cancelled turn's calls never end,
+so the oldest go first."""
+
+
+def _note_input(announced: dict[str, Mapping[str, Any]], event: AgentEvent) -> None:
+    """Keep the input of each announced tool call until it ends (for permission requests)."""
+    if isinstance(event, ToolCallAnnounced):
+        announced[event.call_id] = event.arguments
+        while len(announced) > ANNOUNCED_INPUTS:
+            del announced[next(iter(announced))]
+    elif isinstance(event, ToolCallProgress) and event.status != "in_progress":
+        announced.pop(event.call_id, None)
+
+
 class SessionUpdates:
     """An agent event sink that writes the session's updates through the peer's ordered
     writer, so every update of a turn is queued before that turn's prompt response."""
 
-    def __init__(self, peer: Peer, session_id: str, *, compaction: bool = False) -> None:
+    def __init__(
+        self,
+        peer: Peer,
+        session_id: str,
+        *,
+        compaction: bool = False,
+        plans: PlanView | None = None,
+        announced: dict[str, Mapping[str, Any]] | None = None,
+    ) -> None:
         self._peer = peer
         self._session_id = session_id
         self._compaction = compaction
+        self._plans = plans if plans is not None else PlanView(operations=False)
+        self._announced = announced
 
     async def __call__(self, event: AgentEvent) -> None:
+        if self._announced is not None:
+            _note_input(self._announced, event)
         if isinstance(event, (CompactionStarted, CompactionEnded)):
             for shown in compaction_updates(event, self._compaction):
                 await self.send(shown)
+            return
+        if isinstance(event, PlanUpdated):
+            plan = self._plans.update([(e.content, e.priority, e.status) for e in event.entries])
+            if plan is not None:
+                await self.send(plan)
             return
         update = update_for(event)
         if update is not None:
             await self.send(update)
 
-    async def send(self, update: SessionUpdate) -> None:
+    async def send(self, update: NewerSessionUpdate) -> None:
         """Send one update for this session."""
-        await self._peer.notify(
-            SESSION_UPDATE, SessionNotification(session_id=self._session_id, update=update)
+        notification = (
+            SessionNotification(session_id=self._session_id, update=update)
+            if not isinstance(update, (PlanUpdate, PlanRemoved))
+            else NewerSessionNotification(session_id=self._session_id, update=update)
         )
+        await self._peer.notify(SESSION_UPDATE, notification)

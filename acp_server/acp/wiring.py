@@ -13,7 +13,7 @@ import logging
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from acp_protocol.content import TextContent
 from acp_protocol.mcp import McpServer
@@ -36,8 +36,9 @@ from acp_server.session import records as rec
 from acp_server.session.journal import Journal, JournalStore
 from acp_server.session.journal_format import JournalError
 from acp_server.session.log import SessionLog
+from acp_server.tools.ask_user import AskUser
 from acp_server.tools.base import Tool, ToolKind
-from acp_server.tools.builtin import builtin_tools
+from acp_server.tools.builtin import Ripgrep, builtin_tools
 from acp_server.tools.command_sandbox import CommandSandbox
 from acp_server.tools.local_commands import LocalCommands
 from acp_server.tools.local_files import LocalFiles
@@ -46,11 +47,18 @@ from acp_server.tools.permissions import MODE_IDS, Mode, ModeRefused, Permission
 from acp_server.tools.text_window import TextWindow
 from acp_server.tools.workspace import CommandRunner, FileAccess, Sandbox
 
-from .client_requests import AcpPermissionAsker, ClientFiles, ClientTerminals
+from .client_requests import (
+    AcpFormAsker,
+    AcpPermissionAsker,
+    ClientFiles,
+    ClientTerminals,
+    asks_forms,
+)
 from .context import BridgeContext
 from .hook_consent import install_hooks
 from .notices import send_notice
 from .options import ServerOptions
+from .plans import shows_plan_operations, view_after
 from .sessions import AcpSession
 from .updates import SessionUpdates, shows_compactions
 
@@ -82,7 +90,10 @@ class SessionWiring:
         context = self._context
         log_ = SessionLog(session_id, records)
         log_.on_append(journal.append)
-        tools, policy, mode_fallback = self._tools_for(session_id, cwd, extra_roots, log_, records)
+        announced: dict[str, Mapping[str, Any]] = {}  # inputs a permission request shows whole
+        tools, policy, mode_fallback = self._tools_for(
+            session_id, cwd, extra_roots, log_, records, announced
+        )
         handle = None
         client_prompt = ClientPrompt()
         for record in records:
@@ -120,7 +131,16 @@ class SessionWiring:
                 durability_flush=journal.flush,
             )
             compaction = shows_compactions(context.client_capabilities)
-            handle.agent.subscribe(SessionUpdates(context.peer, session_id, compaction=compaction))
+            plans = view_after(records, shows_plan_operations(context.client_capabilities))
+            handle.agent.subscribe(
+                SessionUpdates(
+                    context.peer,
+                    session_id,
+                    compaction=compaction,
+                    plans=plans,
+                    announced=announced,
+                )
+            )
             install_hooks(context, handle.agent, session_id, cwd)
         servers = [s for s in mcp_servers if isinstance(s, McpServer)]
         if servers:
@@ -241,6 +261,7 @@ class SessionWiring:
         extra_roots: list[str],
         session_log: SessionLog,
         records: Sequence[rec.Record],
+        announced: Mapping[str, Mapping[str, Any]],
     ) -> tuple[list[Tool], PermissionPolicy, str | None]:
         """The session's tools, reaching files and commands through the client when it offers
         them (unsaved buffers, live terminals), else locally; its permission policy with the
@@ -266,8 +287,15 @@ class SessionWiring:
             sandbox, self._context.bwrap, self._context.options.sandbox, self._context.processes
         )
         tools = builtin_tools(
-            sandbox, files, commands, self._context.options.tool_budget, command_sandbox
+            sandbox,
+            files,
+            commands,
+            self._context.options.tool_budget,
+            command_sandbox,
+            Ripgrep(self._context.processes),
         )
+        if asks_forms(caps):
+            tools.append(AskUser(AcpFormAsker(peer, session_id)))
         mode: Mode = self._context.options.mode
         rules = Rules()
         here = workspace_key(cwd, extra_roots)
@@ -311,7 +339,7 @@ class SessionWiring:
         policy = PermissionPolicy(
             sandbox,
             _ToolsByName(tools),  # live: MCP tools join the list once their servers connect
-            AcpPermissionAsker(peer, session_id),
+            AcpPermissionAsker(peer, session_id, announced),
             mode=mode,
             rules=rules,
             remember=remember,

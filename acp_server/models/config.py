@@ -12,6 +12,8 @@ A missing file at the default place is the same as an empty one. Example:
     [providers.openai]
     base_url = "http://127.0.0.1:8080/v1"   # a local llama.cpp / vLLM / Ollama server
     api_key_env = "OPENAI_API_KEY"          # the variable the key is read from
+    # api_key = "..."                       # or the key itself (what `acp-server setup`
+                                            # writes when a key is typed; the file is 0600)
     read_timeout = 120                      # seconds between chunks (default 60)
     context_window = 32768                  # tokens; else asked of the server, else a default
     max_output_tokens = 8192                # tokens one request may generate (default 8192)
@@ -19,6 +21,8 @@ A missing file at the default place is the same as an empty one. Example:
     [providers.openai.models."qwen2.5-coder-7b"]
     context_window = 8192                   # this model only
     max_output_tokens = 2048                # this model only
+    text_tool_calls = true                  # run a call the model wrote as text (default:
+                                            # on for OpenAI-compatible servers, not OpenAI)
 
     [providers.anthropic]
     api_key_env = "ANTHROPIC_API_KEY"
@@ -39,8 +43,9 @@ A missing file at the default place is the same as an empty one. Example:
 Which model a server uses (`choose_model_spec`): `--model` > `ACP_SERVER_MODEL` >
 `default_model` here. Which endpoint a provider talks to (`acp_server.models.spec.load_model`):
 the `OPENAI_BASE_URL` / `ANTHROPIC_BASE_URL` variable > `base_url` here > the public
-endpoint. The API key is read from the variable named by `api_key_env` (default
-`OPENAI_API_KEY` / `ANTHROPIC_API_KEY`); keys themselves never go in this file.
+endpoint. The API key is `api_key` here when set (`acp-server setup` writes it, with the file's
+mode 0600, when the user types a key), else read from the variable named by `api_key_env`
+(default `OPENAI_API_KEY` / `ANTHROPIC_API_KEY`); a table may not set both.
 
 Over 400 lines: one validating reader for every table of the one file, so that every message
 names the file, the line and the expected values the same way.
@@ -73,6 +78,7 @@ __all__ = [
     "check_spec",
     "choose_model_spec",
     "config_path",
+    "file_keys",
     "key_variables",
     "load_settings",
     "url_credentials",
@@ -105,6 +111,8 @@ class ProviderSettings:
 
     base_url: str | None = None
     api_key_env: str | None = None
+    api_key: str | None = field(default=None, repr=False)
+    """The key itself, when the file holds it (never shown: `repr` leaves it out)."""
     connect_timeout: float | None = None
     read_timeout: float | None = None
     context_window: int | None = None
@@ -115,10 +123,19 @@ class ProviderSettings:
     """Tokens one request may generate (see `acp_server.models.output`)."""
     model_outputs: dict[str, int] = field(default_factory=dict)
     """`max_output_tokens` of single models, by model name."""
+    text_tool_calls: bool | None = None
+    """Recognise tool calls written as text (see acp_server/agent/text_calls.py)."""
+    model_text_calls: dict[str, bool] = field(default_factory=dict)
+    """`text_tool_calls` of single models, by model name."""
 
     def window_for(self, model: str) -> int | None:
         """The configured window of `model`: its own, else the provider's, else None."""
         return self.model_windows.get(model, self.context_window)
+
+    def text_calls_for(self, model: str) -> bool | None:
+        """The configured `text_tool_calls` of `model`: its own, else the provider's, else
+        None (the provider's default)."""
+        return self.model_text_calls.get(model, self.text_tool_calls)
 
     def output_for(self, model: str) -> int | None:
         """The configured output limit of `model`: its own, else the provider's, else None."""
@@ -168,6 +185,12 @@ class ModelSettings:
     def provider(self, name: str) -> ProviderSettings:
         """The settings of provider `name` (empty when the file has no table for it)."""
         return self.providers.get(name) or ProviderSettings()
+
+
+def file_keys(settings: ModelSettings) -> list[str]:
+    """The keys the config file holds itself (`api_key`), to be redacted wherever they might
+    be quoted."""
+    return [p.api_key for p in settings.providers.values() if p.api_key]
 
 
 def key_variables(settings: ModelSettings) -> frozenset[str]:
@@ -279,10 +302,12 @@ def load_settings(
 _PROVIDER_KEYS = {
     "base_url": str,
     "api_key_env": str,
+    "api_key": str,
     "connect_timeout": float,
     "read_timeout": float,
     "context_window": int,
     "max_output_tokens": int,
+    "text_tool_calls": bool,
 }
 
 _TOOL_MINIMUMS = {"max_result_bytes": 1024, "max_read_lines": 1, "max_search_results": 1}
@@ -430,7 +455,11 @@ class _Reader:
         values: dict[str, Any] = {}
         for key, value in entry.items():
             if key == "models":
-                values["model_windows"], values["model_outputs"] = self.model_tables(table, value)
+                (
+                    values["model_windows"],
+                    values["model_outputs"],
+                    values["model_text_calls"],
+                ) = self.model_tables(table, value)
                 continue
             kind = _PROVIDER_KEYS.get(key)
             if kind is None:
@@ -440,7 +469,10 @@ class _Reader:
                     key,
                     table,
                 )
-            if kind is str:
+            if kind is bool:
+                if not isinstance(value, bool):
+                    raise self.error(f"[{table}] `{key}` must be true or false", key, table)
+            elif kind is str:
                 if not isinstance(value, str) or not value:
                     raise self.error(f"[{table}] `{key}` must be a non-empty string", key, table)
             elif kind is int:
@@ -452,15 +484,22 @@ class _Reader:
             else:
                 value = float(value)
             values[key] = value
+        if "api_key" in values and "api_key_env" in values:
+            raise self.error(
+                f"[{table}] sets both `api_key` and `api_key_env`; keep one", "api_key", table
+            )
         return ProviderSettings(**values)
 
-    def model_tables(self, table: str, value: Any) -> tuple[dict[str, int], dict[str, int]]:
-        """`[providers.NAME.models."MODEL"]` tables: each may set `context_window` and
-        `max_output_tokens`; returns both by model name."""
+    def model_tables(
+        self, table: str, value: Any
+    ) -> tuple[dict[str, int], dict[str, int], dict[str, bool]]:
+        """`[providers.NAME.models."MODEL"]` tables: each may set `context_window`,
+        `max_output_tokens` and `text_tool_calls`; returns each by model name."""
         if not isinstance(value, dict):
             raise self.error(f'[{table}] `models` must be tables [{table}.models."MODEL"]')
         windows: dict[str, int] = {}
         outputs: dict[str, int] = {}
+        text_calls: dict[str, bool] = {}
         for model, entry in value.items():
             inner = f"{table}.models.{model}"
             if not isinstance(entry, dict):
@@ -470,14 +509,20 @@ class _Reader:
                     windows[model] = self.positive_int(setting, key, inner)
                 elif key == "max_output_tokens":
                     outputs[model] = self.positive_int(setting, key, inner)
+                elif key == "text_tool_calls":
+                    if not isinstance(setting, bool):
+                        raise self.error(
+                            f"[{inner}] `text_tool_calls` must be true or false", key, inner
+                        )
+                    text_calls[model] = setting
                 else:
                     raise self.error(
                         f'unknown key `{key}` in [{table}.models."{model}"]; expected '
-                        "context_window or max_output_tokens",
+                        "context_window, max_output_tokens or text_tool_calls",
                         key,
                         inner,
                     )
-        return windows, outputs
+        return windows, outputs, text_calls
 
     def tools(self, entry: Any) -> ToolBudget:
         if not isinstance(entry, dict):
