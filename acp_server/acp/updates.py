@@ -58,10 +58,19 @@ from acp_server.tools.printable import one_line
 
 from .plans import PlanView
 
+AGENT_ORIGIN = {"acp-server": {"origin": "agent"}}
+"""`_meta` of a message chunk that is the agent's own notice, not the model's words."""
+
 
 def update_for(event: AgentEvent) -> SessionUpdate | None:
     """The ACP update that shows `event`, or None for events the client does not see."""
     if isinstance(event, MessageChunk):
+        if event.from_agent:
+            return AgentMessageChunk(
+                content=TextContent(text=event.text),
+                message_id=event.message_id,
+                meta=AGENT_ORIGIN,
+            )
         return AgentMessageChunk(content=TextContent(text=event.text), message_id=event.message_id)
     if isinstance(event, ThoughtChunk):
         return AgentThoughtChunk(content=TextContent(text=event.text), message_id=event.message_id)

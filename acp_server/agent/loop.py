@@ -76,6 +76,7 @@ from .initiator import Initiator, enter_initiator, leave_initiator
 from .instructions import DEFAULT_SYSTEM_PROMPT
 from .progress import ALIVE_INTERVAL_S, Drafts, keep_alive
 from .seams import PromptSubmission, Seams, StepInfo, StepResult, TurnProgress
+from .text_calls import reads_text_calls, text_call
 
 log = logging.getLogger(__name__)
 
@@ -531,6 +532,7 @@ class AgentLoop:
         calls: list[ToolCallRequest] = []
         finish = "stop"
         drafts = Drafts(turn_id, self._tools, self._emit)
+        from_text: set[str] = set()
         used = self.budget.estimate(request)
         alive = keep_alive(
             self._emit, turn_id, used, self.budget.window, self.config.alive_interval
@@ -558,6 +560,12 @@ class AgentLoop:
                         self.turn_usage = event if total is None else total.plus(event)
                     elif isinstance(event, Finish):
                         finish = event.reason
+            if not calls and finish == "stop" and reads_text_calls(self.config.model):
+                recognised = await self._text_call(turn_id, pieces)
+                if recognised is not None:
+                    calls.append(recognised)
+                    from_text.add(recognised.call_id)
+                    finish = "tool_calls"
         except TurnAborted:
             await drafts.close_unfinished(set(), "cancelled")
             raise
@@ -575,7 +583,10 @@ class AgentLoop:
                         parts=parts,
                         tool_calls=[
                             rec.ToolCallRecord(
-                                call_id=c.call_id, name=c.name, arguments=c.arguments
+                                call_id=c.call_id,
+                                name=c.name,
+                                arguments=c.arguments,
+                                from_text=c.call_id in from_text,
                             )
                             for c in calls
                         ],
@@ -590,6 +601,23 @@ class AgentLoop:
         signal.raise_if_aborted()
         text = "".join(p.text for p in parts if isinstance(p, rec.TextPart))
         return text, calls, finish
+
+    async def _text_call(self, turn_id: str, pieces: _Pieces) -> ToolCallRequest | None:
+        """The call the model wrote as its whole message, if it did (see text_calls.py); the
+        client is told it runs as a call."""
+        text = "".join(p.text for p in pieces.parts() if isinstance(p, rec.TextPart))
+        found = text_call(text, self._tools)
+        if found is None:
+            return None
+        log.info("the model wrote a %s call as text; running it as a call", found.name)
+        note = (
+            f"\n\n(acp-server: the model wrote a {found.name} call as text; "
+            "it runs as a tool call.)"
+        )
+        await self._emit(MessageChunk(turn_id, self._ids("msg"), note, from_agent=True))
+        return ToolCallRequest(
+            call_id=self._ids("call"), name=found.name, arguments=found.arguments
+        )
 
     async def _run_tools(
         self,
@@ -720,15 +748,17 @@ class AgentLoop:
         )
 
     async def _say(self, turn_id: str, text: str) -> None:
-        """An agent message of the loop's own (not the model's), shown and recorded."""
+        """A notice of the loop's own, shown and recorded as the agent's (origin `agent`): the
+        client sees it marked, the model never reads it as its own words."""
         message_id = self._ids("msg")
-        await self._emit(MessageChunk(turn_id, message_id, text))
+        await self._emit(MessageChunk(turn_id, message_id, text, from_agent=True))
         self.session.append(
             rec.AssistantMessage(
                 turn_id=turn_id,
                 message_id=message_id,
                 parts=[rec.TextPart(text=text)],
                 tool_calls=[],
+                origin="agent",
                 at=rec.utc_now(),
             )
         )
