@@ -130,6 +130,7 @@ class SessionWiring:
                     max_steps=context.options.agent_settings.max_steps,
                     context_threshold=context.options.agent_settings.context_threshold,
                     max_repeats=context.options.agent_settings.max_repeated_calls,
+                    max_failed=context.options.agent_settings.max_failed_calls,
                 ),
                 context.task_group,
                 seams=self._seams(cwd, extra_roots, policy, client_prompt),
