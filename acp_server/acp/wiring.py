@@ -5,6 +5,8 @@ This is the bridge's composition root for one session. Every session is journale
 data directory from the moment it exists: each record is written as it is appended, and the
 journal is fsynced at every turn end (before the prompt is answered) and on close. See
 docs/rfc/implemented/architecture/2026-11-30-session-journal.md.
+
+Over 400 lines: one session's parts are put together (and taken apart) in one place.
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ from acp_server.tools.permissions import MODE_IDS, Mode, ModeRefused, Permission
 from acp_server.tools.text_window import TextWindow
 from acp_server.tools.workspace import CommandRunner, FileAccess, Sandbox
 
+from .child_sessions import ChildSessions, shows_subagents
 from .client_requests import (
     AcpFormAsker,
     AcpPermissionAsker,
@@ -100,6 +103,8 @@ class SessionWiring:
             if isinstance(record, rec.SystemPromptChange):
                 client_prompt.set(record.mode, record.text)  # the last one holds
         model, model_fallback = self._session_model(records)
+        caps = context.client_capabilities
+        children = ChildSessions(context) if shows_subagents(caps) else None
         if model is not None:
             ids = context.options.ids
             tools.append(
@@ -113,6 +118,7 @@ class SessionWiring:
                     policy,
                     ids,
                     context.options.agent_settings.context_threshold,
+                    children,
                 )
             )
             handle = spawn_agent(
@@ -124,6 +130,7 @@ class SessionWiring:
                     max_steps=context.options.agent_settings.max_steps,
                     context_threshold=context.options.agent_settings.context_threshold,
                     max_repeats=context.options.agent_settings.max_repeated_calls,
+                    max_failed=context.options.agent_settings.max_failed_calls,
                 ),
                 context.task_group,
                 seams=self._seams(cwd, extra_roots, policy, client_prompt),
@@ -139,6 +146,7 @@ class SessionWiring:
                     compaction=compaction,
                     plans=plans,
                     announced=announced,
+                    links=children.links_of(session_id) if children is not None else None,
                 )
             )
             install_hooks(context, handle.agent, session_id, cwd)

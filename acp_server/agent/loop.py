@@ -46,6 +46,7 @@ from acp_server.models.base import (
 )
 from acp_server.models.budget import ContextBudget
 from acp_server.models.config import (
+    DEFAULT_MAX_FAILED_CALLS,
     DEFAULT_MAX_REPEATED_CALLS,
     DEFAULT_MAX_STEPS,
     DEFAULT_THRESHOLD,
@@ -74,6 +75,7 @@ from .failures import durable_error
 from .inbox import Blocked, CompactTicket, Dropped, Inbox, PromptTicket
 from .initiator import Initiator, enter_initiator, leave_initiator
 from .instructions import DEFAULT_SYSTEM_PROMPT
+from .no_progress import FailedCalls
 from .progress import ALIVE_INTERVAL_S, Drafts, keep_alive
 from .seams import PromptSubmission, Seams, StepInfo, StepResult, TurnProgress
 from .text_calls import reads_text_calls, text_call
@@ -98,6 +100,8 @@ class AgentConfig:
     """Fraction of the context window above which a request should be compacted first."""
     max_repeats: int = DEFAULT_MAX_REPEATED_CALLS
     """Repeats of one call with one result a turn may make before it ends."""
+    max_failed: int = DEFAULT_MAX_FAILED_CALLS
+    """Consecutive failures of one tool with one kind of error before the turn ends."""
     alive_interval: float = ALIVE_INTERVAL_S
     """Quiet seconds of a model request before the client hears it is still running."""
 
@@ -402,6 +406,7 @@ class AgentLoop:
     async def _run_steps(self, turn_id: str, signal: TurnSignal) -> rec.Outcome:
         step = 0
         repeats = RepeatedCalls(self.config.max_repeats)
+        failures = FailedCalls(self.config.max_failed)
         while True:
             signal.raise_if_aborted()  # work that returned normally after a cancel owes no step
             if step >= self.config.max_steps:
@@ -447,10 +452,11 @@ class AgentLoop:
                 self._end_step(turn_id, step, finish)
                 return rec.MaxTokens() if finish == "max_tokens" else rec.Refusal()
             if calls:
-                await self._run_tools(turn_id, calls, signal, repeats)
+                await self._run_tools(turn_id, calls, signal, repeats, failures)
             self._end_step(turn_id, step, finish)
-            if repeats.stop_message is not None:
-                await self._say(turn_id, repeats.stop_message)
+            stop_message = repeats.stop_message or failures.stop_message
+            if stop_message is not None:
+                await self._say(turn_id, stop_message)
                 return rec.Completed()
             if calls or self.inbox.steering:
                 continue
@@ -625,6 +631,7 @@ class AgentLoop:
         calls: list[ToolCallRequest],
         signal: TurnSignal,
         repeats: RepeatedCalls,
+        failures: FailedCalls,
     ) -> None:
         for call in calls:
             signal.raise_if_aborted()  # calls not started get balanced results at turn end
@@ -667,7 +674,11 @@ class AgentLoop:
                 )
                 await self._emit(ToolCallProgress(turn_id, call.call_id, "failed", "cancelled"))
                 raise
-            output = repeats.check(call, output)
+            if repeats.stop_message is None and failures.stop_message is None:
+                # One stop note at most: the first limit reached ends the turn.
+                output = repeats.check(call, output, tool)
+                if repeats.stop_message is None:
+                    output = failures.check(call, output)
             # A denial's reason (a hook's) or the list of unknown tools is capped too.
             output = cap_output(output, self.config.max_result_bytes)
             self._tool_result(shown, output, synthetic=None)

@@ -8,6 +8,7 @@ A missing file at the default place is the same as an empty one. Example:
     max_steps = 200                 # model requests per turn
     context_threshold = 0.8         # compact requests above this fraction of the window
     max_repeated_calls = 3          # same call, same result: the turn ends after this many
+    max_failed_calls = 5            # same tool failing the same way in a row: ends after this
 
     [providers.openai]
     base_url = "http://127.0.0.1:8080/v1"   # a local llama.cpp / vLLM / Ollama server
@@ -66,6 +67,7 @@ from acp_server.tools.budget import ToolBudget
 from acp_server.tools.command_sandbox import SandboxSettings, sandbox_settings
 
 __all__ = [
+    "DEFAULT_MAX_FAILED_CALLS",
     "DEFAULT_MAX_REPEATED_CALLS",
     "DEFAULT_MAX_STEPS",
     "DEFAULT_THRESHOLD",
@@ -103,6 +105,8 @@ DEFAULT_THRESHOLD = 0.8
 the rest is room for the answer and for the estimate's error."""
 DEFAULT_MAX_REPEATED_CALLS = 3
 """Repeats of one call with one result a turn may make before it ends."""
+DEFAULT_MAX_FAILED_CALLS = 5
+"""Consecutive failures of one tool with one kind of error a turn may have before it ends."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,6 +153,7 @@ class AgentSettings:
     max_steps: int = DEFAULT_MAX_STEPS
     context_threshold: float = DEFAULT_THRESHOLD
     max_repeated_calls: int = DEFAULT_MAX_REPEATED_CALLS
+    max_failed_calls: int = DEFAULT_MAX_FAILED_CALLS
 
 
 @dataclass(frozen=True, slots=True)
@@ -376,7 +381,7 @@ class _Reader:
                 tools = self.tools(value)
             elif key == "instructions":
                 instructions = self.instructions(value)
-            elif key in ("max_steps", "max_repeated_calls"):
+            elif key in ("max_steps", "max_repeated_calls", "max_failed_calls"):
                 agent[key] = self.positive_int(value, key)
             elif key == "context_threshold":
                 if isinstance(value, bool) or not isinstance(value, int | float):
@@ -389,7 +394,8 @@ class _Reader:
             else:
                 raise self.error(
                     f"unknown key `{key}`; expected default_model, models, max_steps, "
-                    "context_threshold, max_repeated_calls, [providers.NAME], [tools], "
+                    "context_threshold, max_repeated_calls, max_failed_calls, "
+                    "[providers.NAME], [tools], "
                     "[instructions] or [sandbox]",
                     key,
                 )
