@@ -52,7 +52,8 @@ from acp_server.session.journal_format import (
 from acp_server.tools.permission_rules import workspace_key
 
 from .context import BridgeContext, session_not_found
-from .modes import SessionConfig, available_commands
+from .custom_commands import refresh_commands
+from .modes import SessionConfig
 from .notices import send_notice
 from .plans import PlanView, shows_plan_operations
 from .replay import replay_updates
@@ -142,10 +143,8 @@ class SessionMethods:
         apply_prompt(session, system_prompt)
         log.info("session %s created in %s", session_id, new.cwd)
 
-        commands = available_commands(self.context.options.offered_models)
-
         async def announce_commands() -> None:
-            await SessionUpdates(self.context.peer, session_id).send(commands)
+            await refresh_commands(self.context, session, in_prompt=False)
             await tell_about_sandbox(self.context, session_id, session.mode_fallback)
 
         request.after_response.append(announce_commands)
@@ -240,11 +239,11 @@ class SessionMethods:
         session whose journaled mode was not restored also gets its current mode announced,
         after the replayed history whose old switch it supersedes."""
         fallback, session.mode_fallback = session.mode_fallback, None
-        commands = available_commands(self.context.options.offered_models)
 
         async def tell() -> None:
             # Every opened session learns its slash commands, not only a new one.
-            await SessionUpdates(self.context.peer, session.id).send(commands)
+            session.commands_shown = None
+            await refresh_commands(self.context, session, in_prompt=False)
             await self._tell_model_fallback(session)
             if fallback is not None:
                 await self.config.announce_mode(session)

@@ -9,6 +9,14 @@ from __future__ import annotations
 
 from .agent import Agent, AgentHandle, spawn_agent
 from .client_prompt import ClientPrompt, ClientPromptMode, cap_client_prompt
+from .custom_commands import (
+    CommandScan,
+    CommandUnreadable,
+    CustomCommand,
+    expand_command,
+    scan_commands,
+    user_commands_dir,
+)
 from .events import (
     AgentEvent,
     CompactionEnded,
@@ -42,8 +50,11 @@ __all__ = [
     "Blocked",
     "ClientPrompt",
     "ClientPromptMode",
+    "CommandScan",
+    "CommandUnreadable",
     "CompactionEnded",
     "CompactionStarted",
+    "CustomCommand",
     "Dropped",
     "InstructionSettings",
     "MessageChunk",
@@ -66,8 +77,11 @@ __all__ = [
     "TurnProgress",
     "Workspace",
     "cap_client_prompt",
+    "expand_command",
     "offered_by",
+    "scan_commands",
     "session_task_tool",
     "spawn_agent",
+    "user_commands_dir",
     "user_instructions_file",
 ]

@@ -163,7 +163,7 @@ def read_instruction_files(cwd: Path, settings: InstructionSettings) -> str:
     remaining = settings.max_bytes
     blocks: list[str] = []
     for path, must_stay_in in candidates:
-        found = _read_capped(path, must_stay_in, remaining)
+        found = read_capped(path, must_stay_in, remaining)
         if found is None:
             continue
         text, size, note = found
@@ -204,7 +204,7 @@ def _directories_between(root: Path, cwd: Path) -> list[Path]:
     return chain
 
 
-def _read_capped(
+def read_capped(
     path: Path, must_stay_in: Path | None, budget: int
 ) -> tuple[str, int, str | None] | None:
     """(text, file size, note) for a readable regular file, reading at most `budget` bytes;
