@@ -10,14 +10,12 @@ from acp_protocol.initialize import (
     ClientSessionCapabilities,
     CompactionCapabilities,
 )
-from acp_protocol.methods import SESSION_UPDATE
 from acp_protocol.session_update import (
     AgentMessageChunk,
     AgentThoughtChunk,
     CompactionUpdate,
     Plan,
     PlanEntry,
-    SessionNotification,
     SessionUpdate,
     UsageUpdate,
 )
@@ -42,6 +40,8 @@ from acp_server.agent import (
 )
 from acp_server.rpc.peer import Peer
 from acp_server.tools.base import Location
+
+from .update_sender import send_update
 
 
 def update_for(event: AgentEvent) -> SessionUpdate | None:
@@ -180,6 +180,4 @@ class SessionUpdates:
 
     async def send(self, update: SessionUpdate) -> None:
         """Send one update for this session."""
-        await self._peer.notify(
-            SESSION_UPDATE, SessionNotification(session_id=self._session_id, update=update)
-        )
+        await send_update(self._peer, self._session_id, update)
