@@ -127,10 +127,10 @@ class AcpConnection:
         if runtime is None:
             # The answer first: the runtime loads while the user types.
             self._starts.append(start)
-            request.after_response.append(self._warm_up)
+            request.after_response.append(self.warm_up)
         return response
 
-    async def _warm_up(self) -> None:
+    async def warm_up(self) -> None:
         """Load jsonrpcserver and the runtime in worker threads, then wire every session
         answered meanwhile. Once; callers meanwhile wait, callers after return at once."""
         async with self._warming:
@@ -179,13 +179,13 @@ class AcpConnection:
         """The runtime's method groups, once the warm-up has loaded them and wired every
         session answered before."""
         if self._runtime is None:
-            await self._warm_up()
+            await self.warm_up()
         if self._runtime is None:
             raise anyio.get_cancelled_exc_class()()  # disposed meanwhile: the connection ends
         return self._runtime
 
     def _deferred(self, pick: Callable[[RuntimeMethods], RequestHandler]) -> RequestHandler:
-        """A handler that waits for the runtime's method groups (see `_warm_up`)."""
+        """A handler that waits for the runtime's method groups (see `warm_up`)."""
 
         async def handle(request: IncomingRequest, params: msgspec.Raw | None) -> Any:
             return await pick(await self._methods())(request, params)

@@ -118,6 +118,8 @@ class Bridge:
         await self.call("initialize", {"protocolVersion": 1})
         result = await self.call("session/new", {"cwd": str(cwd), "mcpServers": []})
         session_id: str = result["sessionId"]
+        # The first session's agent is wired by the warm-up that follows its answer.
+        await self.connection.warm_up()
         return session_id
 
     async def _next_frame(self) -> None:
