@@ -80,7 +80,8 @@ class JsonRpcDispatcher:
             if ok:
                 return ResultResponse(JSONRPC_VERSION, request.id, value)
             return error_frame(request.id, value.code, value.message, value.data)
-        await self.load()
+        if self._jrs is None:  # the lock costs an event-loop pass per call otherwise
+            await self.load()
         return await self._jrs.async_dispatch_to_serializable(
             {
                 "jsonrpc": JSONRPC_VERSION,
@@ -97,7 +98,8 @@ class JsonRpcDispatcher:
     async def dispatch_notification(self, method: str, params: msgspec.Raw | None) -> None:
         if method not in self._table.notifications:
             return  # unknown notifications are ignored, as ACP asks
-        await self.load()
+        if self._jrs is None:  # the lock costs an event-loop pass per call otherwise
+            await self.load()
         await self._jrs.async_dispatch_to_serializable(
             {"jsonrpc": JSONRPC_VERSION, "method": method, "params": [params]},
             self._jrs_notifications,

@@ -82,7 +82,7 @@ def startup_once(name: str, argv: list[str], cwd: str, prompts: bool) -> Result:
 
 def summarize(runs: list[Result]) -> Result:
     def median(key: str) -> float:
-        return statistics.median(r[key] for r in runs)
+        return float(statistics.median(r[key] for r in runs))
 
     summary: Result = {
         "initialize_median_ms": median("initialize_ms"),
