@@ -12,9 +12,9 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from .base import Wire
-from .initialize import SessionCapabilities
 from .mcp import McpServer
 from .session_config import SessionConfigOption, SessionModeState
+from .system_prompt import SystemPrompt, SystemPromptSessionCapabilities
 
 __all__ = [
     "ForkSessionRequest",
@@ -30,20 +30,20 @@ class SessionForkCapabilities(Wire, frozen=True, kw_only=True):
     meta: dict[str, Any] | UnsetType | None = msgspec.field(default=UNSET, name="_meta")
 
 
-class ForkingSessionCapabilities(SessionCapabilities, frozen=True, kw_only=True):
-    """The stable session capabilities plus the unstable schema's `fork`."""
+class ForkingSessionCapabilities(SystemPromptSessionCapabilities, frozen=True, kw_only=True):
+    """The stable session capabilities plus `systemPrompt` and the unstable schema's `fork`."""
 
     fork: SessionForkCapabilities | UnsetType | None = UNSET
 
 
 class ForkSessionRequest(Wire, frozen=True, kw_only=True):
-    """Params of `session/fork`: a new session from an existing one's history.
-    `systemPrompt` is not taken (not advertised)."""
+    """Params of `session/fork`: a new session from an existing one's history."""
 
     session_id: str
     cwd: str
     mcp_servers: list[McpServer] | UnsetType = UNSET
     additional_directories: list[str] | UnsetType = UNSET
+    system_prompt: SystemPrompt | UnsetType | None = UNSET
     meta: dict[str, Any] | UnsetType | None = msgspec.field(default=UNSET, name="_meta")
 
 

@@ -15,13 +15,24 @@ from pathlib import Path
 from acp_server import __version__
 
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
+COMMANDS = ("setup", "doctor")
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The command-line interface (documented in README.md)."""
     parser = argparse.ArgumentParser(
         prog="acp-server",
-        description="An Agent Client Protocol agent speaking JSON-RPC over stdin/stdout.",
+        description="An Agent Client Protocol agent speaking JSON-RPC over stdin/stdout. "
+        "With a command, run that instead of serving: `setup` asks for a provider, key and "
+        "model and writes the config file; `doctor` checks what a first prompt needs. The "
+        "options may come before or after the command.",
+    )
+    parser.add_argument(
+        "command",
+        nargs="?",
+        choices=COMMANDS,
+        help="setup: configure a model interactively; doctor: check the configuration "
+        "(default: serve ACP on stdin/stdout)",
     )
     parser.add_argument(
         "--model",
@@ -101,10 +112,19 @@ def main(argv: list[str] | None = None) -> int:
         redaction.RedactingFormatter("acp-server %(levelname)s %(name)s: %(message)s")
     )
     logging.basicConfig(level=args.log_level.upper(), handlers=[handler])
+    if args.command == "setup":
+        from acp_server.firstrun.setup import run_setup
+
+        return run_setup(args)
+    if args.command == "doctor":
+        from acp_server.firstrun.doctor import run_doctor
+
+        return run_doctor(args, default_data_dir())
     from acp_server.models.base import ModelConfigError
     from acp_server.models.config import (
         DEFAULT_KEY_VARIABLES,
         choose_model_spec,
+        file_keys,
         key_variables,
         load_settings,
         url_credentials,
@@ -123,6 +143,7 @@ def main(argv: list[str] | None = None) -> int:
         settings = load_settings()
         key_names = key_variables(settings)
         redaction.remember(os.environ.get(name) for name in key_names)
+        redaction.remember(file_keys(settings))
         secret_names = key_names | credentials.keys()
         spec = choose_model_spec(args.model, settings)
         model = load_model(spec, settings) if spec else None

@@ -28,7 +28,7 @@ LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"extensions"}),  # hooks and MCP servers: plug-ins of the runtime
     frozenset({"acp"}),  # the ACP bridge
     # the process and its tools
-    frozenset({"server", "cli", "__main__", "determinism", "acp_fixture"}),
+    frozenset({"server", "cli", "__main__", "determinism", "firstrun", "acp_fixture"}),
 )
 """Bottom to top. A unit may import its own layer's units and those below, never above."""
 

@@ -8,7 +8,8 @@ once, the peer sends `$/cancel_request` for the abandoned request, and the calle
 from __future__ import annotations
 
 import logging
-from typing import TypeVar
+from collections.abc import Mapping
+from typing import Any, TypeVar
 
 import anyio
 from msgspec import UNSET
@@ -35,11 +36,13 @@ from acp_protocol.client import (
     WriteTextFileRequest,
     WriteTextFileResponse,
 )
-from acp_protocol.tool_call import ToolCallUpdateFields
+from acp_protocol.content import TextContent
+from acp_protocol.tool_call import ContentToolCallContent, ToolCallUpdateFields
 from acp_server.cancellation import TurnAborted, TurnSignal
 from acp_server.rpc.errors import MalformedAnswer, PeerClosed, RemoteError
 from acp_server.rpc.peer import Peer
 from acp_server.tools.permissions import Answer
+from acp_server.tools.printable import one_line, printable
 from acp_server.tools.text_window import TextWindow, window_of_text
 from acp_server.tools.workspace import CommandResult, CommandWatch
 
@@ -67,14 +70,34 @@ async def _ask(peer: Peer, method: str, params: object, result: type[T], signal:
 
 
 class AcpPermissionAsker:
-    """Asks through `session/request_permission` about an already announced tool call."""
+    """Asks through `session/request_permission` about an already announced tool call.
 
-    def __init__(self, peer: Peer, session_id: str) -> None:
+    The title is cut to a line (the tool's own title) and escaped (`one_line`). What the user
+    decides on is whole: the request carries the call's input (`rawInput`, from `announced`,
+    the inputs of the calls the session announced) and, for a command, the whole command as
+    text with its control characters shown (`printable`).
+    """
+
+    def __init__(
+        self, peer: Peer, session_id: str, announced: Mapping[str, Mapping[str, Any]] | None = None
+    ) -> None:
         self._peer = peer
         self._session_id = session_id
+        self._announced = announced if announced is not None else {}
 
     async def ask(self, call_id: str, title: str, reason: str, signal: TurnSignal) -> Answer:
-        fields = ToolCallUpdateFields(tool_call_id=call_id, title=title)
+        arguments = self._announced.get(call_id)
+        command = arguments.get("command") if arguments is not None else None
+        fields = ToolCallUpdateFields(
+            tool_call_id=call_id,
+            title=one_line(title),
+            raw_input=dict(arguments) if arguments is not None else UNSET,
+            content=(
+                [ContentToolCallContent(content=TextContent(text=printable(command)))]
+                if isinstance(command, str)
+                else UNSET
+            ),
+        )
         request = RequestPermissionRequest(
             session_id=self._session_id, tool_call=fields, options=PERMISSION_OPTIONS
         )

@@ -36,6 +36,11 @@ from acp_protocol.initialize import (
     SessionResumeCapabilities,
 )
 from acp_protocol.methods import INITIALIZE
+from acp_protocol.system_prompt import (
+    SessionSystemPromptCapabilities,
+    SessionSystemPromptModeCapabilities,
+    SessionSystemPromptOverrideCapabilities,
+)
 from acp_protocol.unstable import ForkingSessionCapabilities, SessionForkCapabilities
 from acp_server import __version__
 from acp_server.rpc.handlers import RpcError, decode_params
@@ -62,6 +67,12 @@ AGENT_CAPABILITIES = AgentCapabilities(
         close=SessionCloseCapabilities(),
         delete=SessionDeleteCapabilities(),
         fork=SessionForkCapabilities(),
+        # `append` and `override`: acp_server/acp/system_prompt.py.
+        system_prompt=SessionSystemPromptCapabilities(
+            mode=SessionSystemPromptModeCapabilities(
+                override=SessionSystemPromptOverrideCapabilities()
+            )
+        ),
     ),
 )
 """Exactly what works in this build."""

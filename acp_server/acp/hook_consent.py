@@ -1,11 +1,14 @@
 """User hooks on an ACP session: workspace hooks ask the client first.
 
 The consent question is a permission request about a synthetic `execute` tool call, announced
-by a notice to clients that take them; the message that says which hook blocked a prompt is an
-agent message chunk.
+by a notice to clients that take them, asked again (naming the files) when the hooks file or a
+file its commands name changed since the user allowed them; the message that says which hook
+blocked a prompt is an agent message chunk.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import anyio
 
@@ -32,9 +35,12 @@ def install_hooks(context: BridgeContext, agent: Agent, session_id: str, cwd: st
     updates = SessionUpdates(peer, session_id)
     asker = AcpPermissionAsker(peer, session_id)
 
-    async def consent(path: str, signal: TurnSignal) -> bool:
+    async def consent(path: str, signal: TurnSignal, changed: Sequence[str]) -> bool:
         call_id = ids("hooks")
         title = f"Run hooks from {path}"
+        if changed:
+            # Asked again: what the user allowed is not what would run now.
+            title += f" (changed since you allowed them: {', '.join(changed)})"
         commands = "\n".join(f"{h.event}: {h.command}" for h in hooks if h.source == "workspace")
         await send_notice(
             context,

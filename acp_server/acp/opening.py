@@ -34,6 +34,7 @@ from .mode_options import (
     starting_mode,
 )
 from .sandbox_availability import tell_about_sandbox
+from .system_prompt import Requested, requested_prompt
 from .update_sender import send_update
 
 log = logging.getLogger(__name__)
@@ -56,6 +57,8 @@ class SessionStart:
     journal: Journal
     mode_fallback: str | None
     """Why it does not start in the mode it asked for, if so (the wiring finds the same)."""
+    system_prompt: Requested | None
+    """The client's `systemPrompt`, checked; applied when the session is wired."""
 
 
 class SessionOpening:
@@ -69,10 +72,11 @@ class SessionOpening:
         """Decode and check the params, create the journal, probe the sandbox; the session's
         start and its answer. Nothing is left behind when this raises."""
         new = decode_params(params, NewSessionRequest)
-        require_absolute("cwd", new.cwd)
+        require_directory("cwd", new.cwd)
         extra_roots = list(new.additional_directories or [])
         for path in extra_roots:
             require_absolute("additionalDirectories", path)
+        system_prompt = requested_prompt(params)
         journal = create_journal(self._context, self.store, new.cwd, extra_roots)
         try:
             await probe_sandbox(self._context)
@@ -83,7 +87,7 @@ class SessionOpening:
         _, fallback = starting_mode(context.options.mode, context.bwrap, context.sandbox_missing)
         mcp_servers: list[object] = list(new.mcp_servers)
         start = SessionStart(
-            journal.session_id, new.cwd, extra_roots, mcp_servers, journal, fallback
+            journal.session_id, new.cwd, extra_roots, mcp_servers, journal, fallback, system_prompt
         )
         log.info("session %s created in %s", start.session_id, start.cwd)
         return start, self.response(start.session_id)
@@ -194,3 +198,12 @@ def require_absolute(field: str, path: str) -> None:
         raise RpcError(
             errors.INVALID_PARAMS, "Invalid params", f"{field} must be an absolute path: {path!r}"
         )
+
+
+def require_directory(field: str, path: str) -> None:
+    """An absolute path to an existing directory (links followed): a session never starts,
+    and nothing is created for it, in a cwd that is missing or a file."""
+    require_absolute(field, path)
+    if not os.path.isdir(path):
+        what = "does not exist" if not os.path.lexists(path) else "is not a directory"
+        raise RpcError(errors.INVALID_PARAMS, "Invalid params", f"{field} {what}: {path!r}")

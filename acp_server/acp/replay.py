@@ -32,6 +32,7 @@ from acp_protocol.session_update import (
 )
 from acp_protocol.tool_call import ToolCall, ToolCallLocation, ToolCallUpdate, ToolKind
 from acp_server.session import records as rec
+from acp_server.tools.printable import one_line
 
 from .updates import compaction_summary, tool_content
 
@@ -91,7 +92,7 @@ def replay_updates(
                 updates.append(
                     ToolCall(
                         tool_call_id=call.call_id,
-                        title=title,
+                        title=one_line(title),
                         name=call.name,
                         kind=kind,  # type: ignore[arg-type]
                         status="pending",

@@ -31,6 +31,7 @@ from acp_protocol.session import (
     SessionInfo,
 )
 from acp_protocol.unstable import ForkSessionRequest, ForkSessionResponse
+from acp_server.agent import cap_client_prompt
 from acp_server.rpc.handlers import RpcError, decode_params
 from acp_server.rpc.peer import IncomingRequest
 from acp_server.session import records as rec
@@ -48,10 +49,18 @@ from .context import BridgeContext, session_not_found
 from .mode_options import available_commands
 from .modes import SessionConfig
 from .notices import send_notice
-from .opening import SessionStart, create_journal, discard, probe_sandbox, require_absolute
+from .opening import (
+    SessionStart,
+    create_journal,
+    discard,
+    probe_sandbox,
+    require_absolute,
+    require_directory,
+)
 from .replay import replay_updates
 from .sandbox_availability import tell_about_sandbox
 from .sessions import AcpSession
+from .system_prompt import Requested, requested_prompt
 from .updates import SessionUpdates, shows_compactions
 from .wiring import SessionWiring
 
@@ -115,6 +124,7 @@ class SessionMethods:
             session = self.wiring.start(
                 start.session_id, start.cwd, start.extra_roots, start.mcp_servers, [], start.journal
             )
+            apply_prompt(session, start.system_prompt)
         except BaseException:
             discard(self.wiring.store, start.journal)
             raise
@@ -125,7 +135,10 @@ class SessionMethods:
         self, request: IncomingRequest, params: msgspec.Raw | None
     ) -> LoadSessionResponse:
         await probe_sandbox(self.context)
-        session = self._reopen(decode_params(params, LoadSessionRequest))
+        load = decode_params(params, LoadSessionRequest)
+        system_prompt = requested_prompt(params)
+        session = self._reopen(load)
+        apply_prompt(session, system_prompt)
         # Replay precedes the response: clients register the session before awaiting it and
         # show history that arrives meanwhile; history after the response is shown late or lost.
         updates = SessionUpdates(self.context.peer, session.id)
@@ -141,7 +154,10 @@ class SessionMethods:
         self, request: IncomingRequest, params: msgspec.Raw | None
     ) -> ResumeSessionResponse:
         await probe_sandbox(self.context)
-        session = self._reopen(decode_params(params, ResumeSessionRequest))
+        resume = decode_params(params, ResumeSessionRequest)
+        system_prompt = requested_prompt(params)
+        session = self._reopen(resume)
+        apply_prompt(session, system_prompt)
         self._tell_after(request, session)
         return ResumeSessionResponse(
             modes=self.config.mode_state(session), config_options=self.config.options_for(session)
@@ -172,10 +188,11 @@ class SessionMethods:
         with its origin (see docs/rfc/implemented/feature/2026-12-01-session-fork.md)."""
         fork = decode_params(params, ForkSessionRequest)
         await probe_sandbox(self.context)
-        require_absolute("cwd", fork.cwd)
+        require_directory("cwd", fork.cwd)
         extra_roots = list(fork.additional_directories or [])
         for path in extra_roots:
             require_absolute("additionalDirectories", path)
+        system_prompt = requested_prompt(params)
         records, source_workspace = self._source_records(fork.session_id)
         same = source_workspace == workspace_key(fork.cwd, extra_roots)
         point = fork_point(records, same_workspace=same)
@@ -203,6 +220,7 @@ class SessionMethods:
             session_id, fork.cwd, extra_roots, list(fork.mcp_servers or []), point.records, journal
         )
         session.title = derive_title(first_prompt_text(point.records))
+        apply_prompt(session, system_prompt)
         log.info("session %s forked from %s at %s", session_id, fork.session_id, point.turn_id)
         self._tell_after(request, session)
         return ForkSessionResponse(
@@ -310,7 +328,7 @@ class SessionMethods:
         session_id, cwd = reopen.session_id, reopen.cwd
         extra_roots = list(reopen.additional_directories or [])
         mcp_servers: list[object] = list(reopen.mcp_servers or [])
-        require_absolute("cwd", cwd)
+        require_directory("cwd", cwd)
         for path in extra_roots:
             require_absolute("additionalDirectories", path)
         active = self.context.sessions.get(session_id)
@@ -344,6 +362,18 @@ class SessionMethods:
         )
         session.title = derive_title(first_prompt_text(loaded.records))
         return session
+
+
+def apply_prompt(session: AcpSession, requested: Requested | None) -> None:
+    """Journal the client's prompt with the session, cut to its budget, and use it from the
+    next model request."""
+    if requested is None:
+        return
+    mode, text = requested
+    text = cap_client_prompt(text)
+    session.log.append(rec.SystemPromptChange(mode=mode, text=text, at=rec.utc_now()))
+    if session.client_prompt is not None:
+        session.client_prompt.set(mode, text)
 
 
 def _record_ids(records: Sequence[rec.Record]) -> Iterator[str]:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from acp_server.agent import Agent, AgentHandle
+    from acp_server.agent import Agent, AgentHandle, ClientPrompt
     from acp_server.models.switchable import SwitchableModel
     from acp_server.session.journal import Journal
     from acp_server.session.log import SessionLog
@@ -33,6 +33,8 @@ class AcpSession:
     mode_fallback: str | None = None
     """Why the session is not in the mode it was to start in (sandboxed mode unavailable
     here); the client is told once the session exists."""
+    client_prompt: ClientPrompt | None = None
+    """The client's `systemPrompt` in the model's system message (restored from the journal)."""
 
     @property
     def agent(self) -> Agent | None:

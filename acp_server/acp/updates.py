@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from msgspec import UNSET
 
 from acp_protocol.content import TextContent
@@ -33,13 +36,16 @@ from acp_server.agent import (
     CompactionEnded,
     CompactionStarted,
     MessageChunk,
+    ModelWaiting,
     PlanUpdated,
     ThoughtChunk,
     ToolCallAnnounced,
+    ToolCallDrafted,
     ToolCallProgress,
 )
 from acp_server.rpc.peer import Peer
 from acp_server.tools.base import Location
+from acp_server.tools.printable import one_line
 
 from .update_sender import send_update
 
@@ -50,10 +56,36 @@ def update_for(event: AgentEvent) -> SessionUpdate | None:
         return AgentMessageChunk(content=TextContent(text=event.text), message_id=event.message_id)
     if isinstance(event, ThoughtChunk):
         return AgentThoughtChunk(content=TextContent(text=event.text), message_id=event.message_id)
+    if isinstance(event, ToolCallAnnounced) and event.drafted:
+        return ToolCallUpdate(
+            tool_call_id=event.call_id,
+            title=one_line(event.title),
+            kind=event.kind,
+            status="pending",
+            raw_input=dict(event.arguments),
+            locations=[_location(loc) for loc in event.locations] or UNSET,
+        )
+    if isinstance(event, ToolCallDrafted):
+        if event.first:
+            return ToolCall(
+                tool_call_id=event.call_id,
+                title=one_line(event.name),
+                name=event.name,
+                kind=event.kind,
+                status="pending",
+                raw_input=event.raw_input,
+            )
+        return ToolCallUpdate(tool_call_id=event.call_id, raw_input=event.raw_input)
+    if isinstance(event, ModelWaiting):
+        return UsageUpdate(
+            used=event.used,
+            size=event.window,
+            meta={"acp-server": {"modelWaitingSeconds": event.seconds}},
+        )
     if isinstance(event, ToolCallAnnounced):
         return ToolCall(
             tool_call_id=event.call_id,
-            title=event.title,
+            title=one_line(event.title),
             name=event.name,
             kind=event.kind,
             status="pending",
@@ -160,16 +192,41 @@ def _location(location: Location) -> ToolCallLocation:
     return ToolCallLocation(path=location.path, line=location.line)
 
 
+ANNOUNCED_INPUTS = 64
+"""Inputs of announced calls kept for permission requests; a cancelled turn's calls never end,
+so the oldest go first."""
+
+
+def _note_input(announced: dict[str, Mapping[str, Any]], event: AgentEvent) -> None:
+    """Keep the input of each announced tool call until it ends (for permission requests)."""
+    if isinstance(event, ToolCallAnnounced):
+        announced[event.call_id] = event.arguments
+        while len(announced) > ANNOUNCED_INPUTS:
+            del announced[next(iter(announced))]
+    elif isinstance(event, ToolCallProgress) and event.status != "in_progress":
+        announced.pop(event.call_id, None)
+
+
 class SessionUpdates:
     """An agent event sink that writes the session's updates through the peer's ordered
     writer, so every update of a turn is queued before that turn's prompt response."""
 
-    def __init__(self, peer: Peer, session_id: str, *, compaction: bool = False) -> None:
+    def __init__(
+        self,
+        peer: Peer,
+        session_id: str,
+        *,
+        compaction: bool = False,
+        announced: dict[str, Mapping[str, Any]] | None = None,
+    ) -> None:
         self._peer = peer
         self._session_id = session_id
         self._compaction = compaction
+        self._announced = announced
 
     async def __call__(self, event: AgentEvent) -> None:
+        if self._announced is not None:
+            _note_input(self._announced, event)
         if isinstance(event, (CompactionStarted, CompactionEnded)):
             for shown in compaction_updates(event, self._compaction):
                 await self.send(shown)

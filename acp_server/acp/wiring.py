@@ -13,13 +13,14 @@ import logging
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from acp_protocol.content import TextContent
 from acp_protocol.mcp import McpServer
 from acp_protocol.session_update import AgentMessageChunk
 from acp_server.agent import (
     AgentConfig,
+    ClientPrompt,
     InstructionSettings,
     ProjectInstructions,
     Seams,
@@ -36,7 +37,7 @@ from acp_server.session.journal import Journal, JournalStore
 from acp_server.session.journal_format import JournalError
 from acp_server.session.log import SessionLog
 from acp_server.tools.base import Tool, ToolKind
-from acp_server.tools.builtin import builtin_tools
+from acp_server.tools.builtin import Ripgrep, builtin_tools
 from acp_server.tools.command_sandbox import CommandSandbox
 from acp_server.tools.local_commands import LocalCommands
 from acp_server.tools.local_files import LocalFiles
@@ -82,8 +83,15 @@ class SessionWiring:
         context = self._context
         log_ = SessionLog(session_id, records)
         log_.on_append(journal.append)
-        tools, policy, mode_fallback = self._tools_for(session_id, cwd, extra_roots, log_, records)
+        announced: dict[str, Mapping[str, Any]] = {}  # inputs a permission request shows whole
+        tools, policy, mode_fallback = self._tools_for(
+            session_id, cwd, extra_roots, log_, records, announced
+        )
         handle = None
+        client_prompt = ClientPrompt()
+        for record in records:
+            if isinstance(record, rec.SystemPromptChange):
+                client_prompt.set(record.mode, record.text)  # the last one holds
         model, model_fallback = self._session_model(records)
         if model is not None:
             ids = context.options.ids
@@ -111,12 +119,14 @@ class SessionWiring:
                     max_repeats=context.options.agent_settings.max_repeated_calls,
                 ),
                 context.task_group,
-                seams=self._seams(cwd, extra_roots, policy),
+                seams=self._seams(cwd, extra_roots, policy, client_prompt),
                 ids=context.ids,
                 durability_flush=journal.flush,
             )
             compaction = shows_compactions(context.client_capabilities)
-            handle.agent.subscribe(SessionUpdates(context.peer, session_id, compaction=compaction))
+            handle.agent.subscribe(
+                SessionUpdates(context.peer, session_id, compaction=compaction, announced=announced)
+            )
             install_hooks(context, handle.agent, session_id, cwd)
         servers = [s for s in mcp_servers if isinstance(s, McpServer)]
         if servers:
@@ -146,6 +156,7 @@ class SessionWiring:
             model=model,
             model_fallback=model_fallback,
             mode_fallback=mode_fallback,
+            client_prompt=client_prompt,
         )
         context.sessions.add(session)
         return session
@@ -186,9 +197,16 @@ class SessionWiring:
                 )
             )
 
-    def _seams(self, cwd: str, extra_roots: list[str], policy: PermissionPolicy) -> Seams:
-        """The session's listeners: the permission policy, and the environment and project
-        instructions in the system prompt (read again at each turn's first step)."""
+    def _seams(
+        self,
+        cwd: str,
+        extra_roots: list[str],
+        policy: PermissionPolicy,
+        client_prompt: ClientPrompt,
+    ) -> Seams:
+        """The session's listeners: the permission policy; the client's system prompt, then the
+        environment and project instructions in the system prompt (read again at each turn's
+        first step)."""
         instructions = ProjectInstructions(
             Workspace(Path(cwd), [Path(root) for root in extra_roots]),
             self._instructions,
@@ -196,7 +214,7 @@ class SessionWiring:
         return Seams(
             approval=[policy.approve],
             pre_step=[instructions.refresh],
-            system_prompt=[instructions.assemble],
+            system_prompt=[client_prompt.assemble, instructions.assemble],
         )
 
     def _session_model(
@@ -229,6 +247,7 @@ class SessionWiring:
         extra_roots: list[str],
         session_log: SessionLog,
         records: Sequence[rec.Record],
+        announced: Mapping[str, Mapping[str, Any]],
     ) -> tuple[list[Tool], PermissionPolicy, str | None]:
         """The session's tools, reaching files and commands through the client when it offers
         them (unsaved buffers, live terminals), else locally; its permission policy with the
@@ -254,7 +273,12 @@ class SessionWiring:
             sandbox, self._context.bwrap, self._context.options.sandbox, self._context.processes
         )
         tools = builtin_tools(
-            sandbox, files, commands, self._context.options.tool_budget, command_sandbox
+            sandbox,
+            files,
+            commands,
+            self._context.options.tool_budget,
+            command_sandbox,
+            Ripgrep(self._context.processes),
         )
         mode: Mode = self._context.options.mode
         rules = Rules()
@@ -282,7 +306,7 @@ class SessionWiring:
         policy = PermissionPolicy(
             sandbox,
             _ToolsByName(tools),  # live: MCP tools join the list once their servers connect
-            AcpPermissionAsker(peer, session_id),
+            AcpPermissionAsker(peer, session_id, announced),
             mode=mode,
             rules=rules,
             remember=remember,

@@ -8,15 +8,18 @@ docs/rfc/implemented/architecture/2026-12-01-layers-and-bridge.md.
 from __future__ import annotations
 
 from .agent import Agent, AgentHandle, spawn_agent
+from .client_prompt import ClientPrompt, ClientPromptMode, cap_client_prompt
 from .events import (
     AgentEvent,
     CompactionEnded,
     CompactionStarted,
     MessageChunk,
+    ModelWaiting,
     PlanUpdated,
     Status,
     ThoughtChunk,
     ToolCallAnnounced,
+    ToolCallDrafted,
     ToolCallProgress,
     TurnEnded,
 )
@@ -37,11 +40,14 @@ __all__ = [
     "AgentEvent",
     "AgentHandle",
     "Blocked",
+    "ClientPrompt",
+    "ClientPromptMode",
     "CompactionEnded",
     "CompactionStarted",
     "Dropped",
     "InstructionSettings",
     "MessageChunk",
+    "ModelWaiting",
     "PlanUpdated",
     "ProjectInstructions",
     "PromptSubmission",
@@ -53,10 +59,12 @@ __all__ = [
     "ThoughtChunk",
     "TicketResult",
     "ToolCallAnnounced",
+    "ToolCallDrafted",
     "ToolCallProgress",
     "TurnEnded",
     "TurnProgress",
     "Workspace",
+    "cap_client_prompt",
     "session_task_tool",
     "spawn_agent",
     "user_instructions_file",

@@ -32,7 +32,9 @@ class ThoughtChunk:
 
 @dataclass(frozen=True)
 class ToolCallAnnounced:
-    """The model asked for a tool call; it has not started yet."""
+    """The model asked for a tool call; it has not started yet. `drafted`: the call was
+    already shown while the model wrote it (`ToolCallDrafted`), so this completes that
+    announcement instead of making a new one."""
 
     turn_id: str
     call_id: str
@@ -41,6 +43,32 @@ class ToolCallAnnounced:
     kind: ToolKind
     arguments: Mapping[str, Any]
     locations: tuple[Location, ...] = ()
+    drafted: bool = False
+
+
+@dataclass(frozen=True)
+class ToolCallDrafted:
+    """The model is writing a tool call: its name is known, `raw_input` is the argument text
+    so far (`first`: the call's first draft, which announces it)."""
+
+    turn_id: str
+    call_id: str
+    name: str
+    kind: ToolKind
+    raw_input: str
+    first: bool
+
+
+@dataclass(frozen=True)
+class ModelWaiting:
+    """A model request has streamed nothing for a while: it is still running (prefill, or a
+    long generation the provider does not stream). `used`/`window`: the request's estimated
+    size and the context window."""
+
+    turn_id: str
+    seconds: float
+    used: int
+    window: int
 
 
 @dataclass(frozen=True)
@@ -100,6 +128,8 @@ AgentEvent = (
     MessageChunk
     | ThoughtChunk
     | ToolCallAnnounced
+    | ToolCallDrafted
+    | ModelWaiting
     | ToolCallProgress
     | PlanUpdated
     | TurnEnded

@@ -6,14 +6,19 @@ prompts) and never during a turn, so every request of one turn carries the same 
 and a provider's prompt cache keeps matching. They come from a repository the user may not
 have written: a file that is not a regular file, that leaves the directory it sits in through a
 link, or that is larger than the budget is never read past what the budget allows, and what was
-cut is said in the prompt.
+cut is said in the prompt. A link that loops, a file or a repository directory that belongs to
+another user (a shared parent such as /tmp), and a `.git/HEAD` that is not one branch name or
+commit id are named with a note instead of being read; names and paths are shown on one line
+with control characters escaped, so a repository cannot forge a heading of this prompt.
 """
 
 from __future__ import annotations
 
 import datetime
+import logging
 import os
 import platform
+import re
 import stat
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -21,9 +26,12 @@ from pathlib import Path
 
 from acp_server.cancellation import TurnSignal
 from acp_server.tools.local_files import read_small_file
+from acp_server.tools.printable import one_line
 from acp_server.tools.workspace import NotRegularFile
 
 from .seams import StepInfo
+
+log = logging.getLogger(__name__)
 
 DEFAULT_SYSTEM_PROMPT = """\
 You are acp-server, a coding agent. You work in the user's workspace through the tools you are
@@ -103,7 +111,16 @@ class ProjectInstructions:
         # at most `max_bytes` read from regular files opened without blocking), and a thread
         # hop would let other sessions' frames interleave differently from run to run, which
         # --deterministic transcripts cannot afford.
-        self._text = self.render()
+        try:
+            self._text = self.render()
+        except (OSError, RuntimeError, ValueError, RecursionError) as exc:
+            # A hostile repository may fail a tool call, never the prompt.
+            log.warning("reading the project's instructions failed: %s", exc)
+            self._text = (
+                "# Environment\n"
+                f"Working directory: {one_line(str(self._workspace.cwd))}\n"
+                f"(the project's instruction files were not read: {one_line(str(exc))})"
+            )
 
     async def assemble(self, parts: list[str], signal: TurnSignal) -> None:
         """Append the environment and instructions to the system prompt."""
@@ -121,9 +138,9 @@ class ProjectInstructions:
 
 def describe_environment(workspace: Workspace, today: str) -> str:
     """A short block of facts about where the agent runs."""
-    lines = ["# Environment", f"Working directory: {workspace.cwd}"]
+    lines = ["# Environment", f"Working directory: {one_line(str(workspace.cwd))}"]
     if workspace.additional_directories:
-        extra = ", ".join(str(d) for d in workspace.additional_directories)
+        extra = ", ".join(one_line(str(d)) for d in workspace.additional_directories)
         lines.append(f"Additional directories: {extra}")
     lines.append(f"Platform: {platform.system() or 'unknown'}")
     lines.append(f"Shell: {os.environ.get('SHELL') or '/bin/sh'}")
@@ -153,7 +170,7 @@ def read_instruction_files(cwd: Path, settings: InstructionSettings) -> str:
         if not text and not note:
             continue  # an empty file says nothing
         remaining -= len(text.encode("utf-8"))
-        header = f"# Instructions from {path}"
+        header = f"# Instructions from {one_line(str(path))}"
         if note:
             header += f"\n({note})"
         elif len(text.encode("utf-8")) < size:
@@ -197,11 +214,27 @@ def _read_capped(
         info = os.lstat(path)
     except OSError:
         return None
+    if must_stay_in is not None:
+        owner = _foreign_owner(path, info)
+        if owner is not None:
+            return (
+                "",
+                0,
+                (
+                    f"skipped: owned by another user (uid {owner}); instructions are read only "
+                    "from files and directories of yours or root's"
+                ),
+            )
     if stat.S_ISLNK(info.st_mode) and must_stay_in is not None:
         # A cloned repository can point AGENTS.md at any file of the user's.
-        target = path.resolve()
-        if not target.is_relative_to(must_stay_in.resolve()):
-            return "", 0, f"skipped: it links to {target}, outside {must_stay_in}"
+        try:
+            target = path.resolve(strict=True)
+            inside = target.is_relative_to(must_stay_in.resolve())
+        except (OSError, RuntimeError) as exc:  # a loop (RuntimeError before Python 3.13)
+            return "", 0, f"skipped: its link cannot be followed ({_reason(exc)})"
+        if not inside:
+            where = one_line(str(must_stay_in))
+            return "", 0, f"skipped: it links to {one_line(str(target))}, outside {where}"
     if budget <= 0:
         return "", info.st_size, "skipped: the budget for instruction files is used up"
     try:
@@ -222,6 +255,29 @@ def _read_capped(
     return text, opened.st_size, None
 
 
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    return "a loop" if isinstance(exc, RuntimeError) else str(exc)
+
+
+def _foreign_owner(path: Path, info: os.stat_result) -> int | None:
+    """The uid of another user (neither ours nor root's) owning the file or its directory."""
+    ours = (os.geteuid(), 0)
+    if info.st_uid not in ours:
+        return info.st_uid
+    try:
+        directory = os.stat(path.parent)
+    except OSError:
+        return None
+    return directory.st_uid if directory.st_uid not in ours else None
+
+
+_BRANCH = re.compile(r"[^\x00-\x20\x7f~^:?*\[\\]{1,255}")
+"""What git allows in a branch name, roughly: no controls, spaces or `~^:?*[\\`."""
+_COMMIT = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+
+
 def _describe_git(cwd: Path) -> str:
     """Whether `cwd` is in a git repository and on which branch, read from files (running
     `git` in a hostile repository could execute its configuration)."""
@@ -236,13 +292,17 @@ def _describe_git(cwd: Path) -> str:
             target = pointer.removeprefix("gitdir:").strip()
             git_dir = (root / target) if target else git_dir
         head = _small_text(git_dir / "HEAD").strip()
-    except (OSError, NotRegularFile):  # a FIFO or a huge file planted as .git or HEAD
-        return f"a repository at {root}"
-    if head.startswith("ref: refs/heads/"):
-        return f"a repository at {root}, on branch {head.removeprefix('ref: refs/heads/')}"
+    except (OSError, NotRegularFile, ValueError):  # a FIFO, a huge file, a NUL in the pointer
+        return f"a repository at {one_line(str(root))}"
+    where = f"a repository at {one_line(str(root))}"
+    branch = head.removeprefix("ref: refs/heads/")
+    if head.startswith("ref: refs/heads/") and _BRANCH.fullmatch(branch) and branch.isprintable():
+        return f"{where}, on branch {branch}"
+    if _COMMIT.fullmatch(head):
+        return f"{where}, detached HEAD at {head[:12]}"
     if head:
-        return f"a repository at {root}, detached HEAD at {head[:12]}"
-    return f"a repository at {root}"
+        return f"{where} (its HEAD is neither a branch nor a commit id)"
+    return where
 
 
 def _small_text(path: Path) -> str:

@@ -38,6 +38,7 @@ from acp_server.models.base import (
     ModelRequest,
     TextDelta,
     ThoughtDelta,
+    ToolCallDraft,
     ToolCallEvent,
     ToolCallRequest,
     ToolSpec,
@@ -73,6 +74,7 @@ from .failures import durable_error
 from .inbox import Blocked, CompactTicket, Dropped, Inbox, PromptTicket
 from .initiator import Initiator, enter_initiator, leave_initiator
 from .instructions import DEFAULT_SYSTEM_PROMPT
+from .progress import ALIVE_INTERVAL_S, Drafts, keep_alive
 from .seams import PromptSubmission, Seams, StepInfo, StepResult, TurnProgress
 
 log = logging.getLogger(__name__)
@@ -95,6 +97,8 @@ class AgentConfig:
     """Fraction of the context window above which a request should be compacted first."""
     max_repeats: int = DEFAULT_MAX_REPEATED_CALLS
     """Repeats of one call with one result a turn may make before it ends."""
+    alive_interval: float = ALIVE_INTERVAL_S
+    """Quiet seconds of a model request before the client hears it is still running."""
 
 
 class AgentLoop:
@@ -137,6 +141,7 @@ class AgentLoop:
             ToolSpec(name=t.name, description=t.description, parameters=dict(t.parameters))
             for t in config.tools
         ]
+        self._drafted: frozenset[str] = frozenset()  # calls shown while written, this step
         self._driving = False
         self._quiescent = anyio.Event()
         self._quiescent.set()
@@ -525,23 +530,38 @@ class AgentLoop:
         pieces = _Pieces()
         calls: list[ToolCallRequest] = []
         finish = "stop"
+        drafts = Drafts(turn_id, self._tools, self._emit)
+        used = self.budget.estimate(request)
+        alive = keep_alive(
+            self._emit, turn_id, used, self.budget.window, self.config.alive_interval
+        )
         try:
-            async with aclosing(self.config.model.stream(request, signal)) as stream:
+            async with (
+                aclosing(self.config.model.stream(request, signal)) as stream,
+                alive as pulse,
+            ):
                 async for event in stream:
+                    pulse.touch()
                     if isinstance(event, TextDelta):
                         pieces.add("text", event.text)
                         await self._emit(MessageChunk(turn_id, message_id, event.text))
                     elif isinstance(event, ThoughtDelta):
                         pieces.add("thought", event.text)
                         await self._emit(ThoughtChunk(turn_id, message_id, event.text))
+                    elif isinstance(event, ToolCallDraft):
+                        await drafts.add(event)
                     elif isinstance(event, ToolCallEvent):
                         calls.append(event.call)
                     elif isinstance(event, Usage):
                         self.last_usage = event
-                        total = self.turn_usage
-                        self.turn_usage = event if total is None else total.plus(event)
                     elif isinstance(event, Finish):
                         finish = event.reason
+        except TurnAborted:
+            await drafts.close_unfinished(set(), "cancelled")
+            raise
+        except ModelError:
+            await drafts.close_unfinished(set(), "not run: the model request failed")
+            raise
         finally:
             # What the user saw is recorded even when the stream was cut short.
             parts = pieces.parts()
@@ -560,6 +580,11 @@ class AgentLoop:
                         at=rec.utc_now(),
                     )
                 )
+        await drafts.close_unfinished(
+            {c.call_id for c in calls},
+            "not run: the model's response ended before this call was complete",
+        )
+        self._drafted = drafts.call_ids
         signal.raise_if_aborted()
         text = "".join(p.text for p in parts if isinstance(p, rec.TextPart))
         return text, calls, finish
@@ -582,6 +607,7 @@ class AgentLoop:
                 tool.kind if tool is not None else "other",
                 call.arguments,
                 tuple(tool.locations(call.arguments)) if tool is not None else (),
+                drafted=call.call_id in self._drafted,
             )
             await self._emit(shown)
             started = False

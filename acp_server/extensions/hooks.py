@@ -5,9 +5,12 @@ Where hooks come from (read once, when the session starts):
 - `$XDG_CONFIG_HOME/acp-server/hooks.json` (default `~/.config/acp-server/hooks.json`): the
   user's own hooks; they always run.
 - `<cwd>/.acp-server/hooks.json`: the workspace's hooks. A repository can carry a hostile hooks
-  file, so these run only after the user allowed them once for the session: before the first
-  workspace hook runs, `WorkspaceHookConsent` asks (the ACP bridge sends a permission request).
-  Any answer but allow (once or always) skips the workspace hooks for the rest of the session.
+  file, so these run only after the user allowed them: before the first workspace hook runs,
+  `WorkspaceHookConsent` asks (the ACP bridge sends a permission request). The consent holds
+  for the content it was given for (`acp_server.extensions.hook_content`): when the hooks file
+  or a file a hook command names (`./lint.sh`) changed since, the user is asked again, naming
+  what changed, before the next workspace hook runs. Any answer but allow (once or always)
+  skips the workspace hooks for the rest of the session.
 
 The format::
 
@@ -65,6 +68,8 @@ from acp_server.tools.local_files import read_small_file
 from acp_server.tools.workspace import PathRefused
 from acp_server.verdicts import Block, Deny
 
+from .hook_content import changed, fingerprint
+
 log = logging.getLogger(__name__)
 
 HookEvent = Literal["prompt_submit", "pre_tool", "post_tool", "stop"]
@@ -79,8 +84,9 @@ WORKSPACE_FILE = Path(".acp-server") / "hooks.json"
 Notify = Callable[[str], Awaitable[None]]
 """Shows the user a message (the ACP bridge sends an agent message chunk)."""
 
-WorkspaceHookConsent = Callable[[str, TurnSignal], Awaitable[bool]]
-"""Asks the user whether the hooks of the workspace file at this path may run."""
+WorkspaceHookConsent = Callable[[str, TurnSignal, Sequence[str]], Awaitable[bool]]
+"""Asks the user whether the hooks of the workspace file at this path may run; the third
+argument names the files that changed since the user last allowed them (empty the first time)."""
 
 
 @dataclass(frozen=True)
@@ -227,7 +233,9 @@ class SessionHooks:
         self._steer: Callable[[list[rec.Part]], None] | None = None
         self._inject: Callable[[list[rec.Part]], None] | None = None
         self.workspace_allowed: bool | None = None
-        """None until asked; then the user's answer for the rest of the session."""
+        """None until asked; then the user's answer, for as long as the content it was given
+        for stays the same (a refusal holds for the rest of the session)."""
+        self._allowed_content: dict[str, str] = {}
         self._continued_turn: str | None = None
 
     def install(self, agent: Agent) -> None:
@@ -327,17 +335,32 @@ class SessionHooks:
         return answers
 
     async def _workspace_allowed(self, hook: Hook, signal: TurnSignal) -> bool:
-        if self.workspace_allowed is None:
-            if self._consent is None:
-                log.warning("skipping workspace hooks from %s: nobody can allow them", hook.path)
-                self.workspace_allowed = False
-            else:
-                allowed = await self._consent(hook.path, signal)
-                signal.raise_if_aborted()  # a cancelled question decides nothing
-                self.workspace_allowed = allowed
-                if not allowed:
-                    log.warning("workspace hooks from %s were not allowed: skipped", hook.path)
-        return self.workspace_allowed
+        if self.workspace_allowed is False:
+            return False
+        if self._consent is None:
+            log.warning("skipping workspace hooks from %s: nobody can allow them", hook.path)
+            self.workspace_allowed = False
+            return False
+        # A few small reads and digests, on the loop like the hooks file's own reading.
+        content = self._workspace_content()
+        if self.workspace_allowed and content == self._allowed_content:
+            return True
+        what = changed(self._allowed_content, content) if self.workspace_allowed else []
+        if what:
+            log.warning("workspace hooks from %s: changed since allowed: %s", hook.path, what)
+        allowed = await self._consent(hook.path, signal, what)
+        signal.raise_if_aborted()  # a cancelled question decides nothing
+        self.workspace_allowed = allowed
+        self._allowed_content = content
+        if not allowed:
+            log.warning("workspace hooks from %s were not allowed: skipped", hook.path)
+        return allowed
+
+    def _workspace_content(self) -> dict[str, str]:
+        """The fingerprint of the workspace hooks: their files and the files they name."""
+        workspace = [hook for hook in self.hooks if hook.source == "workspace"]
+        files = [hook.path for hook in workspace]
+        return fingerprint(files, [hook.command for hook in workspace], self.cwd)
 
     async def _run(
         self, hook: Hook, payload: Mapping[str, Any], signal: TurnSignal

@@ -45,6 +45,7 @@ from acp_server.models.base import (
     TextDelta,
     TextPart,
     ThoughtDelta,
+    ToolCallDraft,
     ToolCallEvent,
     ToolCallRequest,
     ToolResultTurn,
@@ -339,6 +340,9 @@ class AnthropicProvider:
                         tool = tools.get(delta.index)
                         if tool is not None and part.partial_json:
                             tool.parts.append(part.partial_json)
+                            yield ToolCallDraft(
+                                call_id=tool.call_id, name=tool.name, arguments=part.partial_json
+                            )
                 elif kind == "content_block_start":
                     start = _decode(endpoint, _decode_block_start, data)
                     block = start.content_block
@@ -352,6 +356,7 @@ class AnthropicProvider:
                         if not block.id or not block.name:
                             raise malformed_chunk(endpoint, data, "tool_use without id or name")
                         tools[start.index] = _ToolBlock(block.id, block.name, block.input)
+                        yield ToolCallDraft(call_id=block.id, name=block.name)
                 elif kind == "content_block_stop":
                     index = _decode(endpoint, _decode_block_stop, data).index
                     tool = tools.pop(index, None)

@@ -116,6 +116,17 @@ class ToolCallEvent(Struct, kw_only=True, frozen=True, tag_field="event", tag="t
     call: ToolCallRequest
 
 
+class ToolCallDraft(Struct, kw_only=True, frozen=True, tag_field="event", tag="tool_call_draft"):
+    """A tool call being written, for progress only: the first draft of a call comes as soon
+    as its name has streamed (`arguments` empty or what arrived with it), later ones carry the
+    next piece of its arguments. The call itself still comes as one `ToolCallEvent` with the
+    same `call_id` when it is complete, or never, when the response was cut before that."""
+
+    call_id: str
+    name: str
+    arguments: str = ""
+
+
 class Usage(Struct, kw_only=True, frozen=True, tag_field="event", tag="usage"):
     """Token counts of this request. `input_tokens` is everything the context held, cached or
     not; `cache_read_tokens` is the part of it read from the provider's prompt cache and
@@ -142,7 +153,7 @@ class Finish(Struct, kw_only=True, frozen=True, tag_field="event", tag="finish")
     reason: FinishReason
 
 
-ModelEvent = TextDelta | ThoughtDelta | ToolCallEvent | Usage | Finish
+ModelEvent = TextDelta | ThoughtDelta | ToolCallDraft | ToolCallEvent | Usage | Finish
 """What a stream yields, tagged by `event`."""
 
 

@@ -12,6 +12,8 @@ A missing file at the default place is the same as an empty one. Example:
     [providers.openai]
     base_url = "http://127.0.0.1:8080/v1"   # a local llama.cpp / vLLM / Ollama server
     api_key_env = "OPENAI_API_KEY"          # the variable the key is read from
+    # api_key = "..."                       # or the key itself (what `acp-server setup`
+                                            # writes when a key is typed; the file is 0600)
     read_timeout = 120                      # seconds between chunks (default 60)
     context_window = 32768                  # tokens; else asked of the server, else a default
     max_output_tokens = 8192                # tokens one request may generate (default 8192)
@@ -39,8 +41,9 @@ A missing file at the default place is the same as an empty one. Example:
 Which model a server uses (`choose_model_spec`): `--model` > `ACP_SERVER_MODEL` >
 `default_model` here. Which endpoint a provider talks to (`acp_server.models.spec.load_model`):
 the `OPENAI_BASE_URL` / `ANTHROPIC_BASE_URL` variable > `base_url` here > the public
-endpoint. The API key is read from the variable named by `api_key_env` (default
-`OPENAI_API_KEY` / `ANTHROPIC_API_KEY`); keys themselves never go in this file.
+endpoint. The API key is `api_key` here when set (`acp-server setup` writes it, with the file's
+mode 0600, when the user types a key), else read from the variable named by `api_key_env`
+(default `OPENAI_API_KEY` / `ANTHROPIC_API_KEY`); a table may not set both.
 
 Over 400 lines: one validating reader for every table of the one file, so that every message
 names the file, the line and the expected values the same way.
@@ -73,6 +76,7 @@ __all__ = [
     "check_spec",
     "choose_model_spec",
     "config_path",
+    "file_keys",
     "key_variables",
     "load_settings",
     "url_credentials",
@@ -105,6 +109,8 @@ class ProviderSettings:
 
     base_url: str | None = None
     api_key_env: str | None = None
+    api_key: str | None = field(default=None, repr=False)
+    """The key itself, when the file holds it (never shown: `repr` leaves it out)."""
     connect_timeout: float | None = None
     read_timeout: float | None = None
     context_window: int | None = None
@@ -168,6 +174,12 @@ class ModelSettings:
     def provider(self, name: str) -> ProviderSettings:
         """The settings of provider `name` (empty when the file has no table for it)."""
         return self.providers.get(name) or ProviderSettings()
+
+
+def file_keys(settings: ModelSettings) -> list[str]:
+    """The keys the config file holds itself (`api_key`), to be redacted wherever they might
+    be quoted."""
+    return [p.api_key for p in settings.providers.values() if p.api_key]
 
 
 def key_variables(settings: ModelSettings) -> frozenset[str]:
@@ -279,6 +291,7 @@ def load_settings(
 _PROVIDER_KEYS = {
     "base_url": str,
     "api_key_env": str,
+    "api_key": str,
     "connect_timeout": float,
     "read_timeout": float,
     "context_window": int,
@@ -452,6 +465,10 @@ class _Reader:
             else:
                 value = float(value)
             values[key] = value
+        if "api_key" in values and "api_key_env" in values:
+            raise self.error(
+                f"[{table}] sets both `api_key` and `api_key_env`; keep one", "api_key", table
+            )
         return ProviderSettings(**values)
 
     def model_tables(self, table: str, value: Any) -> tuple[dict[str, int], dict[str, int]]:

@@ -7,7 +7,9 @@ Works with the hosted API and with compatible servers (vLLM, llama.cpp's server,
 - text arrives in `delta.content`, reasoning in `delta.reasoning_content` or `delta.reasoning`;
 - tool calls are assembled by `index` from `delta.tool_calls[]`: `id`, `type` and
   `function.name` are *set* whenever present (llama.cpp repeats them in every delta), only
-  `function.arguments` is appended; the calls are emitted when the choice finishes;
+  `function.arguments` is appended; a `ToolCallDraft` is yielded once a call's name is known
+  (its id is fixed then) and for each later piece of its arguments; the calls are emitted when
+  the choice finishes;
 - `finish_reason` maps `stop`, `tool_calls`, `length` (-> max_tokens) and `content_filter`
   (-> refusal); anything else counts as `stop`;
 - with `stream_options.include_usage` the last chunk carries `usage`, emitted as `Usage` just
@@ -41,6 +43,7 @@ from acp_server.models.base import (
     TextDelta,
     TextPart,
     ThoughtDelta,
+    ToolCallDraft,
     ToolCallEvent,
     ToolCallRequest,
     ToolResultTurn,
@@ -210,12 +213,13 @@ _decode_chunk = msgspec.json.Decoder(_Chunk).decode
 
 
 class _PendingCall:
-    __slots__ = ("arguments", "call_id", "name")
+    __slots__ = ("arguments", "call_id", "drafted", "name")
 
     def __init__(self) -> None:
         self.call_id: str | None = None
         self.name: str | None = None
         self.arguments: list[str] = []
+        self.drafted = False
 
 
 def _stream_error(endpoint: Endpoint, error: Any) -> ModelError:
@@ -348,7 +352,8 @@ class OpenAIProvider:
                         if delta.content:
                             yield TextDelta(text=delta.content)
                         if delta.tool_calls:
-                            _merge_tool_calls(calls, delta.tool_calls)
+                            for draft in _merge_tool_calls(calls, delta.tool_calls):
+                                yield draft
                     if choice.finish_reason and finish is None:
                         finish = _FINISH.get(choice.finish_reason, "stop")
                         for event in _finished_calls(endpoint, calls, finish == "max_tokens"):
@@ -403,21 +408,43 @@ def _rejects_stream_options(error: ModelError) -> bool:
     return error.code in ("http_400", "http_422") and "stream_options" in error.message
 
 
-def _merge_tool_calls(calls: dict[int, _PendingCall], deltas: list[_ToolCallDelta]) -> None:
-    """Fold one chunk's tool-call deltas into the pending calls, by `index`."""
+def _merge_tool_calls(
+    calls: dict[int, _PendingCall], deltas: list[_ToolCallDelta]
+) -> list[ToolCallDraft]:
+    """Fold one chunk's tool-call deltas into the pending calls, by `index`; returns the drafts
+    to show: a call's first once its name is known (its id is fixed then: a server's id, else
+    one of ours), then each new piece of its arguments."""
+    drafts: list[ToolCallDraft] = []
     for position, delta in enumerate(deltas):
         index = delta.index if delta.index is not None else position
         pending = calls.get(index)
         if pending is None:
             pending = calls[index] = _PendingCall()
-        if delta.id:
+        if delta.id and not pending.drafted:
             pending.call_id = delta.id
+        piece = ""
         function = delta.function
         if function is not None:
             if function.name:
                 pending.name = function.name
             if function.arguments:
                 pending.arguments.append(function.arguments)
+                piece = function.arguments
+        if pending.name is None:
+            continue
+        if not pending.drafted:
+            pending.drafted = True
+            pending.call_id = pending.call_id or f"call_{uuid.uuid4().hex[:24]}"
+            drafts.append(
+                ToolCallDraft(
+                    call_id=pending.call_id, name=pending.name, arguments="".join(pending.arguments)
+                )
+            )
+        elif piece:
+            drafts.append(
+                ToolCallDraft(call_id=pending.call_id or "", name=pending.name, arguments=piece)
+            )
+    return drafts
 
 
 def _finished_calls(

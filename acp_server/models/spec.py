@@ -4,7 +4,8 @@ The network providers are built here without importing httpx (it is imported by 
 request). Their endpoint and key come from the environment and the config file's
 `[providers.NAME]` table (see `acp_server.models.config`): `OPENAI_BASE_URL` /
 `ANTHROPIC_BASE_URL` > `base_url` in the file > the public endpoint; the key from the variable
-named by `api_key_env` (default `OPENAI_API_KEY` / `ANTHROPIC_API_KEY`).
+named by `api_key_env` (default `OPENAI_API_KEY` / `ANTHROPIC_API_KEY`), unless the file holds
+the key itself (`api_key`).
 """
 
 from __future__ import annotations
@@ -57,12 +58,19 @@ def load_model(
 
         provider_class = AnthropicProvider
     upper = prefix.upper()
-    key_env = provider.api_key_env or f"{upper}_API_KEY"
     base_url, base_url_env = _base_url(env, f"{upper}_BASE_URL", provider, where, DEFAULT_BASE_URL)
+    if provider.api_key:
+        # Named in messages as the place to fix a rejected key.
+        path = settings.path if settings is not None else None
+        key_env = f"api_key in [providers.{prefix}]" + (f" of {path}" if path else "")
+        api_key: str | None = provider.api_key
+    else:
+        key_env = provider.api_key_env or f"{upper}_API_KEY"
+        api_key = env.get(key_env)
     return provider_class(
         rest,
         base_url=base_url,
-        api_key=env.get(key_env),
+        api_key=api_key,
         key_env=key_env,
         base_url_env=base_url_env,
         options=_options(provider, rest),

@@ -2,9 +2,9 @@
 
 A turn still running in the source (or one a crash left open, before repair) is not copied: a
 fork holds only history whose every tool call has its result. Session settings recorded after
-that turn (mode, model, "always" answers) are carried over, since they hold from then on;
-the "always" answers only when the fork stays in the source's workspace (a fork into another
-cwd must not bring the rules a user gave for a different repository).
+that turn (mode, model, "always" answers, the client's system prompt) are carried over, since
+they hold from then on; the "always" answers only when the fork stays in the source's workspace
+(a fork into another cwd must not bring the rules a user gave for a different repository).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from . import records as rec
 
-SETTINGS = (rec.ModeChange, rec.ModelChange, rec.PermissionRule)
+SETTINGS = (rec.ModeChange, rec.ModelChange, rec.PermissionRule, rec.SystemPromptChange)
 """Records that belong to the session rather than to a turn."""
 
 

@@ -63,6 +63,7 @@ __all__ = [
     "StepEnd",
     "StepStart",
     "Synthetic",
+    "SystemPromptChange",
     "TextPart",
     "ThoughtPart",
     "ToolCallRecord",
@@ -356,6 +357,16 @@ class PermissionRule(_TaggedByType, tag="session/permission", frozen=True, kw_on
     at: str
 
 
+class SystemPromptChange(_TaggedByType, tag="session/system_prompt", frozen=True, kw_only=True):
+    """The client gave the session a system prompt (`append`ed to our instructions, or
+    `override` replacing them), already cut to its budget (the cut noted in `text`). The last
+    one holds from then on; it is restored on load and carried into forks."""
+
+    mode: Literal["append", "override"]
+    text: str
+    at: str
+
+
 class Compaction(_TaggedByType, tag="context/compaction", frozen=True, kw_only=True):
     """The conversation before message `kept_from` was compacted; from here on the model sees
     the compacted form. With a `summary`, that summary replaces every message before
@@ -387,6 +398,7 @@ Record: TypeAlias = (
     | ModeChange
     | ModelChange
     | PermissionRule
+    | SystemPromptChange
     | Compaction
 )
 """One entry of a session log."""

@@ -3,6 +3,8 @@ local output, at most every `INTERVAL` seconds and at most `TAIL_CHARS` characte
 
 Throttled because a chatty command (a build, `seq`) prints far faster than an editor can
 redraw, and every update crosses the pipe; bounded because each update carries the whole text.
+The tail is shown with its control and bidirectional characters escaped (`printable`): a
+command must not clear the user's screen or write the clipboard through the editor.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import anyio
 
 from acp_server.tools.base import ToolCallContext
+from acp_server.tools.printable import printable
 
 INTERVAL = 0.2
 """Seconds between two progress updates of one command, at most one per interval."""
@@ -40,4 +43,4 @@ class LiveOutput:
             await anyio.sleep(INTERVAL)
             if self._changed:
                 self._changed = False
-                await self._call.progress(self._tail)
+                await self._call.progress(printable(self._tail))

@@ -39,6 +39,8 @@ async def test_initialize_answers_version_1_and_describes_the_agent() -> None:
         "close": {},
         "delete": {},
         "fork": {},  # unstable schema's session/fork
+        # append and override (tests/acp/test_client_system_prompt.py)
+        "systemPrompt": {"mode": {"override": {}}},
     }
     assert raw["promptCapabilities"] == {"image": True, "embeddedContext": True}
     # stdio always; streamable HTTP and SSE tested (tests/acp/test_mcp_sse_acp.py)

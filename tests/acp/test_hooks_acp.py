@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.command_sandbox import needs_bwrap
 from tests.support.processes import existing, wait_for_pids
 from tests.support.scripted_model import script
 from tests.support.tool_client import (
@@ -145,3 +146,34 @@ async def test_cancel_reaps_a_running_hook_before_the_prompt_is_answered(
         assert stop == "cancelled"
         assert survivors == []
         assert s.wire_updates("agent_message_chunk") == []  # the model was never asked
+
+
+@needs_bwrap
+async def test_a_hook_script_rewritten_by_a_sandboxed_command_is_asked_about_again(
+    tmp_path: Path, ws: Path, config: Path
+) -> None:
+    """Issue 24, hole 4: the user allowed `sh lint.sh`; a sandboxed command (no question in
+    sandboxed mode) rewrites lint.sh to write outside the workspace. The next hook run would
+    run it unsandboxed: instead the user is asked again, naming the file, and the refusal
+    keeps it from running."""
+    ran, pwned = tmp_path / "lint-ran", tmp_path / "pwned"
+    (ws / "lint.sh").write_text(f"echo v1 >> {ran}\n")
+    hooks_file = workspace_hooks(ws, pre_tool=[{"command": "sh lint.sh", "tools": ["bash"]}])
+    spec = script(
+        tmp_path,
+        call("bash", command=f"echo 'touch {pwned}' > lint.sh"),
+        call("bash", command="true"),
+        DONE,
+    )
+    client = ToolClient(["allow_once", "reject_once"])
+    async with agent_session(ws, spec, "--mode", "sandboxed", client=client, env=env(config)) as s:
+        assert await s.prompt() == "end_turn"
+    title = f"Run hooks from {hooks_file}"
+    assert s.client.asked_titles == [
+        title,
+        f"{title} (changed since you allowed them: {ws / 'lint.sh'})",
+    ]
+    commands = [st for t, st, _ in s.client.finished() if t.startswith("Run `")]
+    assert commands == ["completed", "completed"]
+    assert ran.read_text() == "v1\n"  # the version the user allowed ran, once
+    assert not pwned.exists()

@@ -131,7 +131,10 @@ async def test_a_tool_call_cut_by_the_output_limit_ends_max_tokens(tmp_path: Pat
             sid = await start(conn, tmp_path)
             response = await conn.prompt(session_id=sid, prompt=[text_block("read it")])
     assert response.stop_reason == "max_tokens"
-    assert updates_of(client, "tool_call") == []
+    # Shown while it was written (tests/acp/test_progress.py), it never ran: it ends failed.
+    [shown] = updates_of(client, "tool_call")
+    assert shown.tool_call_id == "c1"
+    assert [u.status for u in updates_of(client, "tool_call_update")][-1] == "failed"
 
 
 async def test_a_malformed_tool_call_is_answered_back_to_the_model(tmp_path: Path) -> None:

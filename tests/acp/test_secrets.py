@@ -192,3 +192,38 @@ async def test_a_child_cannot_read_the_keys_from_the_agents_proc_environ(
         assert secret not in seen
     # A base URL with credentials is a key: the command's own environment lacks it too.
     assert "OPENAI_BASE_URL" not in seen.partition("OWN:")[2]
+
+
+FILE_KEY = "file-Secret-Key-55501"
+"""A key the config file holds itself (`api_key`, what `acp-server setup` writes)."""
+
+
+async def test_a_key_held_by_the_config_file_is_sent_and_redacted(tmp_path: Path, ws: Path) -> None:
+    stderr_path = tmp_path / "stderr"
+    config = tmp_path / "config" / "acp-server"
+    config.mkdir(parents=True)
+    async with serve() as server:
+        (config / "config.toml").write_text(
+            f'[providers.openai]\nbase_url = "http://127.0.0.1:{server.port}/v1"\n'
+            f'api_key = "{FILE_KEY}"\n'
+        )
+        echo = f"bad key {FILE_KEY}"
+        server.add(*[json_reply(401, {"error": {"message": echo}})] * 3)
+        env = {"XDG_CONFIG_HOME": str(tmp_path / "config"), "OPENAI_API_KEY": ""}
+        argv = ("--model", "openai:gpt-x", "--data-dir", str(tmp_path / "d"))
+        with stderr_path.open("wb") as stderr:
+            async with running_agent(*argv, env=env, stderr=stderr) as (conn, agent, _, _):
+                await conn.initialize(protocol_version=1)
+                sid = (await conn.new_session(cwd=str(ws), mcp_servers=[])).session_id
+                with pytest.raises(RequestError) as caught:
+                    await conn.prompt(session_id=sid, prompt=[text_block("go")])
+                agent.stdin.close()
+                with anyio.fail_after(10):
+                    await agent.wait()
+        chat = [r for r in server.requests if r.path.endswith("/chat/completions")]
+    assert chat and chat[-1].headers["authorization"] == f"Bearer {FILE_KEY}"
+    error = f"{caught.value} {json.dumps(caught.value.data)}"
+    # The message names where the key came from as the place to fix it.
+    assert "HTTP 401" in error and "Set api_key in [providers.openai] of" in error
+    for exit_text in (error, stderr_path.read_text()):
+        assert FILE_KEY not in exit_text

@@ -252,3 +252,36 @@ async def test_a_session_open_in_another_process_is_refused_clearly(tmp_path: Pa
                 await second.load_session(session_id=sid, cwd=str(tmp_path), mcp_servers=[])
     assert caught.value.code == -32002
     assert "another acp-server process" in str(caught.value.data)
+
+
+async def test_a_cwd_that_is_missing_or_a_file_is_refused_and_nothing_is_created(
+    tmp_path: Path,
+) -> None:
+    # Every method that opens a session in a cwd: new, load, resume and fork. Accepted before.
+    data = tmp_path / "data"
+    a_file = tmp_path / "file.txt"
+    a_file.write_text("not a directory")
+    bad_cwds = (str(tmp_path / "missing"), str(a_file), str(a_file / "below"))
+    async with agent_in(data, tmp_path) as (conn, _, _):
+        sid = (await conn.new_session(cwd=str(tmp_path), mcp_servers=[])).session_id
+        await conn.prompt(session_id=sid, prompt=[text_block("hi")])
+        await conn.close_session(session_id=sid)
+        before = sorted(p.relative_to(data) for p in data.rglob("*"))
+        codes = []
+        for cwd in bad_cwds:
+            for call in (
+                lambda cwd: conn.new_session(cwd=cwd, mcp_servers=[]),
+                lambda cwd: conn.load_session(session_id=sid, cwd=cwd, mcp_servers=[]),
+                lambda cwd: conn.resume_session(session_id=sid, cwd=cwd, mcp_servers=[]),
+                lambda cwd: conn.fork_session(session_id=sid, cwd=cwd, mcp_servers=[]),
+            ):
+                with pytest.raises(RequestError) as caught:
+                    await call(cwd)
+                codes.append(caught.value.code)
+                assert cwd in str(caught.value.data)
+        after = sorted(p.relative_to(data) for p in data.rglob("*"))
+        listed = await conn.list_sessions()
+    assert codes == [-32602] * 12
+    assert after == before  # no journal, lock or directory was created
+    assert [s.session_id for s in listed.sessions] == [sid]
+    assert not (tmp_path / "missing").exists()

@@ -12,6 +12,7 @@ import json
 import logging
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ import pytest
 
 from acp_server.agent.inbox import Blocked
 from acp_server.cancellation import TurnSignal
+from acp_server.extensions.hook_content import changed, fingerprint, named_files
 from acp_server.extensions.hooks import (
     DEFAULT_TIMEOUT_MS,
     Hook,
@@ -173,7 +175,7 @@ async def test_a_hook_started_after_the_turn_was_cancelled_never_runs(tmp_path: 
     model = FakeModel()
     async with running_agent(model) as handle:
 
-        async def cancel_in_consent(path: str, signal: TurnSignal) -> bool:
+        async def cancel_in_consent(path: str, signal: TurnSignal, changed: Sequence[str]) -> bool:
             handle.agent.cancel()
             return True
 
@@ -407,7 +409,7 @@ async def test_workspace_hooks_run_only_once_allowed_and_user_hooks_never_ask(
     user_ran, workspace_ran = tmp_path / "user", tmp_path / "workspace"
     asked: list[str] = []
 
-    async def consent(path: str, signal: TurnSignal) -> bool:
+    async def consent(path: str, signal: TurnSignal, changed: Sequence[str]) -> bool:
         asked.append(path)
         return allow
 
@@ -432,7 +434,7 @@ async def test_workspace_hooks_run_only_once_allowed_and_user_hooks_never_ask(
 async def test_user_hooks_alone_never_ask(tmp_path: Path) -> None:
     asked: list[str] = []
 
-    async def consent(path: str, signal: TurnSignal) -> bool:
+    async def consent(path: str, signal: TurnSignal, changed: Sequence[str]) -> bool:
         asked.append(path)
         return True
 
@@ -450,3 +452,48 @@ async def test_without_a_consent_callback_workspace_hooks_are_skipped(tmp_path: 
         hooks.install(handle.agent)
         assert await handle.agent.followup(text("go")).wait() == rec.Completed()
     assert not marker.exists()
+
+
+async def test_consent_holds_for_the_content_it_was_given_for(tmp_path: Path) -> None:
+    """The hooks file or a script its command names, changed after the consent, is asked
+    about again (naming what changed) before the next workspace hook runs; an unchanged one
+    and a file the hook only writes to are not."""
+    hooks_file, script_file = tmp_path / "hooks.json", tmp_path / "lint.sh"
+    hooks_file.write_text("{}")
+    script_file.write_text("echo v1 >> ran\n")
+    asked: list[list[str]] = []
+
+    async def consent(path: str, signal: TurnSignal, changed: Sequence[str]) -> bool:
+        asked.append(list(changed))
+        return True
+
+    command = "sh ./lint.sh > out.txt"  # out.txt is written by every run
+    hooks = session_hooks(
+        tmp_path,
+        hook("prompt_submit", command, source="workspace", path=str(hooks_file)),
+        consent=consent,
+    )
+    async with running_agent(FakeModel()) as handle:
+        hooks.install(handle.agent)
+        for change in (None, None, script_file, hooks_file):
+            if change is not None:
+                change.write_text(change.read_text() + "\n# changed\n")
+            assert await handle.agent.followup(text("go")).wait() == rec.Completed()
+    assert asked == [[], [str(tmp_path / "lint.sh")], [str(hooks_file)]]
+    assert (tmp_path / "ran").read_text() == "v1\n" * 4
+
+
+def test_a_command_names_its_scripts_but_not_its_output_files(tmp_path: Path) -> None:
+    for name in ("lint.sh", "check.py", "out.txt", "in.txt"):
+        (tmp_path / name).write_text("x")
+    command = "./lint.sh && python check.py --fix > out.txt 2>&1 < in.txt; exit 0"
+    assert named_files(command, str(tmp_path)) == [
+        str(tmp_path / "lint.sh"),
+        str(tmp_path / "check.py"),
+        str(tmp_path / "in.txt"),
+    ]
+    before = fingerprint([], [command], str(tmp_path))
+    (tmp_path / "check.py").write_text("y")
+    assert changed(before, fingerprint([], [command], str(tmp_path))) == [
+        str(tmp_path / "check.py")
+    ]

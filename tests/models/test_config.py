@@ -16,6 +16,7 @@ from acp_server.models.config import (
     check_spec,
     choose_model_spec,
     config_path,
+    file_keys,
     load_settings,
 )
 from acp_server.models.http import HttpOptions, close_provider
@@ -119,6 +120,10 @@ def test_invalid_toml_names_file_and_line(tmp_path: Path) -> None:
         ),
         ("[providers.openai]\nread_timeout = true\n", r", line 2: .*`read_timeout` must be"),
         ("providers = 1\n", r", line 1: `providers` must be a table"),
+        (
+            "[providers.openai]\napi_key_env = 'K'\napi_key = 'x'\n",
+            r", line 3: \[providers.openai\] sets both `api_key` and `api_key_env`; keep one",
+        ),
     ],
 )
 def test_bad_values_are_clear_errors(tmp_path: Path, text: str, problem: str) -> None:
@@ -164,6 +169,16 @@ def test_load_model_uses_provider_settings(tmp_path: Path) -> None:
     assert isinstance(a, AnthropicProvider)
     assert a.endpoint.key_env == "MY_ANTHROPIC_KEY"
     assert a.endpoint.base_url == "https://api.anthropic.com"
+
+
+def test_a_key_in_the_file_wins_and_is_named_as_the_fix(tmp_path: Path) -> None:
+    path = write(tmp_path, '[providers.anthropic]\napi_key = "sk-in-file"\n')
+    settings = load_settings(path)
+    assert "sk-in-file" not in repr(settings)
+    a = load_model("anthropic:claude", settings, environ={"ANTHROPIC_API_KEY": "sk-env"})
+    assert isinstance(a, AnthropicProvider)
+    assert a.endpoint.key_env == f"api_key in [providers.anthropic] of {path}"
+    assert file_keys(settings) == ["sk-in-file"]
 
 
 def test_load_model_rejects_bad_specs() -> None:

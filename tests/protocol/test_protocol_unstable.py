@@ -12,8 +12,10 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from acp_protocol import unstable as u
+from acp_protocol.content import TextContent
 from acp_protocol.mcp import McpServer
 from acp_protocol.session_config import SessionMode, SessionModeState
+from acp_protocol.system_prompt import SystemPrompt
 
 SCHEMA = json.loads(
     (Path(__file__).resolve().parent.parent / "data" / "acp" / "schema.unstable.json").read_text()
@@ -33,6 +35,7 @@ EXAMPLES: list[tuple[msgspec.Struct, str]] = [
                 McpServer(name="web", type="http", url="http://127.0.0.1/mcp", headers=[])
             ],
             additional_directories=["/x"],
+            system_prompt=SystemPrompt(mode="append", content=[TextContent(text="Be brief.")]),
             meta=META,
         ),
         "ForkSessionRequest",
@@ -70,9 +73,9 @@ def test_examples_are_valid_and_round_trip(example: msgspec.Struct, name: str) -
 @pytest.mark.parametrize(
     "cls", [u.SessionForkCapabilities, u.ForkSessionRequest, u.ForkSessionResponse]
 )
-def test_fields_are_the_schema_properties_but_an_unadvertised_system_prompt(cls: type) -> None:
+def test_fields_are_the_schema_properties(cls: type) -> None:
     fields = {f.encode_name for f in msgspec.structs.fields(cls)}
-    assert fields == set(SCHEMA["$defs"][cls.__name__]["properties"]) - {"systemPrompt"}
+    assert fields == set(SCHEMA["$defs"][cls.__name__]["properties"])
 
 
 def test_the_fork_capability_is_the_unstable_schema_s() -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
 import sys
 from collections.abc import AsyncIterator, Sequence
@@ -17,6 +19,10 @@ from acp.connection import StreamDirection, StreamEvent
 from .wire import validate_agent_frame
 
 SERVER = str(Path(sys.executable).with_name("acp-server"))
+
+HANG_UP_WITHIN = 30.0
+"""How long a finished test reads what the agent still sends before the SDK's hard close (a
+bound against an agent that never ends, not a measure: the agent exits at once when idle)."""
 
 
 @dataclass
@@ -85,4 +91,24 @@ async def running_agent(
         observers=[frames.observe],
     ) as (connection, process):
         yield connection, process, frames, client
+        await read_to_the_end(connection, process)
     assert not frames.violations, "\n".join(frames.violations)
+
+
+async def read_to_the_end(connection: Any, process: Any) -> None:
+    """Hang up the way a client that is done does: close the agent's stdin, then read what it
+    still sends until it closes stdout.
+
+    The agent answers a request and then sends what must follow the answer on the wire (the
+    notices and announcements after a `session/new` or `session/load` response); at end of
+    input it finishes that work, drains its output and exits. The SDK's own close stops reading
+    first, so without this a test that leaves right after a response loses whatever the agent
+    had not yet written, and its assertions about those frames (present or absent) would race.
+    """
+    with contextlib.suppress(OSError, RuntimeError, AttributeError):
+        process.stdin.write_eof()
+    receiving = connection._conn._recv_task  # the SDK's reader: it ends at the agent's EOF
+    if receiving is None:
+        return
+    with anyio.move_on_after(HANG_UP_WITHIN):
+        await asyncio.wait({receiving})

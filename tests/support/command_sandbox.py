@@ -1,25 +1,21 @@
-"""Whether the command sandbox (bubblewrap) works on this machine, asked once per test run."""
+"""Whether the command sandbox (bubblewrap) works on this machine, asked once per test run,
+with the agent's own probe, so that the tests expect what the agent they start will offer."""
 
 from __future__ import annotations
 
 import functools
-import shutil
-import subprocess
 
+import anyio
 import pytest
+
+from acp_server.process.bubblewrap import BubblewrapProbe
 
 
 @functools.cache
 def bwrap_missing() -> str:
     """Why bwrap cannot confine commands here; "" when it can."""
-    bwrap = shutil.which("bwrap")
-    if bwrap is None:
-        return "bwrap (bubblewrap) is not installed (.ci/run installs it when it runs as root)"
-    argv = [bwrap, "--ro-bind", "/", "/", "--unshare-net", "--unshare-pid", "--", "true"]
-    done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, timeout=10)
-    if done.returncode != 0:
-        return f"bwrap cannot create namespaces here: {done.stderr.decode(errors='replace')}"
-    return ""
+    bwrap, why = anyio.run(BubblewrapProbe().check, None)
+    return "" if bwrap is not None else why
 
 
 needs_bwrap = pytest.mark.skipif(bool(bwrap_missing()), reason=bwrap_missing() or "bwrap works")

@@ -52,8 +52,8 @@ def test_the_stable_names_kinds_and_schemas(ws: Workspace) -> None:
         "write_file": {"path", "content"},
         "edit_file": {"path", "old_text", "new_text"},
         "list_dir": {"path"},
-        "glob": {"pattern"},
-        "grep": {"pattern", "path"},
+        "glob": {"pattern", "include_ignored"},
+        "grep": {"pattern", "path", "include_ignored"},
         "bash": {"command", "timeout_ms", "needs"},  # needs: optional, added compatibly
         "todo_write": {"entries"},
     }

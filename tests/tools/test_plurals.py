@@ -50,7 +50,7 @@ async def test_tool_results_count_in_singular_and_plural(root: Path) -> None:
         plan.text.splitlines()[0] == "Plan updated: 1 entry (0 completed, 0 in progress, 1 pending)"
     )
     nothing = await run("grep", pattern="absent", path="one.txt")
-    assert nothing.text == f"No matches for `absent` in 1 file under {root}/one.txt"
+    assert nothing.text == f"No matches for `absent` in {root}/one.txt"
     past = await run("read_file", path="one.txt", offset=5)
     assert past.text == f"offset 5 is past the end of {root}/one.txt, which has 2 lines"
     (root / "single.txt").write_text("x\n")

@@ -12,6 +12,7 @@ from acp_server.tools.base import Tool
 from acp_server.tools.budget import ToolBudget
 from acp_server.tools.builtin.files import EditFile, ListDir, ReadFile, WriteFile
 from acp_server.tools.builtin.plan import TodoWrite
+from acp_server.tools.builtin.ripgrep import Ripgrep
 from acp_server.tools.builtin.search import Glob, Grep
 from acp_server.tools.builtin.shell import Bash
 from acp_server.tools.command_sandbox import CommandSandbox
@@ -24,6 +25,7 @@ __all__ = [
     "Grep",
     "ListDir",
     "ReadFile",
+    "Ripgrep",
     "TodoWrite",
     "WriteFile",
     "builtin_tools",
@@ -36,17 +38,20 @@ def builtin_tools(
     commands: CommandRunner,
     budget: ToolBudget = ToolBudget(),  # noqa: B008 - frozen: one shared default is safe
     command_sandbox: CommandSandbox | None = None,
+    ripgrep: Ripgrep | None = None,
 ) -> list[Tool]:
     """The built-in tools for one session, in the order the model is shown them, each shaping
-    its results to fit `budget`."""
+    its results to fit `budget`. `ripgrep` runs grep's and glob's `rg` (registered with the
+    server's process registry; by default with none)."""
     body, results = budget.body_bytes, budget.max_search_results
+    ripgrep = ripgrep if ripgrep is not None else Ripgrep()
     return [
         ReadFile(sandbox, files, max_lines=budget.max_read_lines, max_bytes=body),
         WriteFile(sandbox, files),
         EditFile(sandbox, files),
         ListDir(sandbox, max_entries=results, max_bytes=body),
-        Glob(sandbox, max_results=results, max_bytes=body),
-        Grep(sandbox, max_matches=results, max_bytes=body),
+        Glob(sandbox, max_results=results, max_bytes=body, ripgrep=ripgrep),
+        Grep(sandbox, max_matches=results, max_bytes=body, ripgrep=ripgrep),
         Bash(sandbox, commands, max_bytes=body, command_sandbox=command_sandbox),
         TodoWrite(sandbox),
     ]

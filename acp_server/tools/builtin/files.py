@@ -10,9 +10,10 @@ Over 400 lines: the four file tools share the read, line and diff helpers above 
 from __future__ import annotations
 
 import difflib
+import heapq
 import os
 import stat
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Annotated, Any
 
 import msgspec
@@ -446,24 +447,31 @@ class ListDirArgs(msgspec.Struct, forbid_unknown_fields=True):
     path: str | None = None
 
 
-def _list(path: str, check: Callable[[], None]) -> list[str]:
-    entries: list[str] = []
+def _list(path: str, check: Callable[[], None], keep: int) -> tuple[list[str], int]:
+    """The first `keep` entry names of the directory in sorted order (directories with a
+    trailing '/'), and how many entries it has. Memory follows `keep`, not the directory:
+    a heap keeps the smallest names while the scan streams past."""
     fd = open_checked(path, os.O_RDONLY | os.O_DIRECTORY)
     try:
         scan = os.scandir(fd)
     finally:
         os.close(fd)  # scandir works on its own duplicate
-    with scan:
-        for entry in scan:
-            try:
-                is_dir = entry.is_dir()
-            except OSError:
-                is_dir = False
-            entries.append(entry.name + "/" if is_dir else entry.name)
-            if len(entries) % 10000 == 0:
-                check()  # a directory of millions of entries must not outlive the turn
-    entries.sort()
-    return entries
+    total = 0
+
+    def names() -> Iterator[str]:
+        nonlocal total
+        with scan:
+            for entry in scan:
+                try:
+                    is_dir = entry.is_dir()
+                except OSError:
+                    is_dir = False
+                total += 1
+                if total % 10000 == 0:
+                    check()  # a directory of millions of entries must not outlive the turn
+                yield entry.name + "/" if is_dir else entry.name
+
+    return heapq.nsmallest(keep, names()), total
 
 
 class ListDir(BuiltinTool[ListDirArgs]):
@@ -507,7 +515,7 @@ class ListDir(BuiltinTool[ListDirArgs]):
     async def call(self, args: ListDirArgs, signal: TurnSignal) -> ToolOutput:
         path = self.check(args.path or self.sandbox.cwd)
         try:
-            entries = await in_thread(_list, path, stopper(signal))
+            entries, total = await in_thread(_list, path, stopper(signal), self.max_entries)
         except Stopped:
             signal.raise_if_aborted()
             raise
@@ -519,13 +527,13 @@ class ListDir(BuiltinTool[ListDirArgs]):
             return failed(f"Cannot list {path}: {exc.strerror or exc}")
         signal.raise_if_aborted()
         where = [Location(path)]
-        if not entries:
+        if not total:
             return ToolOutput(f"{path} is empty", locations=where)
-        shown = fitting(entries[: self.max_entries], self.max_bytes - utf8_size(path))
+        shown = fitting(entries, self.max_bytes - utf8_size(path))
         text = f"{path}:\n" + "\n".join(shown)
-        if len(entries) > len(shown):
+        if total > len(shown):
             text += (
-                f"\n[showing {len(shown)} of {plural(len(entries), 'entry', 'entries')}; use "
+                f"\n[showing {len(shown)} of {plural(total, 'entry', 'entries')}; use "
                 "glob with a pattern to find the others]"
             )
         return ToolOutput(text, locations=where)

@@ -1,11 +1,13 @@
-"""Search tools: `glob` (file names) and `grep` (file contents).
+"""Search tools on ripgrep: `glob` (file names) and `grep` (file contents).
 
-Both walk the local disk in a worker thread, so the event loop stays free to deliver a cancel;
-the walk checks the turn signal at every directory and file and stops as soon as it aborts.
-`.git` directories are skipped and symlinked directories are not followed while recursing;
-a result whose real path lies outside the workspace is dropped, and grep opens each file with
-the same link-refusing open as the file tools (`local_files.open_checked`). Both cap what they
-show and say how many there were in all.
+Both run `rg` (`ripgrep.Ripgrep`: the binary of the `ripgrep` package, through the one
+process spawner, killed with its group when the turn aborts) and read its output as it
+streams (`rg_output`), keeping what they show and counting the rest. ripgrep's regex engine
+is linear-time, and nothing here runs a backtracking regex over file contents, so no pattern
+can freeze the event loop. Both respect `.gitignore` / `.ignore` unless `include_ignored` is
+set, search hidden files but never `.git`, and never follow a symbolic link below the path
+they start from (that path itself is resolved and checked against the workspace first). See
+docs/rfc/implemented/feature/2026-12-01-search-on-ripgrep.md.
 """
 
 from __future__ import annotations
@@ -13,8 +15,8 @@ from __future__ import annotations
 import os
 import re
 import stat
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from fnmatch import fnmatchcase
+from collections.abc import Mapping, Sequence
+from subprocess import DEVNULL
 from typing import Any
 
 import anyio.to_thread
@@ -31,30 +33,55 @@ from acp_server.tools.builtin._common import (
     shorten,
     str_arg,
 )
-from acp_server.tools.local_files import CHUNK_BYTES, Stopped, open_checked, stopper
-from acp_server.tools.workspace import PathRefused, Sandbox
+from acp_server.tools.builtin.rg_output import GlobReader, GrepReader, PathPattern
+from acp_server.tools.builtin.ripgrep import RgExit, Ripgrep, RipgrepMissing
+from acp_server.tools.local_files import open_checked
+from acp_server.tools.workspace import PathChanged, PathRefused, Sandbox
 
 _DEFAULT = ToolBudget()
 GREP_MAX_FILE_BYTES = 10 * 1024 * 1024
 GREP_MAX_LINE_CHARS = 400
-_BINARY_SNIFF = 8192
-_SKIPPED_DIRS = frozenset({".git"})
+MAX_PATTERN_CHARS = 4096
 _MAGIC = re.compile(r"[*?[]")
+_COMMON = ["--no-config", "--hidden", "--no-require-git", "--sort", "path", "--glob", "!.git"]
+"""Every rg run: no user config file, hidden files but not `.git`, `.gitignore` honoured
+outside a git checkout too, results in path order."""
+
+_INCLUDE_IGNORED = {
+    "type": "boolean",
+    "description": (
+        "Also search files that .gitignore / .ignore exclude (default false: they are skipped)."
+    ),
+}
 
 
-def _scan(path: str) -> list[os.DirEntry[str]]:
-    try:
-        with os.scandir(path) as scan:
-            return sorted(scan, key=lambda entry: entry.name)
-    except OSError:
+def _open_root(root: str, directory: bool) -> int:
+    """`root` opened without following a link on the way; `PathChanged` when it was
+    swapped for a link, or for something of the other kind, since it was checked."""
+    fd = open_checked(root, os.O_RDONLY)
+    if stat.S_ISDIR(os.fstat(fd).st_mode) != directory:
+        os.close(fd)
+        raise PathChanged(root, "it was replaced")
+    return fd
+
+
+def _cwd_of(fd: int, root: str) -> str:
+    """A working directory for rg that is the directory `fd` was opened on, whatever
+    happened to its path since: the child's chdir goes through its own /proc/self/fd (it
+    still has our descriptors then). Without /proc, the path itself."""
+    return f"/proc/self/fd/{fd}" if os.path.isdir("/proc/self/fd") else root
+
+
+def _rg_error(ended: RgExit) -> str:
+    return ended.stderr.removeprefix("rg: ") or f"rg exited with status {ended.code}"
+
+
+def _notes(ended: RgExit) -> list[str]:
+    """What rg said on stderr when it still produced results (unreadable files...)."""
+    if not ended.stderr:
         return []
-
-
-def _is_dir(entry: os.DirEntry[str], *, follow: bool) -> bool:
-    try:
-        return entry.is_dir(follow_symlinks=follow)
-    except OSError:
-        return False
+    first = ended.stderr.splitlines()[0].removeprefix("rg: ")
+    return [f"some paths could not be searched: {shorten(first, 200)}"]
 
 
 # glob ----------------------------------------------------------------------------------------
@@ -62,6 +89,7 @@ def _is_dir(entry: os.DirEntry[str], *, follow: bool) -> bool:
 
 class GlobArgs(msgspec.Struct, forbid_unknown_fields=True):
     pattern: str
+    include_ignored: bool = False
 
 
 def _split_pattern(pattern: str, cwd: str) -> tuple[str, list[str]]:
@@ -75,61 +103,6 @@ def _split_pattern(pattern: str, cwd: str) -> tuple[str, list[str]]:
     return base, segments
 
 
-def _glob(
-    base: str, segments: list[str], contains: Callable[[str], bool], check: Callable[[], None]
-) -> list[str]:
-    """Sorted paths below `base` matching `segments` whose real path is in the workspace."""
-    found: set[str] = set()
-    visited: set[tuple[str, int]] = set()
-
-    def walk(directory: str, index: int) -> None:
-        if (directory, index) in visited:
-            return
-        visited.add((directory, index))
-        check()
-        if index == len(segments):
-            found.add(directory)
-            return
-        head = segments[index]
-        last = index + 1 == len(segments)
-        if head == "**":
-            walk(directory, index + 1)
-            for entry in _scan(directory):
-                if entry.name not in _SKIPPED_DIRS and _is_dir(entry, follow=False):
-                    walk(entry.path, index)
-        elif head in ("", "."):
-            walk(directory, index + 1)
-        elif _MAGIC.search(head):
-            for entry in _scan(directory):
-                if entry.name in _SKIPPED_DIRS or not fnmatchcase(entry.name, head):
-                    continue
-                if last:
-                    found.add(entry.path)
-                elif _is_dir(entry, follow=True):
-                    walk(entry.path, index + 1)
-        else:
-            path = os.path.join(directory, head)
-            if last:
-                if os.path.lexists(path):
-                    found.add(path)
-            elif os.path.isdir(path):
-                walk(path, index + 1)
-
-    if not segments:
-        if os.path.lexists(base):
-            found.add(base)
-    elif os.path.isdir(base):
-        walk(base, 0)
-    return sorted(os.path.normpath(path) for path in found if _inside(path, contains))
-
-
-def _inside(path: str, contains: Callable[[str], bool]) -> bool:
-    try:
-        return contains(os.path.realpath(path))
-    except OSError:
-        return False  # it changed while being resolved
-
-
 class Glob(BuiltinTool[GlobArgs]):
     name = "glob"
     kind: ToolKind = "search"
@@ -141,6 +114,7 @@ class Glob(BuiltinTool[GlobArgs]):
                 "type": "string",
                 "description": "The glob pattern, e.g. `**/*.py` or `src/*/test_*.py`.",
             },
+            "include_ignored": _INCLUDE_IGNORED,
         },
         "required": ["pattern"],
         "additionalProperties": False,
@@ -152,16 +126,20 @@ class Glob(BuiltinTool[GlobArgs]):
         *,
         max_results: int = _DEFAULT.max_search_results,
         max_bytes: int = _DEFAULT.body_bytes,
+        ripgrep: Ripgrep | None = None,
     ) -> None:
         super().__init__(sandbox)
         self.max_results = max_results
         self.max_bytes = max_bytes
+        self.ripgrep = ripgrep if ripgrep is not None else Ripgrep()
         self.description = (
-            "Find files and directories whose paths match a glob pattern, relative to the "
-            "working directory (or an absolute pattern inside the workspace). `*` and `?` match "
-            "within one path segment, `[abc]` matches one character of a set, and `**` matches "
-            "any number of directories, e.g. `src/**/*.py`. Results are absolute paths, "
-            f"sorted; `.git` is skipped; at most {max_results} are shown, with the total."
+            "Find files whose paths match a glob pattern, relative to the working directory "
+            "(or an absolute pattern inside the workspace). `*` and `?` match within one path "
+            "segment, `[abc]` matches one character of a set, and `**` matches any number of "
+            "directories, e.g. `src/**/*.py`. Results are absolute paths of files (not "
+            "directories), in path order; files ignored by .gitignore / .ignore are skipped "
+            "unless `include_ignored` is true, `.git` always is, and symbolic links are not "
+            f"followed. At most {max_results} are shown, with the total."
         )
 
     def title(self, arguments: Mapping[str, Any]) -> str:
@@ -181,26 +159,55 @@ class Glob(BuiltinTool[GlobArgs]):
     async def call(self, args: GlobArgs, signal: TurnSignal) -> ToolOutput:
         if not args.pattern.strip():
             return failed("pattern is empty: give a glob pattern such as `**/*.py`")
-        base, segments = _split_pattern(args.pattern, self.sandbox.cwd)
+        if len(args.pattern) > MAX_PATTERN_CHARS:
+            return failed(f"pattern is over {MAX_PATTERN_CHARS} characters")
+        base, rest = _split_pattern(args.pattern, self.sandbox.cwd)
         root = self.check(base)
+        where = [Location(root)]
+        segments = [segment for segment in rest if segment not in ("", ".")]
+        if ".." in segments:
+            return failed("`..` after a wildcard is not supported: put it before the first one")
+        nothing = ToolOutput(f"No paths match `{args.pattern}`", locations=where)
+        if not segments:  # no wildcard: the path itself, if it is there
+            exists = await anyio.to_thread.run_sync(os.path.lexists, root)
+            return ToolOutput(root, locations=where) if exists else nothing
+        if "\0" in args.pattern or not await anyio.to_thread.run_sync(os.path.isdir, root):
+            return nothing
+        reader = GlobReader(root, PathPattern(segments), self.max_results)
+
+        async def consume(chunk: bytes) -> None:
+            # Matching runs in a worker thread: many names per chunk, each match short.
+            await anyio.to_thread.run_sync(reader.feed, chunk)
+
+        argv = ["--files", "--null", *_COMMON]
+        if args.include_ignored:
+            argv.append("--no-ignore")
+        fd = await anyio.to_thread.run_sync(_open_root, root, True)
         try:
-            results = await anyio.to_thread.run_sync(
-                _glob, root, segments, self.sandbox.contains, stopper(signal)
+            ended = await self.ripgrep.run(
+                [*argv, "--", "."], cwd=_cwd_of(fd, root), signal=signal, consume=consume
             )
-        except Stopped:
-            signal.raise_if_aborted()
-            raise
-        signal.raise_if_aborted()
-        if not results:
-            return ToolOutput(f"No paths match `{args.pattern}`", locations=[Location(root)])
-        shown = fitting(results[: self.max_results], self.max_bytes)
+        except RipgrepMissing as exc:
+            return failed(str(exc))
+        finally:
+            os.close(fd)
+        reader.finish()
+        if ended.code not in (0, 1) and not reader.total:
+            return failed(f"glob failed: {_rg_error(ended)}")
+        if not reader.total:
+            return nothing
+        shown = fitting(reader.paths, self.max_bytes)
+        notes = _notes(ended) if ended.code != 0 else []
+        if reader.total > len(shown):
+            notes.insert(
+                0,
+                f"showing {len(shown)} of {plural(reader.total, 'match', 'matches')}; "
+                "use a narrower pattern",
+            )
         text = "\n".join(shown)
-        if len(results) > len(shown):
-            text += (
-                f"\n[showing {len(shown)} of {plural(len(results), 'match', 'matches')}; "
-                "use a narrower pattern]"
-            )
-        return ToolOutput(text, locations=[Location(root)])
+        if notes:
+            text += "\n[" + "; ".join(notes) + "]"
+        return ToolOutput(text, locations=where)
 
 
 # grep ----------------------------------------------------------------------------------------
@@ -209,109 +216,20 @@ class Glob(BuiltinTool[GlobArgs]):
 class GrepArgs(msgspec.Struct, forbid_unknown_fields=True):
     pattern: str
     path: str | None = None
+    include_ignored: bool = False
 
 
-class _GrepReport(msgspec.Struct):
-    lines: list[str]
-    """The matches shown (at most `max_matches`)."""
-    matches: int = 0
-    """Every match, shown or not."""
-    matched_files: int = 0
-    files: int = 0
-    skipped_large: int = 0
-
-
-def _files_under(root: str, check: Callable[[], None]) -> Iterator[str]:
-    """Regular files under `root`, in sorted order, without entering `.git` or following
-    symlinked directories."""
-    if not os.path.isdir(root):
-        yield root
-        return
-    stack = [root]
-    while stack:
-        check()
-        directory = stack.pop()
-        subdirs: list[str] = []
-        for entry in _scan(directory):
-            if _is_dir(entry, follow=False):
-                if entry.name not in _SKIPPED_DIRS:
-                    subdirs.append(entry.path)
-            else:
-                yield entry.path
-        stack.extend(reversed(subdirs))
-
-
-def _read_text_file(path: str, check: Callable[[], None]) -> bytes | None:
-    """The bytes of the regular file at the resolved `path`; None when it is not one, cannot be
-    read, is binary, or is over the size limit (-1 marks that)."""
+def _kind_of(path: str) -> str | None:
+    """'dir', 'file', another kind's name for what is at `path`, or None if nothing is."""
     try:
-        fd = open_checked(path, os.O_RDONLY)
-    except (OSError, PathRefused):
-        return None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            return None
-        if info.st_size > GREP_MAX_FILE_BYTES:
-            raise _TooLarge
-        data = bytearray()
-        while chunk := os.read(fd, CHUNK_BYTES):
-            check()
-            data += chunk
-            if len(data) > GREP_MAX_FILE_BYTES:
-                raise _TooLarge
+        mode = os.stat(path).st_mode
     except OSError:
         return None
-    finally:
-        os.close(fd)
-    return None if b"\0" in data[:_BINARY_SNIFF] else bytes(data)
-
-
-class _TooLarge(Exception):
-    """A file over GREP_MAX_FILE_BYTES (counted, not searched)."""
-
-
-def _grep(
-    regex: re.Pattern[str],
-    root: str,
-    contains: Callable[[str], bool],
-    check: Callable[[], None],
-    max_matches: int,
-) -> _GrepReport:
-    """Every match under `root` counted; the first `max_matches` kept as lines."""
-    report = _GrepReport(lines=[])
-    for path in _files_under(root, check):
-        check()
-        try:
-            real = os.path.realpath(path)
-        except OSError:
-            continue
-        if not contains(real):
-            continue
-        try:
-            data = _read_text_file(real, check)
-        except _TooLarge:
-            report.skipped_large += 1
-            continue
-        if data is None:
-            continue
-        report.files += 1
-        text = data.decode("utf-8", errors="replace")
-        before = report.matches
-        for number, line in enumerate(text.split("\n"), start=1):
-            if number % 10000 == 0:
-                check()
-            if regex.search(line) is None:
-                continue
-            report.matches += 1
-            if len(report.lines) >= max_matches:
-                continue
-            line = line.rstrip("\r")
-            if len(line) > GREP_MAX_LINE_CHARS:
-                line = line[:GREP_MAX_LINE_CHARS] + "…"
-            report.lines.append(f"{path}:{number}: {line}")
-        report.matched_files += report.matches > before
-    return report
+    if stat.S_ISDIR(mode):
+        return "dir"
+    if stat.S_ISREG(mode):
+        return "file"
+    return "a FIFO (named pipe)" if stat.S_ISFIFO(mode) else "not a regular file"
 
 
 class Grep(BuiltinTool[GrepArgs]):
@@ -321,11 +239,15 @@ class Grep(BuiltinTool[GrepArgs]):
     parameters: Mapping[str, Any] = {
         "type": "object",
         "properties": {
-            "pattern": {"type": "string", "description": "A Python regular expression."},
+            "pattern": {
+                "type": "string",
+                "description": "A regular expression (ripgrep's syntax, close to Python's).",
+            },
             "path": {
                 "type": "string",
                 "description": "File or directory to search (default: the working directory).",
             },
+            "include_ignored": _INCLUDE_IGNORED,
         },
         "required": ["pattern"],
         "additionalProperties": False,
@@ -337,16 +259,21 @@ class Grep(BuiltinTool[GrepArgs]):
         *,
         max_matches: int = _DEFAULT.max_search_results,
         max_bytes: int = _DEFAULT.body_bytes,
+        ripgrep: Ripgrep | None = None,
     ) -> None:
         super().__init__(sandbox)
         self.max_matches = max_matches
         self.max_bytes = max_bytes
+        self.ripgrep = ripgrep if ripgrep is not None else Ripgrep()
         self.description = (
-            "Search the contents of text files for a Python regular expression (`re.search`, "
-            "line by line). `path` is a file or a directory searched recursively (default: the "
-            "working directory); binary files and `.git` are skipped. Each match is printed as "
-            f"`path:line: text` with an absolute path; at most "
-            f"{plural(max_matches, 'match', 'matches')} are shown, "
+            "Search the contents of text files for a regular expression, line by line, with "
+            "ripgrep (Rust regex syntax: like Python's, without look-around or "
+            "backreferences). `path` is a file or a directory searched recursively (default: "
+            "the working directory); binary files, files over "
+            f"{GREP_MAX_FILE_BYTES // (1024 * 1024)} MiB and `.git` are skipped, and so are "
+            "files ignored by .gitignore / .ignore unless `include_ignored` is true; symbolic "
+            "links are not followed. Each match is printed as `path:line: text` with an "
+            f"absolute path; at most {plural(max_matches, 'match', 'matches')} are shown, "
             "with the total. Use `(?i)` for a case-insensitive search and escape regex "
             "metacharacters to find literal text."
         )
@@ -361,39 +288,72 @@ class Grep(BuiltinTool[GrepArgs]):
         return self.location_of(arguments, "path", self.sandbox.cwd)
 
     async def call(self, args: GrepArgs, signal: TurnSignal) -> ToolOutput:
-        try:
-            regex = re.compile(args.pattern)
-        except re.error as exc:
-            return failed(f"Invalid regular expression {args.pattern!r}: {exc}")
+        if len(args.pattern) > MAX_PATTERN_CHARS:
+            return failed(f"pattern is over {MAX_PATTERN_CHARS} characters")
         root = self.check(args.path or self.sandbox.cwd)
-        if not await anyio.to_thread.run_sync(os.path.exists, root):
+        kind = await anyio.to_thread.run_sync(_kind_of, root)
+        if kind is None:
             return failed(f"Path not found: {root}")
+        if kind not in ("dir", "file"):
+            return failed(f"Refused: {root} is {kind}; only files and directories are searched")
         where = [Location(root)]
-        try:
-            report = await anyio.to_thread.run_sync(
-                _grep, regex, root, self.sandbox.contains, stopper(signal), self.max_matches
-            )
-        except Stopped:
-            signal.raise_if_aborted()
-            raise
-        signal.raise_if_aborted()
-        notes: list[str] = []
-        report.lines = fitting(report.lines, self.max_bytes)
-        if report.matches > len(report.lines):
-            matches = plural(report.matches, "match", "matches")
-            notes.append(
-                f"showing {len(report.lines)} of {matches} in "
-                f"{plural(report.matched_files, 'file')}; narrow the pattern or path"
-            )
-        if report.skipped_large:
-            notes.append(
-                f"{plural(report.skipped_large, 'file')} over "
-                f"{GREP_MAX_FILE_BYTES // (1024 * 1024)} MiB skipped"
-            )
-        if not report.lines:
-            text = f"No matches for `{args.pattern}` in {plural(report.files, 'file')} under {root}"
+        single_file = kind == "file"
+        reader = GrepReader(self.max_matches, GREP_MAX_LINE_CHARS, root, single_file)
+        if "\0" not in args.pattern:  # a NUL never matches: files holding one are binary
+
+            async def consume(chunk: bytes) -> None:
+                reader.feed(chunk)
+
+            argv = ["--json", *_COMMON, "--max-filesize", str(GREP_MAX_FILE_BYTES)]
+            if args.include_ignored:
+                argv.append("--no-ignore")
+            # The root is opened without following links and rg given the descriptor: a
+            # directory as its working directory, a file as its stdin.
+            fd = await anyio.to_thread.run_sync(_open_root, root, not single_file)
+            try:
+                if single_file and os.fstat(fd).st_size > GREP_MAX_FILE_BYTES:
+                    return failed(
+                        f"{root} is over {GREP_MAX_FILE_BYTES // (1024 * 1024)} MiB; "
+                        "read it in windows with read_file"
+                    )
+                ended = await self.ripgrep.run(
+                    [*argv, f"--regexp={args.pattern}", "--", "-" if single_file else "."],
+                    cwd=os.path.dirname(root) if single_file else _cwd_of(fd, root),
+                    signal=signal,
+                    consume=consume,
+                    stdin=fd if single_file else DEVNULL,
+                )
+            except RipgrepMissing as exc:
+                return failed(str(exc))
+            finally:
+                os.close(fd)
+            reader.finish()
+            if ended.code not in (0, 1) and reader.searched is None:
+                error = _rg_error(ended)
+                if "regex" in error:
+                    return failed(f"Invalid regular expression {args.pattern!r}: {error}")
+                return failed(f"grep failed: {error}")
         else:
-            text = "\n".join(report.lines)
+            ended = RgExit(1, "")
+        return self._report(args.pattern, root, reader, ended, where)
+
+    def _report(
+        self,
+        pattern: str,
+        root: str,
+        reader: GrepReader,
+        ended: RgExit,
+        where: list[Location],
+    ) -> ToolOutput:
+        notes = _notes(ended) if ended.code != 0 else []
+        lines = fitting(reader.lines, self.max_bytes)
+        if reader.matches > len(lines):
+            notes.insert(
+                0,
+                f"showing {len(lines)} of {plural(reader.matches, 'match', 'matches')} in "
+                f"{plural(reader.matched_files, 'file')}; narrow the pattern or path",
+            )
+        text = "\n".join(lines) if lines else f"No matches for `{pattern}` in {root}"
         if notes:
             text += "\n[" + "; ".join(notes) + "]"
         return ToolOutput(text, locations=where)

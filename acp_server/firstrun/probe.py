@@ -1,0 +1,172 @@
+"""Asking a provider, for setup and doctor: the model list, and one tiny request.
+
+Each failure is a `ProbeFailure` with a kind setup can act on (ask for the URL, the key or the
+model again) and a message fit for the terminal. Nothing here raises anything else for network
+or server trouble: a user sees a sentence, never a traceback.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Literal
+
+from acp_server.models.base import ModelError
+from acp_server.models.config import ModelSettings
+
+if TYPE_CHECKING:
+    from acp_server.models.base import ModelProvider
+
+__all__ = ["ProbeFailure", "list_models", "model_answers", "models_url"]
+
+FailureKind = Literal["unreachable", "key", "model", "other"]
+
+_LIST_LIMIT = 4 * 1024 * 1024
+"""A model list longer than this is not read (a gateway's list is a few hundred KB)."""
+
+ANTHROPIC_VERSION = "2023-06-01"
+
+
+class ProbeFailure(Exception):
+    """A provider check failed: `kind` says what to ask again, `message` what happened."""
+
+    def __init__(self, kind: FailureKind, message: str) -> None:
+        super().__init__(message)
+        self.kind: FailureKind = kind
+        self.message = message
+
+
+def models_url(provider: str, base_url: str) -> str:
+    """Where `provider` lists its models: `{base}/models` (OpenAI style, the base ends in /v1)
+    or `{base}/v1/models` (Anthropic)."""
+    base = base_url.rstrip("/")
+    return f"{base}/v1/models" if provider == "anthropic" else f"{base}/models"
+
+
+def list_models(provider: str, base_url: str, key: str | None, timeout: float = 15.0) -> list[str]:
+    """The model ids the server lists, in its order.
+
+    Raises ProbeFailure: `unreachable` (no connection, bad URL), `key` (401/403), `other`.
+    """
+    import httpx
+
+    url = models_url(provider, base_url)
+    headers = {"accept": "application/json"}
+    if provider == "anthropic":
+        headers["anthropic-version"] = ANTHROPIC_VERSION
+        if key:
+            headers["x-api-key"] = key
+    elif key:
+        headers["authorization"] = f"Bearer {key}"
+    try:
+        with (
+            httpx.Client(timeout=timeout, follow_redirects=True) as client,
+            client.stream("GET", url, headers=headers) as response,
+        ):
+            body = b""
+            for chunk in response.iter_bytes():
+                body += chunk
+                if len(body) > _LIST_LIMIT:
+                    raise ProbeFailure("other", f"the model list at {url} is too long to read")
+            status = response.status_code
+    except (httpx.InvalidURL, httpx.UnsupportedProtocol) as exc:
+        raise ProbeFailure(
+            "unreachable", f"{base_url!r} is not an http:// or https:// URL ({exc})"
+        ) from None
+    except httpx.HTTPError as exc:
+        detail = str(exc) or type(exc).__name__
+        raise ProbeFailure(
+            "unreachable",
+            f"cannot reach {url} ({detail}). Check the URL and that the server is running.",
+        ) from None
+    return _model_ids(url, status, body, key_given=bool(key))
+
+
+def _model_ids(url: str, status: int, body: bytes, *, key_given: bool) -> list[str]:
+    from acp_server.models.http import error_excerpt
+
+    if status in (401, 403):
+        said = error_excerpt(body)
+        problem = "rejected the key" if key_given else "needs a key"
+        raise ProbeFailure("key", f"the server {problem} (HTTP {status}): {said}")
+    if status != 200:
+        raise ProbeFailure(
+            "other", f"no model list at {url} (HTTP {status}): {error_excerpt(body)}"
+        )
+    import json
+
+    try:
+        data = json.loads(body)
+    except ValueError:
+        raise ProbeFailure("other", f"the answer of {url} is not JSON") from None
+    entries = data.get("data") if isinstance(data, dict) else None
+    if not isinstance(entries, list):
+        entries = data.get("models") if isinstance(data, dict) else None  # Ollama's own form
+    ids = [
+        entry.get("id") or entry.get("name")
+        for entry in entries or []
+        if isinstance(entry, dict) and isinstance(entry.get("id") or entry.get("name"), str)
+    ]
+    return list(dict.fromkeys(str(i) for i in ids))
+
+
+def model_answers(
+    spec: str, settings: ModelSettings, environ: Mapping[str, str], timeout: float
+) -> str:
+    """Send `spec` one tiny request (through the same provider code the server uses); its
+    answer's text (maybe empty).
+
+    Raises ProbeFailure: `unreachable` (no connection, or no answer within `timeout` seconds),
+    `key` (401/403), `model` (404, 400: the model is unknown), `other`.
+    """
+    import anyio
+
+    from acp_server.models.base import ModelConfigError
+    from acp_server.models.spec import load_model
+
+    try:
+        provider = load_model(spec, settings, environ=environ)
+    except ModelConfigError as exc:
+        raise ProbeFailure("other", str(exc)) from None
+    try:
+        return anyio.run(_ask, provider, timeout)
+    except ModelError as exc:
+        raise ProbeFailure(_kind(exc.code), exc.message) from None
+    except TimeoutError:
+        raise ProbeFailure(
+            "unreachable", f"model unreachable: {spec} did not answer within {timeout:g} s"
+        ) from None
+
+
+def _kind(code: str | None) -> FailureKind:
+    if code in ("connection", "bad_url", "timeout"):
+        return "unreachable"
+    if code in ("http_401", "http_403"):
+        return "key"
+    if code in ("http_404", "http_400", "http_422"):
+        return "model"
+    return "other"
+
+
+async def _ask(provider: ModelProvider, limit_s: float) -> str:
+    import anyio
+
+    from acp_server.cancellation import TurnCancellation
+    from acp_server.models.base import ModelRequest, TextDelta, TextPart, UserTurn
+    from acp_server.models.http import close_provider
+
+    request = ModelRequest(
+        session_id="acp-server-probe",
+        system_prompt="Answer in one word.",
+        messages=[UserTurn(parts=[TextPart(text="Say OK.")])],
+        tools=[],
+        max_output_tokens=16,
+    )
+    text: list[str] = []
+    try:
+        with anyio.fail_after(limit_s):
+            async for event in provider.stream(request, TurnCancellation().signal):
+                if isinstance(event, TextDelta):
+                    text.append(event.text)
+    finally:
+        await close_provider(provider)
+    return "".join(text)

@@ -1,0 +1,232 @@
+"""`acp-server setup` through a real pseudo-terminal, against a local server speaking the OpenAI
+and Anthropic model-list and chat APIs (tests/support/fake_provider.py)."""
+
+from __future__ import annotations
+
+import stat
+import subprocess
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from tests.firstrun.terminal import (
+    CTRL_C,
+    CTRL_D,
+    ENTER,
+    answer_text,
+    clean_env,
+    config_file,
+    finish,
+    pick,
+    shown,
+    spawn,
+)
+from tests.support.agent_process import SERVER
+from tests.support.fake_provider import KEY, MODELS, fake_provider
+
+pytestmark = pytest.mark.skipif(
+    not Path("/dev/ptmx").exists(), reason="needs pseudo-terminals (POSIX)"
+)
+
+ANTHROPIC, OPENAI, COMPATIBLE = 0, 1, 2
+NO_KEY, TYPE_KEY, ENV_KEY = 0, 1, 2  # the key choices of a compatible server
+TYPED, FROM_ENV = 0, 1  # the key choices of Anthropic and OpenAI
+
+OLD_CONFIG = "# mine\nmax_steps = 7\n\n[tools]\nmax_read_lines = 10\n"
+
+
+def read_config(home: Path) -> dict[str, object]:
+    return tomllib.loads(config_file(home).read_text())
+
+
+def test_a_compatible_server_with_a_typed_key_is_written_0600_keeping_the_rest(
+    tmp_path: Path,
+) -> None:
+    config_file(tmp_path).parent.mkdir(parents=True)
+    config_file(tmp_path).write_text(OLD_CONFIG)
+    with fake_provider() as server:
+        child = spawn(tmp_path)
+        pick(child, "Which provider?", COMPATIBLE)
+        answer_text(child, "Base URL", server.url + "/v1")
+        pick(child, "The API key:", TYPE_KEY)
+        child.expect_exact("Key:")
+        child.send(KEY + ENTER)
+        pick(child, f"Model ({len(MODELS)} listed by the server):", 1)
+        status, _ = finish(child)
+    assert status == 0, shown(child)
+    assert "openai:other-model answered: 'Hello! How can I help?'" in shown(child)
+    assert KEY not in shown(child)  # hidden input: asterisks only
+    assert ("POST", "/v1/chat/completions", "other-model") in server.seen
+    written = read_config(tmp_path)
+    assert written["default_model"] == "openai:other-model"
+    assert written["providers"] == {"openai": {"base_url": server.url + "/v1", "api_key": KEY}}
+    # The rest of the file, comments included, is kept.
+    text = config_file(tmp_path).read_text()
+    assert text.startswith("# mine\nmax_steps = 7\n") and "max_read_lines = 10" in text
+    assert stat.S_IMODE(config_file(tmp_path).stat().st_mode) == 0o600
+    assert [p.name for p in config_file(tmp_path).parent.iterdir()] == ["config.toml"]
+
+
+def test_bad_url_bad_key_and_unknown_model_each_get_a_message_and_another_try(
+    tmp_path: Path,
+) -> None:
+    with fake_provider() as server:
+        child = spawn(tmp_path)
+        pick(child, "Which provider?", ANTHROPIC)
+        answer_text(child, "Base URL", "not a url")
+        child.expect_exact("Enter an http:// or https:// URL")
+        child.send("\x15" + "http://127.0.0.1:1" + ENTER)  # nothing listens on port 1
+        pick(child, "The API key:", TYPED)
+        child.expect_exact("Key:")
+        child.send("sk-wrong" + ENTER)
+        child.expect_exact("cannot reach http://127.0.0.1:1/v1/models")
+        answer_text(child, "Base URL", server.url)
+        child.expect_exact("the server rejected the key (HTTP 401): invalid api key")
+        pick(child, "The API key:", TYPED)
+        child.expect_exact("Key:")
+        child.send(KEY + ENTER)
+        pick(child, "Model (2 listed by the server):", len(MODELS))  # (type a model name)
+        answer_text(child, "Model name:", "no-such-model")
+        child.expect_exact("Unknown model 'no-such-model': the server lists tiny-model")
+        child.send("\x15" + "tiny-model" + ENTER)
+        status, _ = finish(child)
+    assert status == 0, shown(child)
+    assert "Traceback" not in shown(child)
+    assert "anthropic:tiny-model answered: 'Hello!'" in shown(child)
+    assert read_config(tmp_path)["providers"] == {
+        "anthropic": {"base_url": server.url, "api_key": KEY}
+    }
+
+
+def test_a_key_in_a_variable_is_named_not_written(tmp_path: Path) -> None:
+    with fake_provider() as server:
+        child = spawn(tmp_path, "setup", MY_PROVIDER_KEY=KEY)
+        pick(child, "Which provider?", OPENAI)
+        answer_text(child, "Base URL", server.url + "/v1")
+        pick(child, "The API key:", FROM_ENV)
+        answer_text(child, "Variable name:", "MY_PROVIDER_KEY")
+        pick(child, "Model (2 listed by the server):", 0)
+        status, _ = finish(child)
+    assert status == 0, shown(child)
+    assert read_config(tmp_path)["providers"] == {
+        "openai": {"base_url": server.url + "/v1", "api_key_env": "MY_PROVIDER_KEY"}
+    }
+    assert KEY not in config_file(tmp_path).read_text()
+
+
+def test_a_model_the_server_refuses_is_asked_again(tmp_path: Path) -> None:
+    # A server whose list is missing (404) leaves the name to the user; the tiny request
+    # then finds out that the model is unknown.
+    with fake_provider() as server:
+        child = spawn(tmp_path)
+        pick(child, "Which provider?", COMPATIBLE)
+        answer_text(child, "Base URL", server.url + "/v1/missing")
+        pick(child, "The API key:", TYPE_KEY)
+        child.expect_exact("Key:")
+        child.send(KEY + ENTER)
+        child.expect_exact("no model list at")
+        answer_text(child, "Model name:", "ghost")
+        child.expect_exact("Sending openai:ghost one tiny request")
+        child.expect_exact("not found (HTTP 404)")
+        child.expect_exact("Model name:")  # asked again
+        child.send(CTRL_C)
+        status, _ = finish(child)
+    assert status == 1
+    assert "Traceback" not in shown(child)
+    assert not config_file(tmp_path).exists()
+
+
+@pytest.mark.parametrize("key", [CTRL_C, CTRL_D], ids=["ctrl-c", "eof"])
+def test_ctrl_c_or_eof_leaves_the_old_config_as_it_was(tmp_path: Path, key: str) -> None:
+    path = config_file(tmp_path)
+    path.parent.mkdir(parents=True)
+    path.write_text(OLD_CONFIG)
+    before = path.stat()
+    with fake_provider() as server:
+        child = spawn(tmp_path)
+        pick(child, "Which provider?", COMPATIBLE)
+        answer_text(child, "Base URL", server.url + "/v1")
+        pick(child, "The API key:", TYPE_KEY)
+        child.expect_exact("Key:")
+        child.send(key)
+        status, _ = finish(child)
+    assert status == 1
+    assert f"Setup cancelled; {path} is unchanged." in shown(child)
+    assert "Traceback" not in shown(child)
+    assert path.read_text() == OLD_CONFIG
+    assert path.stat().st_mtime_ns == before.st_mtime_ns
+    assert [p.name for p in path.parent.iterdir()] == ["config.toml"]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["--model", "echo", "setup"], ["setup", "--model", "echo"]],
+    ids=["appended", "alone-then-options"],
+)
+def test_setup_runs_with_options_before_or_after_it(tmp_path: Path, args: list[str]) -> None:
+    # A client runs the terminal auth method's args appended to the agent's configured
+    # command (`acp-server --model echo setup`) or with the binary alone.
+    child = spawn(tmp_path, *args)
+    child.expect_exact("Which provider?")
+    child.send(CTRL_C)
+    status, _ = finish(child)
+    assert status == 1
+
+
+def test_an_invalid_config_file_is_named_not_overwritten(tmp_path: Path) -> None:
+    path = config_file(tmp_path)
+    path.parent.mkdir(parents=True)
+    path.write_text("default_model = [oops\n")
+    child = spawn(tmp_path)
+    status, _ = finish(child)
+    assert status == 2
+    assert f"{path} is not valid TOML" in shown(child) and "Traceback" not in shown(child)
+    assert path.read_text() == "default_model = [oops\n"
+
+
+def test_without_a_terminal_setup_says_so(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [SERVER, "setup"],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        env=clean_env(tmp_path),
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert "run it in a terminal" in done.stderr and "Traceback" not in done.stderr
+    assert done.stdout == ""
+    assert not config_file(tmp_path).exists()
+
+
+def test_serving_never_imports_the_prompt_library(tmp_path: Path) -> None:
+    import json
+    import sys
+
+    lines = [
+        {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": 1}},
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "session/new",
+            "params": {"cwd": str(tmp_path), "mcpServers": []},
+        },
+    ]
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "acp_server", "--model", "echo"],
+        input="".join(json.dumps(line) + "\n" for line in lines),
+        capture_output=True,
+        text=True,
+        env=clean_env(tmp_path),
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [a.get("id") for a in answers if "id" in a] == [0, 1]
+    imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines()}
+    assert "acp_server.acp.connection" in imported  # the measure sees the server's imports
+    for name in ("questionary", "prompt_toolkit", "tomlkit", "acp_server.firstrun"):
+        assert name not in imported
