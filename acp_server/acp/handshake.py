@@ -26,7 +26,6 @@ from acp_protocol.initialize import (
     AuthMethod,
     ClientCapabilities,
     Implementation,
-    InitializeRequest,
     InitializeResponse,
     McpCapabilities,
     PromptCapabilities,
@@ -36,6 +35,7 @@ from acp_protocol.initialize import (
     SessionResumeCapabilities,
 )
 from acp_protocol.methods import INITIALIZE
+from acp_protocol.newer import NewerInitializeRequest
 from acp_protocol.system_prompt import (
     SessionSystemPromptCapabilities,
     SessionSystemPromptModeCapabilities,
@@ -159,7 +159,7 @@ class Handshake:
     async def initialize(
         self, request: IncomingRequest, params: msgspec.Raw | None
     ) -> InitializeResponse:
-        init = decode_params(params, InitializeRequest)
+        init = decode_params(params, NewerInitializeRequest)
         if self.initialized.is_set():
             # Capabilities are negotiated once per connection: sessions already wired with
             # the first answer's client capabilities keep them, and so does everything after.

@@ -20,20 +20,19 @@ from acp_protocol.content import (
     ResourceLink,
     TextContent,
 )
+from acp_protocol.newer import NewerSessionUpdate
 from acp_protocol.session_update import (
     AgentMessageChunk,
     AgentThoughtChunk,
     CompactionUpdate,
     CurrentModeUpdate,
-    Plan,
-    PlanEntry,
-    SessionUpdate,
     UserMessageChunk,
 )
 from acp_protocol.tool_call import ToolCall, ToolCallLocation, ToolCallUpdate, ToolKind
 from acp_server.session import records as rec
 from acp_server.tools.printable import one_line
 
+from .plans import PlanView
 from .updates import compaction_summary, tool_content
 
 _TOOL_KINDS = frozenset(get_args(ToolKind))
@@ -64,13 +63,15 @@ def block_for(part: rec.Part) -> ContentBlock:
 
 
 def replay_updates(
-    records: Sequence[rec.Record], *, compaction: bool = False
-) -> list[SessionUpdate]:
+    records: Sequence[rec.Record], *, compaction: bool = False, plans: PlanView | None = None
+) -> list[NewerSessionUpdate]:
     """Every update that shows the conversation in `records`, in conversation order.
     Compactions are shown at their place: as `compaction_update` when the client advertised
-    `session.compaction` (`compaction`), else as a short thought."""
+    `session.compaction` (`compaction`), else as a short thought. Plans go through `plans`
+    (`plan`, or plan operations), which ends as the live view did."""
+    plans = plans if plans is not None else PlanView(operations=False)
     results = {r.call_id: r for r in records if isinstance(r, rec.ToolResult)}
-    updates: list[SessionUpdate] = []
+    updates: list[NewerSessionUpdate] = []
     for record in records:
         if isinstance(record, rec.UserMessage):
             if record.origin == "prompt":
@@ -119,14 +120,9 @@ def replay_updates(
                 )
             )
         elif isinstance(record, rec.PlanRecord):
-            updates.append(
-                Plan(
-                    entries=[
-                        PlanEntry(content=e.content, priority=e.priority, status=e.status)
-                        for e in record.entries
-                    ]
-                )
-            )
+            plan = plans.update([(e.content, e.priority, e.status) for e in record.entries])
+            if plan is not None:
+                updates.append(plan)
         elif isinstance(record, rec.ModeChange):
             updates.append(CurrentModeUpdate(current_mode_id=record.mode))
         elif isinstance(record, rec.Compaction):

@@ -57,6 +57,7 @@ from .opening import (
     require_absolute,
     require_directory,
 )
+from .plans import PlanView, shows_plan_operations
 from .replay import replay_updates
 from .sandbox_availability import tell_about_sandbox
 from .sessions import AcpSession
@@ -143,7 +144,8 @@ class SessionMethods:
         # show history that arrives meanwhile; history after the response is shown late or lost.
         updates = SessionUpdates(self.context.peer, session.id)
         compaction = shows_compactions(self.context.client_capabilities)
-        for update in replay_updates(session.log.records, compaction=compaction):
+        plans = PlanView(shows_plan_operations(self.context.client_capabilities))
+        for update in replay_updates(session.log.records, compaction=compaction, plans=plans):
             await updates.send(update)
         self._tell_after(request, session)
         return LoadSessionResponse(

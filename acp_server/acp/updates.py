@@ -13,6 +13,7 @@ from acp_protocol.initialize import (
     ClientSessionCapabilities,
     CompactionCapabilities,
 )
+from acp_protocol.newer import NewerSessionUpdate
 from acp_protocol.session_update import (
     AgentMessageChunk,
     AgentThoughtChunk,
@@ -47,6 +48,7 @@ from acp_server.rpc.peer import Peer
 from acp_server.tools.base import Location
 from acp_server.tools.printable import one_line
 
+from .plans import PlanView
 from .update_sender import send_update
 
 
@@ -117,7 +119,7 @@ def update_for(event: AgentEvent) -> SessionUpdate | None:
                 PlanEntry(content=e.content, priority=e.priority, status=e.status)
                 for e in event.entries
             ]
-        )
+        )  # a SessionUpdates sink shows it through its PlanView instead
     return None
 
 
@@ -217,11 +219,13 @@ class SessionUpdates:
         session_id: str,
         *,
         compaction: bool = False,
+        plans: PlanView | None = None,
         announced: dict[str, Mapping[str, Any]] | None = None,
     ) -> None:
         self._peer = peer
         self._session_id = session_id
         self._compaction = compaction
+        self._plans = plans if plans is not None else PlanView(operations=False)
         self._announced = announced
 
     async def __call__(self, event: AgentEvent) -> None:
@@ -231,10 +235,15 @@ class SessionUpdates:
             for shown in compaction_updates(event, self._compaction):
                 await self.send(shown)
             return
+        if isinstance(event, PlanUpdated):
+            plan = self._plans.update([(e.content, e.priority, e.status) for e in event.entries])
+            if plan is not None:
+                await self.send(plan)
+            return
         update = update_for(event)
         if update is not None:
             await self.send(update)
 
-    async def send(self, update: SessionUpdate) -> None:
+    async def send(self, update: NewerSessionUpdate) -> None:
         """Send one update for this session."""
         await send_update(self._peer, self._session_id, update)

@@ -52,6 +52,7 @@ from .hook_consent import install_hooks
 from .mode_options import starting_mode
 from .notices import send_notice
 from .options import ServerOptions
+from .plans import shows_plan_operations, view_after
 from .sessions import AcpSession
 from .updates import SessionUpdates, shows_compactions
 
@@ -124,8 +125,15 @@ class SessionWiring:
                 durability_flush=journal.flush,
             )
             compaction = shows_compactions(context.client_capabilities)
+            plans = view_after(records, shows_plan_operations(context.client_capabilities))
             handle.agent.subscribe(
-                SessionUpdates(context.peer, session_id, compaction=compaction, announced=announced)
+                SessionUpdates(
+                    context.peer,
+                    session_id,
+                    compaction=compaction,
+                    plans=plans,
+                    announced=announced,
+                )
             )
             install_hooks(context, handle.agent, session_id, cwd)
         servers = [s for s in mcp_servers if isinstance(s, McpServer)]

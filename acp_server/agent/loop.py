@@ -554,6 +554,8 @@ class AgentLoop:
                         calls.append(event.call)
                     elif isinstance(event, Usage):
                         self.last_usage = event
+                        total = self.turn_usage
+                        self.turn_usage = event if total is None else total.plus(event)
                     elif isinstance(event, Finish):
                         finish = event.reason
         except TurnAborted:
