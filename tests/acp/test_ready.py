@@ -152,21 +152,30 @@ async def test_a_prompt_right_behind_session_new_is_answered_like_the_next_one(
     cwd = {"cwd": str(tmp_path / "ws"), "mcpServers": []}
     process = await serve(tmp_path, "echo")
     client = RawClient(process)
+    # Two sessions answered during the warm-up; both are wired by it.
     await client.send(
-        INITIALIZE, request(1, "session/new", cwd), prompt(2, "sess_0001", "one two three")
+        INITIALIZE,
+        request(1, "session/new", cwd),
+        request(2, "session/new", cwd),
+        prompt(3, "sess_0002", "one two three"),
     )
-    first = await client.response(2)
-    await client.send(prompt(3, "sess_0001", "one two three"))
-    second = await client.response(3)
+    first = await client.response(3)
+    await client.send(prompt(4, "sess_0002", "one two three"), prompt(5, "sess_0001", "four"))
+    second = await client.response(4)
+    other = await client.response(5)
     await finish(process)
 
-    assert first["result"]["stopReason"] == second["result"]["stopReason"] == "end_turn"
-    chunks = [
-        u["content"]["text"]
-        for u in client.updates_of("sess_0001")
-        if u["sessionUpdate"] == "agent_message_chunk"
-    ]
-    assert "".join(chunks) == "one two three" * 2
+    assert [first["result"]["stopReason"], second["result"]["stopReason"]] == ["end_turn"] * 2
+    assert other["result"]["stopReason"] == "end_turn"
+
+    def text(session_id: str) -> str:
+        updates = client.updates_of(session_id)
+        return "".join(
+            u["content"]["text"] for u in updates if u["sessionUpdate"] == "agent_message_chunk"
+        )
+
+    assert text("sess_0002") == "one two three" * 2
+    assert text("sess_0001") == "four"
 
 
 async def test_cancel_with_nothing_running_during_warm_up_is_a_no_op(tmp_path: Path) -> None:
