@@ -26,10 +26,11 @@ import anyio.to_thread
 import msgspec
 from anyio.abc import TaskGroup
 
+from acp_protocol import errors
 from acp_protocol import methods as m
 from acp_protocol.session import NewSessionResponse
 from acp_server.process import ProcessRegistry
-from acp_server.rpc.handlers import HandlerTable, RequestHandler
+from acp_server.rpc.handlers import HandlerTable, RequestHandler, RpcError
 from acp_server.rpc.jsonrpcserver_adapter import JsonRpcDispatcher
 from acp_server.rpc.peer import IncomingRequest, Peer
 from acp_server.session.journal import JournalStore
@@ -139,6 +140,8 @@ class AcpConnection:
             if self._dispatcher is not None:
                 await self._dispatcher.load()
             await anyio.to_thread.run_sync(_load_runtime)
+            if self._disposed:  # the connection ended meanwhile: its journals are closed
+                return
             from .runtime_methods import RuntimeMethods  # imported: only binds the name
 
             runtime = RuntimeMethods(self.context, self.opening.store)
@@ -180,8 +183,8 @@ class AcpConnection:
         session answered before."""
         if self._runtime is None:
             await self.warm_up()
-        if self._runtime is None:
-            raise anyio.get_cancelled_exc_class()()  # disposed meanwhile: the connection ends
+        if self._runtime is None:  # disposed meanwhile: the connection is ending
+            raise RpcError(errors.REQUEST_CANCELLED, "Request cancelled", "the agent is stopping")
         return self._runtime
 
     def _deferred(self, pick: Callable[[RuntimeMethods], RequestHandler]) -> RequestHandler:
@@ -193,4 +196,5 @@ class AcpConnection:
         return handle
 
     async def _cancel(self, params: msgspec.Raw | None) -> None:
-        await (await self._methods()).prompts.cancel(params)
+        if not self._disposed:  # else nothing is left to cancel
+            await (await self._methods()).prompts.cancel(params)

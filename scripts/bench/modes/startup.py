@@ -35,7 +35,7 @@ from bench.report import render_header, render_verdicts, run_context
 
 SDK = "SDK echo_agent.py"
 FLOOR = "floor (json only)"
-TYPING_S = 1.0
+TYPING_S = 2.0
 """The pause between ready and the first prompt, standing for the user typing it; idle RSS is
 read at its end."""
 
