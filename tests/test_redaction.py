@@ -5,6 +5,7 @@ formatter."""
 from __future__ import annotations
 
 import logging
+import subprocess
 import sys
 from collections.abc import Iterator
 
@@ -100,3 +101,15 @@ def test_the_formatter_redacts_arguments_and_tracebacks() -> None:
     assert "the-literal-key" not in text and "a:b@" not in text
     assert f"url https://{REDACTED}@h" in text
     assert f"failed with {REDACTED}" in text
+
+
+def test_hostile_text_is_redacted_in_linear_time() -> None:
+    # Issue 24, hole 9: `redact` runs on the event loop's thread (error frames, an MCP server's
+    # error text). The URL pattern restarted its scheme at every `.` or `-` of a long run, which
+    # was quadratic: 20 KB of `a-a-...` took 8 s, so 1 MB froze the agent for hours. Run in a
+    # child so the old code fails at the guard (100 times what the linear pattern needs).
+    code = "from acp_server.redaction import redact; redact('a-' * 500_000); print('done')"
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert done.stdout == "done\n"

@@ -5,6 +5,8 @@ This is the bridge's composition root for one session. Every session is journale
 data directory from the moment it exists: each record is written as it is appended, and the
 journal is fsynced at every turn end (before the prompt is answered) and on close. See
 docs/rfc/implemented/architecture/2026-11-30-session-journal.md.
+
+Over 400 lines: one session's parts are put together (and taken apart) in one place.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from acp_server.session import records as rec
 from acp_server.session.journal import Journal, JournalStore
 from acp_server.session.journal_format import JournalError
 from acp_server.session.log import SessionLog
+from acp_server.tools.ask_user import AskUser
 from acp_server.tools.base import Tool, ToolKind
 from acp_server.tools.builtin import Ripgrep, builtin_tools
 from acp_server.tools.command_sandbox import CommandSandbox
@@ -46,7 +49,14 @@ from acp_server.tools.permissions import MODE_IDS, Mode, PermissionPolicy
 from acp_server.tools.text_window import TextWindow
 from acp_server.tools.workspace import CommandRunner, FileAccess, Sandbox
 
-from .client_requests import AcpPermissionAsker, ClientFiles, ClientTerminals
+from .child_sessions import ChildSessions, shows_subagents
+from .client_requests import (
+    AcpFormAsker,
+    AcpPermissionAsker,
+    ClientFiles,
+    ClientTerminals,
+    asks_forms,
+)
 from .context import BridgeContext
 from .hook_consent import install_hooks
 from .mode_options import starting_mode
@@ -94,6 +104,8 @@ class SessionWiring:
             if isinstance(record, rec.SystemPromptChange):
                 client_prompt.set(record.mode, record.text)  # the last one holds
         model, model_fallback = self._session_model(records)
+        caps = context.client_capabilities
+        children = ChildSessions(context) if shows_subagents(caps) else None
         if model is not None:
             ids = context.options.ids
             tools.append(
@@ -107,6 +119,7 @@ class SessionWiring:
                     policy,
                     ids,
                     context.options.agent_settings.context_threshold,
+                    children,
                 )
             )
             handle = spawn_agent(
@@ -118,6 +131,7 @@ class SessionWiring:
                     max_steps=context.options.agent_settings.max_steps,
                     context_threshold=context.options.agent_settings.context_threshold,
                     max_repeats=context.options.agent_settings.max_repeated_calls,
+                    max_failed=context.options.agent_settings.max_failed_calls,
                 ),
                 context.task_group,
                 seams=self._seams(cwd, extra_roots, policy, client_prompt),
@@ -133,6 +147,7 @@ class SessionWiring:
                     compaction=compaction,
                     plans=plans,
                     announced=announced,
+                    links=children.links_of(session_id) if children is not None else None,
                 )
             )
             install_hooks(context, handle.agent, session_id, cwd)
@@ -288,6 +303,8 @@ class SessionWiring:
             command_sandbox,
             Ripgrep(self._context.processes),
         )
+        if asks_forms(caps):
+            tools.append(AskUser(AcpFormAsker(peer, session_id)))
         mode: Mode = self._context.options.mode
         rules = Rules()
         here = workspace_key(cwd, extra_roots)

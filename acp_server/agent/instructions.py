@@ -27,7 +27,7 @@ from pathlib import Path
 from acp_server.cancellation import TurnSignal
 from acp_server.tools.local_files import read_small_file
 from acp_server.tools.printable import one_line
-from acp_server.tools.workspace import NotRegularFile
+from acp_server.tools.workspace import NotRegularFile, PathRefused, TooManyLinks, real_path
 
 from .seams import StepInfo
 
@@ -228,9 +228,9 @@ def _read_capped(
     if stat.S_ISLNK(info.st_mode) and must_stay_in is not None:
         # A cloned repository can point AGENTS.md at any file of the user's.
         try:
-            target = path.resolve(strict=True)
-            inside = target.is_relative_to(must_stay_in.resolve())
-        except (OSError, RuntimeError) as exc:  # a loop (RuntimeError before Python 3.13)
+            target = Path(real_path(str(path)))
+            inside = target.is_relative_to(real_path(str(must_stay_in)))
+        except (OSError, PathRefused) as exc:  # a loop, a chain of 1,100 links
             return "", 0, f"skipped: its link cannot be followed ({_reason(exc)})"
         if not inside:
             where = one_line(str(must_stay_in))
@@ -258,7 +258,9 @@ def _read_capped(
 def _reason(exc: BaseException) -> str:
     if isinstance(exc, OSError) and exc.strerror:
         return exc.strerror
-    return "a loop" if isinstance(exc, RuntimeError) else str(exc)
+    if isinstance(exc, TooManyLinks):
+        return "a loop or a chain of links"
+    return str(exc)
 
 
 def _foreign_owner(path: Path, info: os.stat_result) -> int | None:

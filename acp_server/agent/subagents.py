@@ -35,7 +35,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import anyio
 from anyio.abc import TaskGroup
@@ -54,7 +54,7 @@ from acp_server.verdicts import Deny
 
 from .agent import Agent, AgentHandle, spawn_agent
 from .events import AgentEvent, MessageChunk, ToolCallAnnounced
-from .inbox import Blocked, Dropped
+from .inbox import Blocked, Dropped, TicketResult
 from .instructions import DEFAULT_SYSTEM_PROMPT
 from .loop import AgentConfig
 from .seams import Seams
@@ -62,6 +62,7 @@ from .seams import Seams
 __all__ = [
     "ChildJournal",
     "ChildJournalFactory",
+    "ChildObserver",
     "SubagentLimits",
     "TaskTool",
     "journal_children",
@@ -119,6 +120,20 @@ def journal_children(
         return ChildJournal(child_log, journal.flush, journal.close)
 
     return create
+
+
+class ChildObserver(Protocol):
+    """Hears each child's life, awaited in order: `started` before the child's prompt is
+    queued (so nothing of the child is seen before it), `ended` after its turn is over and it
+    is idle (whatever the outcome). A client that shows children as sessions implements it
+    (the bridge); the runtime works the same without one."""
+
+    async def started(
+        self, child: Agent, parent_session_id: str, call_id: str, description: str
+    ) -> None: ...
+
+    async def ended(self, child: Agent, result: TicketResult | None) -> None:
+        """`result` is None when the child never ran (aborted before its prompt)."""
 
 
 @dataclass(frozen=True)
@@ -235,6 +250,7 @@ class TaskTool:
         system_prompt: str = DEFAULT_SYSTEM_PROMPT,
         context_threshold: float = DEFAULT_THRESHOLD,
         on_child: Callable[[Agent], None] | None = None,
+        observer: ChildObserver | None = None,
     ) -> None:
         """`tools` are the session's tools without `task` (the child's task tool is made
         here); `depth` is the parent's (0 for a client's session); a child compacts its own
@@ -251,6 +267,7 @@ class TaskTool:
         self._system_prompt = system_prompt
         self._context_threshold = context_threshold
         self._on_child = on_child
+        self.observer = observer
         self._numbers = 0
         self.running = 0
 
@@ -290,7 +307,9 @@ class TaskTool:
             )
         self.running += 1
         try:
-            return await self._run_child(prompt, fork, call, signal)
+            description = arguments.get("description")
+            described = description.strip() if isinstance(description, str) else ""
+            return await self._run_child(prompt, described or prompt.strip(), fork, call, signal)
         finally:
             self.running -= 1
 
@@ -321,12 +340,18 @@ class TaskTool:
                     system_prompt=self._system_prompt,
                     context_threshold=self._context_threshold,
                     on_child=self._on_child,
+                    observer=self.observer,
                 )
             )
         return tools
 
     async def _run_child(
-        self, prompt: str, fork: bool, call: ToolCallContext, signal: TurnSignal
+        self,
+        prompt: str,
+        description: str,
+        fork: bool,
+        call: ToolCallContext,
+        signal: TurnSignal,
     ) -> ToolOutput:
         try:
             journal = self._create_journal(call.call_id)
@@ -357,7 +382,9 @@ class TaskTool:
                     durability_flush=journal.flush,
                 )
                 try:
-                    output = await self._drive(handle, prompt, progress, signal, tg)
+                    output = await self._drive(
+                        handle, prompt, (call.call_id, description), progress, signal, tg
+                    )
                 finally:
                     progress.closed = True
                     with anyio.CancelScope(shield=True):
@@ -376,14 +403,37 @@ class TaskTool:
         self,
         handle: AgentHandle,
         prompt: str,
+        origin: tuple[str, str],
         progress: _Progress,
         signal: TurnSignal,
         tg: TaskGroup,
     ) -> ToolOutput | None:
-        """Run the child's one turn; None when the parent's signal aborted it."""
+        """Run the child's one turn; None when the parent's signal aborted it. `origin`: the
+        parent's call id and the child's description (for the observer)."""
         child = handle.agent
         if self._on_child is not None:
             self._on_child(child)
+        if self.observer is None:
+            return await self._drive_child(child, handle, prompt, progress, signal, tg)
+        call_id, description = origin
+        await self.observer.started(child, self._parent_log.session_id, call_id, description)
+        result: list[TicketResult] = []
+        try:
+            return await self._drive_child(child, handle, prompt, progress, signal, tg, result)
+        finally:
+            with anyio.CancelScope(shield=True):
+                await self.observer.ended(child, result[0] if result else None)
+
+    async def _drive_child(
+        self,
+        child: Agent,
+        handle: AgentHandle,
+        prompt: str,
+        progress: _Progress,
+        signal: TurnSignal,
+        tg: TaskGroup,
+        outcome: list[TicketResult] | None = None,
+    ) -> ToolOutput | None:
         if signal.aborted:
             return None  # aborted while the child was being made: it never runs
 
@@ -402,6 +452,8 @@ class TaskTool:
             await child.when_idle()
         finally:
             remove()
+        if outcome is not None:
+            outcome.append(result)
         answer = child.session.last_assistant_text()
         if isinstance(result, rec.Completed):
             return ToolOutput(answer or "(the subagent finished without a message)")
@@ -448,9 +500,11 @@ def session_task_tool(
     policy: PermissionPolicy,
     ids: IdFactory | None,
     context_threshold: float = DEFAULT_THRESHOLD,
+    observer: ChildObserver | None = None,
 ) -> TaskTool:
     """The `task` tool of a client's session (depth 0): children journaled in `store` next to
-    the session, with the session's tools, model and permission policy."""
+    the session, with the session's tools, model and permission policy; `observer` hears each
+    child (and grandchild) start and end."""
     return TaskTool(
         parent_log=session_log,
         model=model,
@@ -459,4 +513,5 @@ def session_task_tool(
         policy=policy,
         ids=ids if ids is not None else random_ids,
         context_threshold=context_threshold,
+        observer=observer,
     )

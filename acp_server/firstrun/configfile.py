@@ -46,7 +46,7 @@ def edited_config(existing: str, choice: ProviderChoice) -> str:
     Raises tomlkit's ParseError (a ValueError) when `existing` is not TOML.
     """
     import tomlkit
-    from tomlkit.items import Table
+    from tomlkit.items import InlineTable, Table
 
     doc = tomlkit.parse(existing)
     doc["default_model"] = choice.spec  # tomlkit keeps top-level keys above the tables
@@ -54,11 +54,11 @@ def edited_config(existing: str, choice: ProviderChoice) -> str:
     if isinstance(models, list) and choice.spec not in models:
         models.append(choice.spec)
     providers = doc.get("providers")
-    if not isinstance(providers, Table):
+    if not isinstance(providers, Table | InlineTable):
         providers = tomlkit.table(is_super_table=True)
         doc["providers"] = providers
     table = providers.get(choice.provider)
-    if not isinstance(table, Table):
+    if not isinstance(table, Table | InlineTable):
         table = tomlkit.table()
         providers[choice.provider] = table
     table["base_url"] = choice.base_url

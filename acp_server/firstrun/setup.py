@@ -131,6 +131,12 @@ def run_setup(args: argparse.Namespace) -> int:
         )
     elif os.environ.get("ACP_SERVER_MODEL"):
         print("Note: ACP_SERVER_MODEL is set in this environment and wins over the config file.")
+    base_url_env = f"{choice.provider.upper()}_BASE_URL"
+    if os.environ.get(base_url_env):
+        print(
+            f"Note: {base_url_env} is set in this environment and wins over the base_url just "
+            "written; unset it where the agent runs to use the new one."
+        )
     print("Check everything with: acp-server doctor")
     return 0
 

@@ -9,6 +9,7 @@ shows the command live in the editor).
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -51,25 +52,87 @@ class NotRegularFile(PathRefused):
         self.path = path
 
 
+MAX_LINKS = 40
+"""Symbolic links one path may go through, as Linux allows (`ELOOP` beyond)."""
+
+
+class TooManyLinks(PathRefused):
+    """A path goes through a link loop, or a chain of more links than `MAX_LINKS`."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(
+            f"{path} goes through more than {MAX_LINKS} symbolic links (a loop or a chain); "
+            "not followed"
+        )
+        self.path = path
+
+
+def real_path(path: str) -> str:
+    """`os.path.realpath(path)` without recursion, and refusing a link loop or chain.
+
+    Python 3.11's `realpath` recurses once per symbolic link, so a repository holding a chain
+    of 1,100 links raised `RecursionError`, and it returns a loop unresolved. Here the links
+    are followed with a stack, at most `MAX_LINKS` of them (`TooManyLinks` beyond); a missing
+    or unreadable component is taken as it is, as `realpath` does. An error of `readlink` (a
+    link removed after its `lstat`) propagates."""
+    if not os.path.isabs(path):
+        path = os.path.join(os.getcwd(), path)
+    pending = path.split("/")[::-1]  # the next component is at the end
+    resolved = "/"
+    links = 0
+    while pending:
+        name = pending.pop()
+        if name in ("", "."):
+            continue
+        if name == "..":
+            resolved = os.path.dirname(resolved)
+            continue
+        candidate = os.path.join(resolved, name)
+        try:
+            is_link = stat.S_ISLNK(os.lstat(candidate).st_mode)
+        except OSError:  # missing or unreadable: taken as it is, as `realpath` does
+            is_link = False
+        if not is_link:
+            resolved = candidate
+            continue
+        links += 1
+        if links > MAX_LINKS:
+            raise TooManyLinks(path)
+        target = os.readlink(candidate)
+        if target.startswith("/"):
+            resolved = "/"
+        pending.extend(target.split("/")[::-1])
+    return resolved
+
+
+def _root(path: str) -> str:
+    """A workspace root, resolved; as given when it cannot be (a loop: nothing is under it)."""
+    try:
+        return real_path(path)
+    except (OSError, PathRefused):
+        return os.path.abspath(path)
+
+
 class Sandbox:
     """The session's workspace roots: its cwd plus its additional directories."""
 
     def __init__(self, cwd: str, additional_directories: Sequence[str] = ()) -> None:
         self.cwd = cwd
-        self.roots = [os.path.realpath(cwd), *(os.path.realpath(d) for d in additional_directories)]
+        self.roots = [_root(cwd), *(_root(d) for d in additional_directories)]
         self.granted: set[str] = set()
         """Resolved paths outside the roots that the user explicitly allowed."""
 
     def resolve(self, path: str) -> str:
         """The absolute, symlink-free form of `path` (relative paths are against the cwd).
 
-        Raises `PathRefused` for a NUL byte, and `PathChanged` when the path changes under
-        `realpath` (a link removed between its `lstat` and its `readlink`)."""
+        Raises `PathRefused` for a NUL byte, `TooManyLinks` for a link loop or a chain of more
+        than `MAX_LINKS`, and `PathChanged` when the path changes under `real_path` (a link
+        removed between its `lstat` and its `readlink`)."""
         if "\0" in path:
             raise PathRefused(f"{path!r} contains a NUL byte, which no path can hold")
         joined = path if os.path.isabs(path) else os.path.join(self.cwd, path)
         try:
-            return os.path.realpath(joined)
+            return real_path(joined)
         except OSError as exc:
             raise PathChanged(path, exc.strerror or str(exc)) from None
 

@@ -101,7 +101,11 @@ def test_bad_url_bad_key_and_unknown_model_each_get_a_message_and_another_try(
 
 def test_a_key_in_a_variable_is_named_not_written(tmp_path: Path) -> None:
     with fake_provider() as server:
-        child = spawn(tmp_path, "setup", MY_PROVIDER_KEY=KEY)
+        # A stale OPENAI_BASE_URL in the shell: what is written is what is tried, and the
+        # user is told that the variable would win.
+        child = spawn(
+            tmp_path, "setup", MY_PROVIDER_KEY=KEY, OPENAI_BASE_URL="http://127.0.0.1:1/v1"
+        )
         pick(child, "Which provider?", OPENAI)
         answer_text(child, "Base URL", server.url + "/v1")
         pick(child, "The API key:", FROM_ENV)
@@ -113,6 +117,7 @@ def test_a_key_in_a_variable_is_named_not_written(tmp_path: Path) -> None:
         "openai": {"base_url": server.url + "/v1", "api_key_env": "MY_PROVIDER_KEY"}
     }
     assert KEY not in config_file(tmp_path).read_text()
+    assert "Note: OPENAI_BASE_URL is set in this environment and wins" in shown(child)
 
 
 def test_a_model_the_server_refuses_is_asked_again(tmp_path: Path) -> None:

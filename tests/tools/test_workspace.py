@@ -5,6 +5,7 @@ directories count as the workspace.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -74,3 +75,37 @@ async def test_additional_directories_are_part_of_the_workspace(tmp_path: Path) 
     assert found.text.splitlines() == [f"{extra}/lib.txt", f"{extra}/new.txt"]
     outside = await ws.run("read_file", path=str(ws.outside / "secret.txt"))
     assert outside.failed and f"allowed roots: {ws.root}, {extra}" in outside.text
+
+
+def test_real_path_matches_realpath_and_refuses_loops_and_long_chains(tmp_path: Path) -> None:
+    from acp_server.tools.workspace import MAX_LINKS, TooManyLinks, real_path
+
+    (tmp_path / "a" / "b" / "c").mkdir(parents=True)
+    (tmp_path / "a" / "b" / "c" / "f").write_text("x")
+    (tmp_path / "lb").symlink_to("a/b")
+    (tmp_path / "abs").symlink_to("/etc")
+    (tmp_path / "lf").symlink_to("lb/c/../c/f")
+    (tmp_path / "a" / "b" / "up").symlink_to("../..")
+    (tmp_path / "dangling").symlink_to("missing/x")
+    for path in (
+        "lb/c/f",
+        "abs/passwd",
+        "lf",
+        "a/b/up/a/b/c",
+        "dangling/y",
+        "nope/../abs/x",  # a missing component does not stop links after `..`
+        "a/b/c/f/..",
+        "lb/..",
+        "a/./b//c/",
+        "lb/c/../../b/up/lf",
+    ):
+        assert real_path(str(tmp_path / path)) == os.path.realpath(tmp_path / path), path
+    (tmp_path / "loop").symlink_to("loop")
+    previous = "a"
+    for i in range(MAX_LINKS + 1):
+        (tmp_path / f"l{i}").symlink_to(previous)
+        previous = f"l{i}"
+    assert real_path(str(tmp_path / f"l{MAX_LINKS - 1}")) == str(tmp_path / "a")
+    for refused in ("loop", f"l{MAX_LINKS}"):
+        with pytest.raises(TooManyLinks):
+            real_path(str(tmp_path / refused))
