@@ -1,4 +1,5 @@
-"""Typed wrappers for the requests the agent sends the client: permission, fs/*, terminal/*.
+"""Typed wrappers for the requests the agent sends the client: permission, fs/*, terminal/*,
+elicitation/create (the `ask_user` tool).
 
 Each waits inside the turn signal's linked scope: when the turn is cancelled the wait stops at
 once, the peer sends `$/cancel_request` for the abandoned request, and the caller raises
@@ -12,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any, TypeVar
 
 import anyio
+import msgspec
 from msgspec import UNSET
 
 from acp_protocol import errors
@@ -37,10 +39,21 @@ from acp_protocol.client import (
     WriteTextFileResponse,
 )
 from acp_protocol.content import TextContent
+from acp_protocol.elicitation import (
+    CreateElicitationRequest,
+    CreateElicitationResponse,
+    ElicitationSchema,
+)
+from acp_protocol.initialize import (
+    ClientCapabilities,
+    ElicitationCapabilities,
+    ElicitationFormCapabilities,
+)
 from acp_protocol.tool_call import ContentToolCallContent, ToolCallUpdateFields
 from acp_server.cancellation import TurnAborted, TurnSignal
 from acp_server.rpc.errors import MalformedAnswer, PeerClosed, RemoteError
 from acp_server.rpc.peer import Peer
+from acp_server.tools.ask_user import AskFailed, FormAnswer
 from acp_server.tools.permissions import Answer
 from acp_server.tools.printable import one_line, printable
 from acp_server.tools.text_window import TextWindow, window_of_text
@@ -235,3 +248,51 @@ class ClientTerminals:
     async def _call(self, method: str, request_type: type, terminal: str, result: type[T]) -> T:
         request = request_type(session_id=self._session_id, terminal_id=terminal)
         return await self._peer.request(method, request, result, timeout=10.0)
+
+
+class AcpFormAsker:
+    """The `ask_user` tool's questions as `elicitation/create` (form mode) scoped to the
+    session and the tool call. A turn cancel while the question is open stops the wait at once
+    and withdraws the request with `$/cancel_request` (`_ask`)."""
+
+    def __init__(self, peer: Peer, session_id: str) -> None:
+        self._peer = peer
+        self._session_id = session_id
+
+    async def ask(
+        self, message: str, form: Mapping[str, Any], call_id: str, signal: TurnSignal
+    ) -> FormAnswer:
+        try:
+            schema = msgspec.convert(dict(form), type=ElicitationSchema)
+        except msgspec.ValidationError as exc:
+            raise AskFailed(f"the form is not one ACP allows: {exc}") from None
+        if not schema.properties:
+            raise AskFailed("the form has no fields")
+        params = CreateElicitationRequest(
+            message=message,
+            mode="form",
+            requested_schema=schema,
+            session_id=self._session_id,
+            tool_call_id=call_id,
+        )
+        try:
+            answer = await _ask(
+                self._peer, m.ELICITATION_CREATE, params, CreateElicitationResponse, signal
+            )
+        except (RemoteError, MalformedAnswer, PeerClosed) as exc:
+            raise AskFailed(f"the client could not ask the user: {exc}") from None
+        if answer.action == "accept":
+            content = answer.content if isinstance(answer.content, dict) else {}
+            return FormAnswer("accept", content)
+        if answer.action == "decline":
+            return FormAnswer("decline")
+        return FormAnswer("cancel")  # "cancel", or an action this build does not know
+
+
+def asks_forms(capabilities: ClientCapabilities) -> bool:
+    """Whether the client advertised form elicitation (`elicitation.form`): then the session
+    offers the `ask_user` tool."""
+    elicitation = capabilities.elicitation
+    return isinstance(elicitation, ElicitationCapabilities) and isinstance(
+        elicitation.form, ElicitationFormCapabilities
+    )

@@ -41,7 +41,7 @@ def install_hooks(context: BridgeContext, agent: Agent, session_id: str, cwd: st
         if changed:
             # Asked again: what the user allowed is not what would run now.
             title += f" (changed since you allowed them: {', '.join(changed)})"
-        commands = "\n".join(f"{h.event}: {h.command}" for h in hooks if h.source == "workspace")
+        commands = "\n".join(f"{h.event}: {h.command}" for h in hooks if h.path == path)
         await send_notice(
             context,
             session_id,

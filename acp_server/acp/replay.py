@@ -33,7 +33,7 @@ from acp_server.session import records as rec
 from acp_server.tools.printable import one_line
 
 from .plans import PlanView
-from .updates import compaction_summary, tool_content
+from .updates import AGENT_ORIGIN, compaction_summary, tool_content
 
 _TOOL_KINDS = frozenset(get_args(ToolKind))
 
@@ -84,6 +84,12 @@ def replay_updates(
                 text = TextContent(text=part.text)
                 if isinstance(part, rec.ThoughtPart):
                     updates.append(AgentThoughtChunk(content=text, message_id=record.message_id))
+                elif record.origin == "agent":
+                    updates.append(
+                        AgentMessageChunk(
+                            content=text, message_id=record.message_id, meta=AGENT_ORIGIN
+                        )
+                    )
                 else:
                     updates.append(AgentMessageChunk(content=text, message_id=record.message_id))
             for call in record.tool_calls:

@@ -21,6 +21,8 @@ from acp_server.models.base import ToolCallRequest
 from acp_server.models.config import DEFAULT_MAX_REPEATED_CALLS
 from acp_server.tools.base import Tool, ToolOutput
 
+from .no_progress import call_key, stable_text
+
 __all__ = ["RepeatedCalls", "call_problem", "schema_problems"]
 
 
@@ -127,13 +129,15 @@ class RepeatedCalls:
         self._seen: dict[bytes, int] = {}
         self.stop_message: str | None = None
 
-    def check(self, call: ToolCallRequest, output: ToolOutput) -> ToolOutput:
+    def check(
+        self, call: ToolCallRequest, output: ToolOutput, tool: Tool | None = None
+    ) -> ToolOutput:
         """`output`, with a note for the model when this call and result happened before in
-        this turn."""
+        this turn. Calls are compared normalized and results with their volatile parts masked
+        (see acp_server/agent/no_progress.py)."""
         digest = hashlib.sha256(
             msgspec.json.encode(
-                [call.name, call.arguments, call.arguments_error, output.failed, output.text],
-                order="sorted",
+                [call_key(call, tool), output.failed, stable_text(output.text)], order="sorted"
             )
         ).digest()
         repeats = self._seen.get(digest, -1) + 1
@@ -149,6 +153,11 @@ class RepeatedCalls:
                 "in this turn with the same result each time. Send a new prompt to continue "
                 "differently."
             )
+            note = (
+                f"\n\n[Note from acp-server: this call already returned this result {repeats} "
+                f"time{'s' if repeats > 1 else ''} in this turn; the turn was stopped here.]"
+            )
+            return replace(output, text=output.text + note)
         note = (
             f"\n\n[Note from acp-server: this exact call already returned this exact result "
             f"{repeats} time{'s' if repeats > 1 else ''} in this turn. Repeating it will not "

@@ -119,8 +119,12 @@ class Conversation:
                 self._prompts.append(record.message_id)
             self._append(model.UserTurn(parts=[part_for_model(p) for p in record.content]))
         elif isinstance(record, rec.AssistantMessage):
+            if record.origin == "agent":
+                return  # the agent's own notice: the model never reads it as its words
             self._positions[record.message_id] = len(self._items)
             text = "".join(p.text for p in record.parts if isinstance(p, rec.TextPart))
+            if any(c.from_text for c in record.tool_calls):
+                text = ""  # the text *was* the call: the model reads it back as a call
             calls = [
                 model.ToolCallRequest(call_id=c.call_id, name=c.name, arguments=c.arguments)
                 for c in record.tool_calls

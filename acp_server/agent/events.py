@@ -14,11 +14,14 @@ Status = Literal["idle", "running", "disposed"]
 
 @dataclass(frozen=True)
 class MessageChunk:
-    """One streamed piece of assistant text (`turn_id` None: a `/compact` report)."""
+    """One streamed piece of assistant text (`turn_id` None: a `/compact` report).
+    `from_agent`: the agent's own words (a stopped turn, a recognised text tool call), not the
+    model's."""
 
     turn_id: str | None
     message_id: str
     text: str
+    from_agent: bool = False
 
 
 @dataclass(frozen=True)

@@ -46,6 +46,7 @@ from acp_server.models.base import (
 )
 from acp_server.models.budget import ContextBudget
 from acp_server.models.config import (
+    DEFAULT_MAX_FAILED_CALLS,
     DEFAULT_MAX_REPEATED_CALLS,
     DEFAULT_MAX_STEPS,
     DEFAULT_THRESHOLD,
@@ -74,8 +75,10 @@ from .failures import durable_error
 from .inbox import Blocked, CompactTicket, Dropped, Inbox, PromptTicket
 from .initiator import Initiator, enter_initiator, leave_initiator
 from .instructions import DEFAULT_SYSTEM_PROMPT
+from .no_progress import FailedCalls
 from .progress import ALIVE_INTERVAL_S, Drafts, keep_alive
 from .seams import PromptSubmission, Seams, StepInfo, StepResult, TurnProgress
+from .text_calls import reads_text_calls, text_call
 
 log = logging.getLogger(__name__)
 
@@ -97,6 +100,8 @@ class AgentConfig:
     """Fraction of the context window above which a request should be compacted first."""
     max_repeats: int = DEFAULT_MAX_REPEATED_CALLS
     """Repeats of one call with one result a turn may make before it ends."""
+    max_failed: int = DEFAULT_MAX_FAILED_CALLS
+    """Consecutive failures of one tool with one kind of error before the turn ends."""
     alive_interval: float = ALIVE_INTERVAL_S
     """Quiet seconds of a model request before the client hears it is still running."""
 
@@ -401,6 +406,7 @@ class AgentLoop:
     async def _run_steps(self, turn_id: str, signal: TurnSignal) -> rec.Outcome:
         step = 0
         repeats = RepeatedCalls(self.config.max_repeats)
+        failures = FailedCalls(self.config.max_failed)
         while True:
             signal.raise_if_aborted()  # work that returned normally after a cancel owes no step
             if step >= self.config.max_steps:
@@ -446,10 +452,11 @@ class AgentLoop:
                 self._end_step(turn_id, step, finish)
                 return rec.MaxTokens() if finish == "max_tokens" else rec.Refusal()
             if calls:
-                await self._run_tools(turn_id, calls, signal, repeats)
+                await self._run_tools(turn_id, calls, signal, repeats, failures)
             self._end_step(turn_id, step, finish)
-            if repeats.stop_message is not None:
-                await self._say(turn_id, repeats.stop_message)
+            stop_message = repeats.stop_message or failures.stop_message
+            if stop_message is not None:
+                await self._say(turn_id, stop_message)
                 return rec.Completed()
             if calls or self.inbox.steering:
                 continue
@@ -531,6 +538,7 @@ class AgentLoop:
         calls: list[ToolCallRequest] = []
         finish = "stop"
         drafts = Drafts(turn_id, self._tools, self._emit)
+        from_text: set[str] = set()
         used = self.budget.estimate(request)
         alive = keep_alive(
             self._emit, turn_id, used, self.budget.window, self.config.alive_interval
@@ -558,6 +566,12 @@ class AgentLoop:
                         self.turn_usage = event if total is None else total.plus(event)
                     elif isinstance(event, Finish):
                         finish = event.reason
+            if not calls and finish == "stop" and reads_text_calls(self.config.model):
+                recognised = await self._text_call(turn_id, pieces)
+                if recognised is not None:
+                    calls.append(recognised)
+                    from_text.add(recognised.call_id)
+                    finish = "tool_calls"
         except TurnAborted:
             await drafts.close_unfinished(set(), "cancelled")
             raise
@@ -575,7 +589,10 @@ class AgentLoop:
                         parts=parts,
                         tool_calls=[
                             rec.ToolCallRecord(
-                                call_id=c.call_id, name=c.name, arguments=c.arguments
+                                call_id=c.call_id,
+                                name=c.name,
+                                arguments=c.arguments,
+                                from_text=c.call_id in from_text,
                             )
                             for c in calls
                         ],
@@ -591,12 +608,30 @@ class AgentLoop:
         text = "".join(p.text for p in parts if isinstance(p, rec.TextPart))
         return text, calls, finish
 
+    async def _text_call(self, turn_id: str, pieces: _Pieces) -> ToolCallRequest | None:
+        """The call the model wrote as its whole message, if it did (see text_calls.py); the
+        client is told it runs as a call."""
+        text = "".join(p.text for p in pieces.parts() if isinstance(p, rec.TextPart))
+        found = text_call(text, self._tools)
+        if found is None:
+            return None
+        log.info("the model wrote a %s call as text; running it as a call", found.name)
+        note = (
+            f"\n\n(acp-server: the model wrote a {found.name} call as text; "
+            "it runs as a tool call.)"
+        )
+        await self._emit(MessageChunk(turn_id, self._ids("msg"), note, from_agent=True))
+        return ToolCallRequest(
+            call_id=self._ids("call"), name=found.name, arguments=found.arguments
+        )
+
     async def _run_tools(
         self,
         turn_id: str,
         calls: list[ToolCallRequest],
         signal: TurnSignal,
         repeats: RepeatedCalls,
+        failures: FailedCalls,
     ) -> None:
         for call in calls:
             signal.raise_if_aborted()  # calls not started get balanced results at turn end
@@ -639,7 +674,11 @@ class AgentLoop:
                 )
                 await self._emit(ToolCallProgress(turn_id, call.call_id, "failed", "cancelled"))
                 raise
-            output = repeats.check(call, output)
+            if repeats.stop_message is None and failures.stop_message is None:
+                # One stop note at most: the first limit reached ends the turn.
+                output = repeats.check(call, output, tool)
+                if repeats.stop_message is None:
+                    output = failures.check(call, output)
             # A denial's reason (a hook's) or the list of unknown tools is capped too.
             output = cap_output(output, self.config.max_result_bytes)
             self._tool_result(shown, output, synthetic=None)
@@ -720,15 +759,17 @@ class AgentLoop:
         )
 
     async def _say(self, turn_id: str, text: str) -> None:
-        """An agent message of the loop's own (not the model's), shown and recorded."""
+        """A notice of the loop's own, shown and recorded as the agent's (origin `agent`): the
+        client sees it marked, the model never reads it as its own words."""
         message_id = self._ids("msg")
-        await self._emit(MessageChunk(turn_id, message_id, text))
+        await self._emit(MessageChunk(turn_id, message_id, text, from_agent=True))
         self.session.append(
             rec.AssistantMessage(
                 turn_id=turn_id,
                 message_id=message_id,
                 parts=[rec.TextPart(text=text)],
                 tool_calls=[],
+                origin="agent",
                 at=rec.utc_now(),
             )
         )

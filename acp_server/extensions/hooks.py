@@ -10,7 +10,9 @@ Where hooks come from (read once, when the session starts):
   for the content it was given for (`acp_server.extensions.hook_content`): when the hooks file
   or a file a hook command names (`./lint.sh`) changed since, the user is asked again, naming
   what changed, before the next workspace hook runs. Any answer but allow (once or always)
-  skips the workspace hooks for the rest of the session.
+  skips the workspace hooks for the rest of the session. A user hook never asks, unless a file
+  its command names (a workspace script) changed since the session started: then it asks the
+  same way, and a refusal skips the user hooks for the rest of the session.
 
 The format::
 
@@ -236,6 +238,11 @@ class SessionHooks:
         """None until asked; then the user's answer, for as long as the content it was given
         for stays the same (a refusal holds for the rest of the session)."""
         self._allowed_content: dict[str, str] = {}
+        self.user_allowed = True
+        """False once the user refused to run user hooks whose named files changed."""
+        self._user_content = self._content("user")
+        """User hooks run without a question, as the files they name were when the session
+        started; a change since (a sandboxed command rewrote a workspace script) asks."""
         self._continued_turn: str | None = None
 
     def install(self, agent: Agent) -> None:
@@ -326,6 +333,8 @@ class SessionHooks:
                 continue
             if hook.source == "workspace" and not await self._workspace_allowed(hook, signal):
                 continue
+            if hook.source == "user" and not await self._user_allowed(hook, signal):
+                continue
             answer = await self._run(hook, payload, signal)
             if answer is None:
                 continue
@@ -356,11 +365,34 @@ class SessionHooks:
             log.warning("workspace hooks from %s were not allowed: skipped", hook.path)
         return allowed
 
+    async def _user_allowed(self, hook: Hook, signal: TurnSignal) -> bool:
+        if not self.user_allowed:
+            return False
+        content = self._content("user")
+        if content == self._user_content:
+            return True
+        what = changed(self._user_content, content)
+        log.warning("user hooks from %s: named files changed: %s", hook.path, what)
+        allowed = False
+        if self._consent is not None:
+            allowed = await self._consent(hook.path, signal, what)
+            signal.raise_if_aborted()  # a cancelled question decides nothing
+        self.user_allowed = allowed
+        self._user_content = content
+        if not allowed:
+            log.warning("user hooks from %s were not allowed after a change: skipped", hook.path)
+        return allowed
+
     def _workspace_content(self) -> dict[str, str]:
         """The fingerprint of the workspace hooks: their files and the files they name."""
         workspace = [hook for hook in self.hooks if hook.source == "workspace"]
         files = [hook.path for hook in workspace]
         return fingerprint(files, [hook.command for hook in workspace], self.cwd)
+
+    def _content(self, source: Source) -> dict[str, str]:
+        """The fingerprint of the files the hooks of `source` name (not their hooks file)."""
+        commands = [hook.command for hook in self.hooks if hook.source == source]
+        return fingerprint([], commands, self.cwd)
 
     async def _run(
         self, hook: Hook, payload: Mapping[str, Any], signal: TurnSignal

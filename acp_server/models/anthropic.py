@@ -258,7 +258,7 @@ class _ToolBlock:
 class AnthropicProvider:
     """`anthropic:MODEL` over the Messages API."""
 
-    __slots__ = ("_api_key", "_http", "default_max_tokens", "endpoint", "name")
+    __slots__ = ("_api_key", "_http", "default_max_tokens", "endpoint", "name", "text_tool_calls")
 
     def __init__(
         self,
@@ -270,6 +270,7 @@ class AnthropicProvider:
         base_url_env: str = "ANTHROPIC_BASE_URL",
         default_max_tokens: int = DEFAULT_MAX_TOKENS,
         options: HttpOptions | None = None,
+        text_tool_calls: bool | None = None,
     ) -> None:
         self.name = f"anthropic:{model}"
         self.endpoint = Endpoint(
@@ -277,6 +278,7 @@ class AnthropicProvider:
         )
         self._api_key = api_key or None
         self._http = SseSession(self.endpoint, options or HttpOptions())
+        self.text_tool_calls = bool(text_tool_calls)  # off unless the config turns it on
         configured = self._http.options.max_output_tokens
         self.default_max_tokens = configured if configured is not None else default_max_tokens
 

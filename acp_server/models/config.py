@@ -8,6 +8,11 @@ A missing file at the default place is the same as an empty one. Example:
     max_steps = 200                 # model requests per turn
     context_threshold = 0.8         # compact requests above this fraction of the window
     max_repeated_calls = 3          # same call, same result: the turn ends after this many
+    max_failed_calls = 5            # same tool failing the same way in a row: ends after this
+
+    [subagents]
+    max_depth = 2                   # a subagent may start subagents this many levels deep
+    max_seconds = 600               # a subagent still running after this is cancelled
 
     [providers.openai]
     base_url = "http://127.0.0.1:8080/v1"   # a local llama.cpp / vLLM / Ollama server
@@ -21,6 +26,8 @@ A missing file at the default place is the same as an empty one. Example:
     [providers.openai.models."qwen2.5-coder-7b"]
     context_window = 8192                   # this model only
     max_output_tokens = 2048                # this model only
+    text_tool_calls = true                  # run a call the model wrote as text (default:
+                                            # on for OpenAI-compatible servers, not OpenAI)
 
     [providers.anthropic]
     api_key_env = "ANTHROPIC_API_KEY"
@@ -64,8 +71,11 @@ from acp_server.tools.budget import ToolBudget
 from acp_server.tools.command_sandbox import SandboxSettings, sandbox_settings
 
 __all__ = [
+    "DEFAULT_MAX_FAILED_CALLS",
     "DEFAULT_MAX_REPEATED_CALLS",
     "DEFAULT_MAX_STEPS",
+    "DEFAULT_SUBAGENT_DEPTH",
+    "DEFAULT_SUBAGENT_SECONDS",
     "DEFAULT_THRESHOLD",
     "MODEL_ENV",
     "PROVIDERS",
@@ -101,6 +111,12 @@ DEFAULT_THRESHOLD = 0.8
 the rest is room for the answer and for the estimate's error."""
 DEFAULT_MAX_REPEATED_CALLS = 3
 """Repeats of one call with one result a turn may make before it ends."""
+DEFAULT_SUBAGENT_DEPTH = 2
+"""How deep subagents nest: a client's session's child may start one more level, no deeper."""
+DEFAULT_SUBAGENT_SECONDS = 600.0
+"""How long one subagent may run before it is cancelled."""
+DEFAULT_MAX_FAILED_CALLS = 5
+"""Consecutive failures of one tool with one kind of error a turn may have before it ends."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,10 +137,19 @@ class ProviderSettings:
     """Tokens one request may generate (see `acp_server.models.output`)."""
     model_outputs: dict[str, int] = field(default_factory=dict)
     """`max_output_tokens` of single models, by model name."""
+    text_tool_calls: bool | None = None
+    """Recognise tool calls written as text (see acp_server/agent/text_calls.py)."""
+    model_text_calls: dict[str, bool] = field(default_factory=dict)
+    """`text_tool_calls` of single models, by model name."""
 
     def window_for(self, model: str) -> int | None:
         """The configured window of `model`: its own, else the provider's, else None."""
         return self.model_windows.get(model, self.context_window)
+
+    def text_calls_for(self, model: str) -> bool | None:
+        """The configured `text_tool_calls` of `model`: its own, else the provider's, else
+        None (the provider's default)."""
+        return self.model_text_calls.get(model, self.text_tool_calls)
 
     def output_for(self, model: str) -> int | None:
         """The configured output limit of `model`: its own, else the provider's, else None."""
@@ -138,6 +163,11 @@ class AgentSettings:
     max_steps: int = DEFAULT_MAX_STEPS
     context_threshold: float = DEFAULT_THRESHOLD
     max_repeated_calls: int = DEFAULT_MAX_REPEATED_CALLS
+    max_failed_calls: int = DEFAULT_MAX_FAILED_CALLS
+    subagent_max_depth: int = DEFAULT_SUBAGENT_DEPTH
+    """`[subagents] max_depth`."""
+    subagent_max_seconds: float = DEFAULT_SUBAGENT_SECONDS
+    """`[subagents] max_seconds`."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -296,6 +326,7 @@ _PROVIDER_KEYS = {
     "read_timeout": float,
     "context_window": int,
     "max_output_tokens": int,
+    "text_tool_calls": bool,
 }
 
 _TOOL_MINIMUMS = {"max_result_bytes": 1024, "max_read_lines": 1, "max_search_results": 1}
@@ -364,7 +395,7 @@ class _Reader:
                 tools = self.tools(value)
             elif key == "instructions":
                 instructions = self.instructions(value)
-            elif key in ("max_steps", "max_repeated_calls"):
+            elif key in ("max_steps", "max_repeated_calls", "max_failed_calls"):
                 agent[key] = self.positive_int(value, key)
             elif key == "context_threshold":
                 if isinstance(value, bool) or not isinstance(value, int | float):
@@ -374,11 +405,14 @@ class _Reader:
                 agent[key] = float(value)
             elif key == "sandbox":
                 sandbox = sandbox_settings(value, self.error)
+            elif key == "subagents":
+                agent.update(self.subagents(value))
             else:
                 raise self.error(
                     f"unknown key `{key}`; expected default_model, models, max_steps, "
-                    "context_threshold, max_repeated_calls, [providers.NAME], [tools], "
-                    "[instructions] or [sandbox]",
+                    "context_threshold, max_repeated_calls, max_failed_calls, "
+                    "[providers.NAME], [tools], "
+                    "[instructions], [sandbox] or [subagents]",
                     key,
                 )
         return ModelSettings(
@@ -391,6 +425,28 @@ class _Reader:
             AgentSettings(**agent),
             sandbox,
         )
+
+    def subagents(self, entry: Any) -> dict[str, Any]:
+        """`[subagents]`: `max_depth` (levels) and `max_seconds` (per child)."""
+        if not isinstance(entry, dict):
+            raise self.error("[subagents] must be a table", "subagents")
+        values: dict[str, Any] = {}
+        for key, value in entry.items():
+            if key == "max_depth":
+                values["subagent_max_depth"] = self.positive_int(value, key, "subagents")
+            elif key == "max_seconds":
+                if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+                    raise self.error(
+                        "[subagents] `max_seconds` must be positive (seconds)", key, "subagents"
+                    )
+                values["subagent_max_seconds"] = float(value)
+            else:
+                raise self.error(
+                    f"unknown key `{key}` in [subagents]; expected max_depth or max_seconds",
+                    key,
+                    "subagents",
+                )
+        return values
 
     def positive_int(self, value: Any, key: str, table: str | None = None) -> int:
         if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
@@ -443,7 +499,11 @@ class _Reader:
         values: dict[str, Any] = {}
         for key, value in entry.items():
             if key == "models":
-                values["model_windows"], values["model_outputs"] = self.model_tables(table, value)
+                (
+                    values["model_windows"],
+                    values["model_outputs"],
+                    values["model_text_calls"],
+                ) = self.model_tables(table, value)
                 continue
             kind = _PROVIDER_KEYS.get(key)
             if kind is None:
@@ -453,7 +513,10 @@ class _Reader:
                     key,
                     table,
                 )
-            if kind is str:
+            if kind is bool:
+                if not isinstance(value, bool):
+                    raise self.error(f"[{table}] `{key}` must be true or false", key, table)
+            elif kind is str:
                 if not isinstance(value, str) or not value:
                     raise self.error(f"[{table}] `{key}` must be a non-empty string", key, table)
             elif kind is int:
@@ -471,13 +534,16 @@ class _Reader:
             )
         return ProviderSettings(**values)
 
-    def model_tables(self, table: str, value: Any) -> tuple[dict[str, int], dict[str, int]]:
-        """`[providers.NAME.models."MODEL"]` tables: each may set `context_window` and
-        `max_output_tokens`; returns both by model name."""
+    def model_tables(
+        self, table: str, value: Any
+    ) -> tuple[dict[str, int], dict[str, int], dict[str, bool]]:
+        """`[providers.NAME.models."MODEL"]` tables: each may set `context_window`,
+        `max_output_tokens` and `text_tool_calls`; returns each by model name."""
         if not isinstance(value, dict):
             raise self.error(f'[{table}] `models` must be tables [{table}.models."MODEL"]')
         windows: dict[str, int] = {}
         outputs: dict[str, int] = {}
+        text_calls: dict[str, bool] = {}
         for model, entry in value.items():
             inner = f"{table}.models.{model}"
             if not isinstance(entry, dict):
@@ -487,14 +553,20 @@ class _Reader:
                     windows[model] = self.positive_int(setting, key, inner)
                 elif key == "max_output_tokens":
                     outputs[model] = self.positive_int(setting, key, inner)
+                elif key == "text_tool_calls":
+                    if not isinstance(setting, bool):
+                        raise self.error(
+                            f"[{inner}] `text_tool_calls` must be true or false", key, inner
+                        )
+                    text_calls[model] = setting
                 else:
                     raise self.error(
                         f'unknown key `{key}` in [{table}.models."{model}"]; expected '
-                        "context_window or max_output_tokens",
+                        "context_window, max_output_tokens or text_tool_calls",
                         key,
                         inner,
                     )
-        return windows, outputs
+        return windows, outputs, text_calls
 
     def tools(self, entry: Any) -> ToolBudget:
         if not isinstance(entry, dict):

@@ -251,6 +251,7 @@ class OpenAIProvider:
         "_window",
         "endpoint",
         "name",
+        "text_tool_calls",
     )
 
     def __init__(
@@ -262,6 +263,7 @@ class OpenAIProvider:
         key_env: str = "OPENAI_API_KEY",
         base_url_env: str = "OPENAI_BASE_URL",
         options: HttpOptions | None = None,
+        text_tool_calls: bool | None = None,
     ) -> None:
         self.name = f"openai:{model}"
         self.endpoint = Endpoint(
@@ -273,6 +275,8 @@ class OpenAIProvider:
         configured = self._http.options.context_window
         public = self.endpoint.base_url == DEFAULT_BASE_URL
         self._output_field = "max_completion_tokens" if public else "max_tokens"
+        # Local models write calls as text; OpenAI's never do (acp_server/agent/text_calls.py).
+        self.text_tool_calls = (not public) if text_tool_calls is None else text_tool_calls
         default = ContextWindow(
             DEFAULT_WINDOWS["openai-public" if public else "openai-compatible"],
             "default",

@@ -74,6 +74,7 @@ def load_model(
         key_env=key_env,
         base_url_env=base_url_env,
         options=_options(provider, rest),
+        text_tool_calls=provider.text_calls_for(rest),
     )
 
 

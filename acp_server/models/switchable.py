@@ -41,6 +41,11 @@ class SwitchableModel:
         """The output limit of the provider chosen now."""
         return output_limit_of(self._provider)
 
+    @property
+    def text_tool_calls(self) -> bool:
+        """Whether the provider chosen now has text tool calls recognised."""
+        return getattr(self._provider, "text_tool_calls", False) is True
+
     async def context_window(self, signal: TurnSignal) -> ContextWindow:
         """The window of the provider chosen now."""
         return await context_window_of(self._provider, signal)

@@ -72,8 +72,9 @@ def confine(
     """`argv` run by bwrap in `cwd` with only `writable` (existing directories) writable.
 
     Whoever runs it, root included, the command has no capabilities (`--cap-drop ALL` empties
-    the bounding set too, so a setuid binary gains none): it cannot remount, unmount what hides
-    the host's directories, or trace anyone. It has its own IPC namespace (no host SysV shared
+    the effective and permitted sets, and bwrap's no_new_privs keeps an exec, of a setuid
+    binary or by root, from bringing any back): it cannot remount, unmount what hides the
+    host's directories, or trace anyone. It has its own IPC namespace (no host SysV shared
     memory, semaphores or message queues) and, without the network, its own network namespace
     (no host abstract Unix sockets either). With the network it shares the host's, abstract
     sockets (X11, D-Bus) included; the permission question says so.

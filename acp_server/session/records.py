@@ -176,6 +176,9 @@ class ToolCallRecord(_Durable, frozen=True, kw_only=True):
     call_id: str
     name: str
     arguments: dict[str, Any]
+    from_text: bool = False
+    """The model wrote this call as text (a JSON object, a fenced block or `<tool_call>` tags)
+    and the agent recognised it (see acp_server/agent/text_calls.py)."""
 
 
 # --- turn outcomes (tagged by "kind"; unknown fields are an error) ----------------------------
@@ -275,6 +278,9 @@ class AssistantMessage(_TaggedByType, tag="message/assistant", frozen=True, kw_o
     message_id: str
     parts: list[AssistantPart]
     tool_calls: list[ToolCallRecord] = []
+    origin: Literal["model", "agent"] = "model"
+    """`agent`: a notice of the agent's own (a stopped turn), shown to the client but never
+    sent to the model as its words."""
     at: str
 
 

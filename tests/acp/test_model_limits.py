@@ -52,6 +52,7 @@ def environment(tmp_path: Path, server: FakeServer, config: str = "") -> dict[st
 
 
 WINDOW_4096 = "[providers.openai]\ncontext_window = 4096\n"
+WINDOW_16K = "[providers.openai]\ncontext_window = 16384\n"
 
 
 def chat_bodies(server: FakeServer) -> list[dict[str, Any]]:
@@ -147,7 +148,7 @@ async def test_a_malformed_tool_call_is_answered_back_to_the_model(tmp_path: Pat
         text_reply("It says to remember the milk."),
     ]
     async with serve(*replies) as server:
-        env = environment(tmp_path, server, WINDOW_4096)
+        env = environment(tmp_path, server, WINDOW_16K)  # four calls fit uncompacted
         args = ("--model", "openai:qwen", "--data-dir", str(tmp_path / "data"))
         async with running_agent(*args, env=env) as (conn, _, frames, client):
             sid = await start(conn, tmp_path)
@@ -184,15 +185,21 @@ async def test_a_malformed_tool_call_is_answered_back_to_the_model(tmp_path: Pat
 async def test_a_model_repeating_itself_is_stopped_with_a_message(tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_text("same\n")
     replies = [tool_call(f"c{i}", "read_file", '{"path": "a.txt"}') for i in range(1, 5)]
-    async with serve(*replies, text_reply("never asked")) as server:
+    async with serve(*replies, text_reply("next turn")) as server:
         env = environment(tmp_path, server, WINDOW_4096)
         args = ("--model", "openai:qwen", "--data-dir", str(tmp_path / "data"))
         async with running_agent(*args, env=env) as (conn, _, _, client):
             sid = await start(conn, tmp_path)
             response = await conn.prompt(session_id=sid, prompt=[text_block("read a")])
+            assert len(chat_bodies(server)) == 4  # no fifth request in that turn
+            await conn.prompt(session_id=sid, prompt=[text_block("go on")])
     assert response.stop_reason == "end_turn"
-    assert len(chat_bodies(server)) == 4  # the fifth request was never made
-    texts = [u.content.text for u in updates_of(client, "agent_message_chunk")]
-    assert texts[-1].startswith(
+    chunks = updates_of(client, "agent_message_chunk")
+    stop = next(u for u in chunks if u.content.text.startswith("Stopped:"))
+    assert stop.content.text.startswith(
         'Stopped: the same call read_file({"path":"a.txt"}) was made 4 times in this turn'
     )
+    assert stop.field_meta == {"acp-server": {"origin": "agent"}}  # the agent's, marked
+    # The next turn's request never hands the notice to the model as its own words.
+    sent = json.dumps(chat_bodies(server)[-1]["messages"])
+    assert "Stopped:" not in sent

@@ -82,3 +82,20 @@ async def test_a_fork_into_another_cwd_does_not_carry_the_always_answers(
     # Same workspace: the rule holds. Another workspace: the fork asks (and is refused).
     assert len(s.client.asked_titles) == (2 if elsewhere else 1)
     assert (target / "a.txt").exists() == (not elsewhere)
+
+
+async def test_a_session_loaded_in_another_cwd_does_not_apply_its_always_answers(
+    tmp_path: Path, ws: Path
+) -> None:
+    other, data = tmp_path / "other", tmp_path / "data"
+    other.mkdir()
+    spec = script(tmp_path, call("write_file", path="a.txt", content="hi"), DONE)
+    async with agent_session(ws, spec, client=ToolClient(["allow_always"]), data_dir=data) as s:
+        assert await s.prompt() == "end_turn"
+    async with agent_session(ws, spec, data_dir=data, load=s.sid) as same:
+        (ws / "a.txt").unlink()
+        assert await same.prompt() == "end_turn"
+    assert same.client.permission_requests == [] and (ws / "a.txt").exists()
+    async with agent_session(other, spec, data_dir=data, load=s.sid) as moved:
+        assert await moved.prompt() == "end_turn"
+    assert len(moved.client.permission_requests) == 1 and not (other / "a.txt").exists()

@@ -197,11 +197,14 @@ async def test_a_repeated_call_is_noted_and_enough_repeats_end_the_turn() -> Non
     outputs = [r.output for r in results(handle)]
     assert outputs[0] == "ok"
     assert "already returned this exact result 1 time in this turn" in outputs[1]
-    assert "already returned this exact result 2 times in this turn" in outputs[2]
+    assert "already returned this result 2 times in this turn; the turn was stopped" in outputs[2]
     stop = 'Stopped: the same call probe({"x":1}) was made 3 times in this turn'
-    assert any(isinstance(e, MessageChunk) and e.text.startswith(stop) for e in events)
+    assert any(
+        isinstance(e, MessageChunk) and e.text.startswith(stop) and e.from_agent for e in events
+    )
     last = of_type(handle.agent.session, rec.AssistantMessage)[-1]
-    assert last.parts[0].text.startswith(stop)  # recorded: the model sees it next turn
+    assert last.parts[0].text.startswith(stop)  # recorded for replay, as the agent's own
+    assert last.origin == "agent"
     assert len(model.requests) == 3
 
 

@@ -497,3 +497,28 @@ def test_a_command_names_its_scripts_but_not_its_output_files(tmp_path: Path) ->
     assert changed(before, fingerprint([], [command], str(tmp_path))) == [
         str(tmp_path / "check.py")
     ]
+
+
+@pytest.mark.parametrize("allow", [True, False], ids=["allowed", "refused"])
+async def test_a_user_hook_whose_workspace_script_changed_asks_first(
+    tmp_path: Path, allow: bool
+) -> None:
+    """User hooks never ask, unless a file their command names changed since the session
+    started (a sandboxed command may write the workspace script a user hook runs)."""
+    script_file = tmp_path / "fmt.sh"
+    script_file.write_text("echo v1 >> ran\n")
+    asked: list[list[str]] = []
+
+    async def consent(path: str, signal: TurnSignal, changed: Sequence[str]) -> bool:
+        asked.append(list(changed))
+        return allow
+
+    hooks = session_hooks(tmp_path, hook("prompt_submit", "sh fmt.sh"), consent=consent)
+    async with running_agent(FakeModel()) as handle:
+        hooks.install(handle.agent)
+        assert await handle.agent.followup(text("go")).wait() == rec.Completed()
+        script_file.write_text("echo v2 >> ran\n")
+        for _ in range(2):
+            assert await handle.agent.followup(text("go")).wait() == rec.Completed()
+    assert asked == [[str(script_file)]]  # once, after the change, naming the file
+    assert (tmp_path / "ran").read_text() == ("v1\nv2\nv2\n" if allow else "v1\n")

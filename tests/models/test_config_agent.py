@@ -33,10 +33,11 @@ def test_defaults_suit_long_tasks(tmp_path: Path) -> None:
 
 def test_agent_settings_are_read(tmp_path: Path) -> None:
     settings = settings_of(
-        tmp_path, "max_steps = 40\ncontext_threshold = 0.5\nmax_repeated_calls = 2\n"
+        tmp_path,
+        "max_steps = 40\ncontext_threshold = 0.5\nmax_repeated_calls = 2\nmax_failed_calls = 7\n",
     )
     assert settings.agent == AgentSettings(
-        max_steps=40, context_threshold=0.5, max_repeated_calls=2
+        max_steps=40, context_threshold=0.5, max_repeated_calls=2, max_failed_calls=7
     )
     assert settings_of(tmp_path, "context_threshold = 1\n").agent.context_threshold == 1.0
 
@@ -47,6 +48,7 @@ def test_agent_settings_are_read(tmp_path: Path) -> None:
         ("max_steps = 0\n", r"line 1: `max_steps` must be a positive integer"),
         ("max_steps = 2.5\n", r"`max_steps` must be a positive integer"),
         ("max_repeated_calls = true\n", r"`max_repeated_calls` must be a positive integer"),
+        ("max_failed_calls = 0\n", r"`max_failed_calls` must be a positive integer"),
         ("context_threshold = 0\n", r"`context_threshold` must be above 0 and at most 1"),
         ("context_threshold = 1.5\n", r"above 0 and at most 1"),
         ('context_threshold = "high"\n', r"`context_threshold` must be a number"),
@@ -85,3 +87,12 @@ def test_per_model_windows_override_the_provider(tmp_path: Path) -> None:
 def test_bad_model_tables_are_refused(tmp_path: Path, text: str, problem: str) -> None:
     with pytest.raises(ModelConfigError, match=problem):
         settings_of(tmp_path, text)
+
+
+def test_subagent_bounds_are_read_and_checked(tmp_path: Path) -> None:
+    settings = settings_of(tmp_path, "[subagents]\nmax_depth = 1\nmax_seconds = 90\n")
+    assert (settings.agent.subagent_max_depth, settings.agent.subagent_max_seconds) == (1, 90.0)
+    with pytest.raises(ModelConfigError, match=r"\[subagents\] `max_seconds` must be positive"):
+        settings_of(tmp_path, "[subagents]\nmax_seconds = 0\n")
+    with pytest.raises(ModelConfigError, match=r"unknown key `depth` in \[subagents\]"):
+        settings_of(tmp_path, "[subagents]\ndepth = 1\n")

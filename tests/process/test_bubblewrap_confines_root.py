@@ -58,14 +58,15 @@ async def test_root_cannot_remount_the_read_only_file_system_writable(ws: Path) 
     target = Path("/etc") / f"acp-remount-{ws.parent.name}"
     command = (
         "mount -o remount,rw,bind / 2>&1; mount -o remount,rw /etc 2>&1; "
-        f"echo escaped > {target}; grep CapEff /proc/self/status"
+        f"echo escaped > {target}; grep -E 'CapEff|CapPrm|NoNewPrivs' /proc/self/status"
     )
     try:
         out, _, _ = await confined(ws, ["sh", "-c", command])
         assert not target.exists(), out
-        # not one capability, even as root: the bounding set is empty too, so an exec of a
-        # setuid binary (mount) cannot bring any back
-        assert "CapEff:\t0000000000000000" in out
+        # not one capability, even as root, also after an exec (grep here; mount, which is
+        # setuid, above): bwrap's no_new_privs keeps an exec from bringing any back
+        assert "CapEff:\t0000000000000000" in out and "CapPrm:\t0000000000000000" in out
+        assert "NoNewPrivs:\t1" in out
     finally:
         target.unlink(missing_ok=True)
 

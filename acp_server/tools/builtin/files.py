@@ -101,6 +101,7 @@ class ReadFile(BuiltinTool[ReadFileArgs]):
             "offset": {
                 "type": "integer",
                 "minimum": 1,
+                "default": 1,
                 "description": "1-based number of the first line to read (default 1).",
             },
             "limit": {
