@@ -26,7 +26,9 @@ from acp_server.agent import (
     InstructionSettings,
     ProjectInstructions,
     Seams,
+    SubagentLimits,
     Workspace,
+    offered_by,
     session_task_tool,
     spawn_agent,
     user_instructions_file,
@@ -119,6 +121,10 @@ class SessionWiring:
                     ids,
                     context.options.agent_settings.context_threshold,
                     children,
+                    SubagentLimits(
+                        max_depth=context.options.agent_settings.subagent_max_depth,
+                        max_seconds=context.options.agent_settings.subagent_max_seconds,
+                    ),
                 )
             )
             handle = spawn_agent(
@@ -237,6 +243,7 @@ class SessionWiring:
             approval=[policy.approve],
             pre_step=[instructions.refresh],
             system_prompt=[client_prompt.assemble, instructions.assemble],
+            request_config=[offered_by(policy, can_ask=True)],
         )
 
     def _session_model(

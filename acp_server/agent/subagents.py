@@ -38,12 +38,22 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 import anyio
+import msgspec
 from anyio.abc import TaskGroup
 
 from acp_server.cancellation import Disposed, ParentCancel, TurnAborted, TurnSignal
 from acp_server.ids import IdFactory, random_ids
-from acp_server.models.base import ModelProvider, ToolCallRequest, subagent_provider
-from acp_server.models.config import DEFAULT_THRESHOLD
+from acp_server.models.base import (
+    ModelProvider,
+    ModelRequest,
+    ToolCallRequest,
+    subagent_provider,
+)
+from acp_server.models.config import (
+    DEFAULT_SUBAGENT_DEPTH,
+    DEFAULT_SUBAGENT_SECONDS,
+    DEFAULT_THRESHOLD,
+)
 from acp_server.session import records as rec
 from acp_server.session.journal import JournalStore
 from acp_server.session.journal_format import JournalExists, JournalHeader
@@ -66,6 +76,7 @@ __all__ = [
     "SubagentLimits",
     "TaskTool",
     "journal_children",
+    "offered_by",
     "session_task_tool",
 ]
 
@@ -138,11 +149,13 @@ class ChildObserver(Protocol):
 
 @dataclass(frozen=True)
 class SubagentLimits:
-    """How deep children may nest (a child at depth `max_depth` gets no `task` tool) and how
-    many task calls of one parent may run at once."""
+    """How deep children may nest (a child at depth `max_depth` gets no `task` tool), how
+    many task calls of one parent may run at once, and how long one child may run."""
 
-    max_depth: int = 3
+    max_depth: int = DEFAULT_SUBAGENT_DEPTH
     max_concurrent: int = 4
+    max_seconds: float = DEFAULT_SUBAGENT_SECONDS
+    """A child still running after this long is cancelled; the task call fails saying so."""
 
 
 class _RefusingAsker:
@@ -367,6 +380,8 @@ class TaskTool:
             seams = Seams()
             if self._policy is not None:
                 seams.approval.append(_ChildApproval(self._policy, tools).approve)
+                # Nobody can be asked in a child: tools that would ask are not offered.
+                seams.request_config.append(offered_by(self._policy, can_ask=False))
             async with anyio.create_task_group() as tg:
                 handle = spawn_agent(
                     journal.log,
@@ -445,18 +460,38 @@ class TaskTool:
                 child.cancel(ParentCancel())
 
         remove = signal.on_abort(on_parent_abort)
+        finished = anyio.Event()
+        timed_out: list[bool] = []
+
+        async def time_limit() -> None:
+            # Waited for, never abandoned: `finished` is set however the child's turn ends.
+            with anyio.move_on_after(self._limits.max_seconds):
+                await finished.wait()
+            if not finished.is_set():
+                timed_out.append(True)
+                child.cancel(ParentCancel())
+
         try:
+            tg.start_soon(time_limit)
             child.subscribe(progress)
             ticket = child.followup([rec.TextPart(text=prompt)])
             result = await ticket.wait()
             await child.when_idle()
         finally:
+            finished.set()
             remove()
         if outcome is not None:
             outcome.append(result)
         answer = child.session.last_assistant_text()
         if isinstance(result, rec.Completed):
             return ToolOutput(answer or "(the subagent finished without a message)")
+        if timed_out and not signal.aborted:
+            seconds = f"{self._limits.max_seconds:g}"
+            return ToolOutput(
+                f"the subagent was stopped after {seconds} s (the subagent time limit, "
+                f"[subagents] max_seconds); its last message: {answer or '(none)'}",
+                failed=True,
+            )
         if signal.aborted:
             # A requested cancel makes any unfinished outcome `aborted` for the parent (raised
             # by the caller, outside the child's task group, so it is not wrapped in a group).
@@ -501,6 +536,7 @@ def session_task_tool(
     ids: IdFactory | None,
     context_threshold: float = DEFAULT_THRESHOLD,
     observer: ChildObserver | None = None,
+    limits: SubagentLimits | None = None,
 ) -> TaskTool:
     """The `task` tool of a client's session (depth 0): children journaled in `store` next to
     the session, with the session's tools, model and permission policy; `observer` hears each
@@ -514,4 +550,26 @@ def session_task_tool(
         ids=ids if ids is not None else random_ids,
         context_threshold=context_threshold,
         observer=observer,
+        limits=limits or SubagentLimits(),
     )
+
+
+def offered_by(
+    policy: PermissionPolicy, *, can_ask: bool
+) -> Callable[[ModelRequest, TurnSignal], Awaitable[ModelRequest]]:
+    """A request-config listener offering only the tools the policy's mode (read at each
+    request: a mode switch applies from the next one) lets run; see `PermissionPolicy.offers`.
+    `can_ask` False: a subagent's, where a call that would ask is refused."""
+
+    async def configure(request: ModelRequest, signal: TurnSignal) -> ModelRequest:
+        tools = policy.tools
+        kept = [
+            spec
+            for spec in request.tools
+            if (tool := tools.get(spec.name)) is None or policy.offers(tool, can_ask=can_ask)
+        ]
+        if len(kept) == len(request.tools):
+            return request
+        return msgspec.structs.replace(request, tools=kept)
+
+    return configure

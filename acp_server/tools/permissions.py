@@ -201,6 +201,11 @@ class PermissionPolicy:
         self._remember = remember
 
     @property
+    def tools(self) -> Mapping[str, Tool]:
+        """The tools this policy judges, by name."""
+        return self._tools
+
+    @property
     def mode(self) -> Mode:
         return self._mode
 
@@ -210,6 +215,23 @@ class PermissionPolicy:
         self._mode = mode
         if self.command_sandbox is not None:
             self.command_sandbox.active = mode == "sandboxed"
+
+    def offers(self, tool: Tool, *, can_ask: bool = True) -> bool:
+        """Whether the mode lets `tool` run at all (inside the workspace), so that it is worth
+        offering to the model: not when the mode denies its kind, nor, where nobody can be
+        asked (a subagent), when it would ask. A command tool counts as confined in
+        sandboxed mode."""
+        confined = isinstance(tool, PlannedCommand) and self.mode == "sandboxed"
+        always: dict[ToolKind, bool] = {}
+        if tool.kind in self.rules.rejected:
+            always[tool.kind] = False
+        elif any(
+            scope in (tool.kind, f"{tool.kind} {tool.name}") or scope.startswith(f"{tool.name} ")
+            for scope in self.rules.allowed
+        ):
+            always[tool.kind] = True  # some of its calls are allowed always
+        verdict, _ = decide(self.mode, tool.kind, True, always, confined)
+        return verdict == "allow" or (verdict == "ask" and can_ask)
 
     async def approve(self, call: CallToApprove, signal: TurnSignal) -> Deny | None:
         """The approval seam: None to run the call, `Deny` to refuse it."""
