@@ -105,11 +105,18 @@ def decide(
     inside: bool,
     always: Mapping[ToolKind, bool],
     confined: bool = False,
+    network: bool = False,
 ) -> tuple[Verdict, str]:
     """What to do with a call of `kind` (`inside`: every path it touches is in the workspace).
 
     `always` maps kinds to the user's "always" answers (True allow, False reject).
     `confined`: the call runs in the command sandbox and asks for nothing beyond it.
+    `network`: `[sandbox] network` is on (sandboxed mode then lets `fetch` calls through).
+
+    A `fetch` (web_fetch) asks in default, accept_edits and read_only modes (it changes
+    nothing here; what it may send out is its URL, which the question shows); sandboxed mode
+    allows it only with `[sandbox] network` on, and then without asking, like a confined
+    command; bypass allows it.
     """
     if kind in _READS and inside:
         return "allow", ""
@@ -117,7 +124,14 @@ def decide(
         return "allow", ""
     if not inside and mode != "default":
         return "deny", OUTSIDE
-    if mode == "read_only":
+    if kind == "fetch" and mode == "sandboxed":
+        if network:
+            return "allow", ""
+        return "deny", (
+            "sandboxed mode has no network: web_fetch is refused unless `network = true` is "
+            "set in the [sandbox] table of the config file"
+        )
+    if mode == "read_only" and kind != "fetch":
         return "deny", f"read-only mode allows no {kind} actions"
     if always.get(kind) is False:
         return "deny", f"you chose to always reject {kind} actions in this session"
@@ -224,7 +238,8 @@ class PermissionPolicy:
         confined = plan is not None and plan.confined and not plan.beyond
         scope = rule_scope(call.name, tool.kind, call.arguments, plan)
         always = self.rules.for_call(tool.kind, scope)
-        verdict, reason = decide(self.mode, tool.kind, not beyond, always, confined)
+        network = self.command_sandbox is not None and self.command_sandbox.settings.network
+        verdict, reason = decide(self.mode, tool.kind, not beyond, always, confined, network)
         outside = [crossing.path for crossing in beyond]
         if verdict == "allow":
             self._grant(outside)
