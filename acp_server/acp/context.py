@@ -23,6 +23,7 @@ from .options import ServerOptions
 from .sessions import AcpSession, SessionRegistry
 
 if TYPE_CHECKING:
+    from acp_server.agent import Agent
     from acp_server.models.base import ModelProvider
 
 
@@ -37,6 +38,9 @@ class BridgeContext:
     """Where every child process of every session is registered (the server's, created at
     start-up and stopped at shutdown)."""
     sessions: SessionRegistry = field(default_factory=SessionRegistry)
+    children: dict[str, Agent] = field(default_factory=dict)
+    """Running `task` children shown to the client as sessions, by session id (for
+    `session/cancel` on a child; see acp_server/acp/child_sessions.py)."""
     client_capabilities: ClientCapabilities = field(default_factory=ClientCapabilities)
     """What the client said in `initialize`; all unsupported until then."""
     providers: dict[str, ModelProvider] = field(default_factory=dict)

@@ -179,6 +179,13 @@ class PromptMethods:
         except msgspec.DecodeError as exc:
             log.warning("ignoring a malformed session/cancel: %s", exc)
             return
+        child = self.context.children.get(cancel.session_id)
+        if child is not None:
+            # A running `task` child shown as a session: stop its current work only; the
+            # parent's turn goes on with the child's cancelled result. The cause is the
+            # user's (docs/rfc/implemented/architecture/2026-12-01-client-cancel-of-a-child.md).
+            child.cancel(UserCancel())
+            return
         session = self.context.sessions.get(cancel.session_id)
         if session is None or session.agent is None:
             return  # cancelling nothing is a no-op; a notification cannot be answered

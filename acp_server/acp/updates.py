@@ -14,7 +14,11 @@ from acp_protocol.initialize import (
     CompactionCapabilities,
 )
 from acp_protocol.methods import SESSION_UPDATE
-from acp_protocol.newer import NewerSessionNotification, NewerSessionUpdate
+from acp_protocol.newer import (
+    LinkingSessionNotification,
+    NewerSessionNotification,
+    NewerSessionUpdate,
+)
 from acp_protocol.plan_operations import PlanRemoved, PlanUpdate
 from acp_protocol.session_update import (
     AgentMessageChunk,
@@ -26,6 +30,7 @@ from acp_protocol.session_update import (
     SessionUpdate,
     UsageUpdate,
 )
+from acp_protocol.subagents import LinkedToolCallUpdate, SessionToolCallContent, SubagentUpdate
 from acp_protocol.tool_call import (
     ContentToolCallContent,
     DiffToolCallContent,
@@ -232,12 +237,15 @@ class SessionUpdates:
         compaction: bool = False,
         plans: PlanView | None = None,
         announced: dict[str, Mapping[str, Any]] | None = None,
+        links: dict[str, str] | None = None,
     ) -> None:
         self._peer = peer
         self._session_id = session_id
         self._compaction = compaction
         self._plans = plans if plans is not None else PlanView(operations=False)
         self._announced = announced
+        self._links = links if links is not None else {}
+        """Tool call id -> the child session it links (its content starts with the link)."""
 
     async def __call__(self, event: AgentEvent) -> None:
         if self._announced is not None:
@@ -257,9 +265,31 @@ class SessionUpdates:
 
     async def send(self, update: NewerSessionUpdate) -> None:
         """Send one update for this session."""
-        notification = (
-            SessionNotification(session_id=self._session_id, update=update)
-            if not isinstance(update, (PlanUpdate, PlanRemoved))
-            else NewerSessionNotification(session_id=self._session_id, update=update)
-        )
+        notification: SessionNotification | NewerSessionNotification | LinkingSessionNotification
+        if isinstance(update, (PlanUpdate, PlanRemoved, SubagentUpdate)):
+            notification = NewerSessionNotification(session_id=self._session_id, update=update)
+        elif (
+            isinstance(update, ToolCallUpdate)
+            and update.tool_call_id in self._links
+            and isinstance(update.content, list)
+        ):
+            notification = LinkingSessionNotification(
+                session_id=self._session_id,
+                update=linked(update, self._links[update.tool_call_id], update.content),
+            )
+        else:
+            notification = SessionNotification(session_id=self._session_id, update=update)
         await self._peer.notify(SESSION_UPDATE, notification)
+
+
+def linked(
+    update: ToolCallUpdate, child_session_id: str, content: list[ToolCallContent]
+) -> LinkedToolCallUpdate:
+    """`update` of a `task` call with its child's `session` link first in its content (a
+    content list replaces the previous one, so every content-bearing update keeps the link)."""
+    return LinkedToolCallUpdate(
+        tool_call_id=update.tool_call_id,
+        status=update.status,
+        content=[SessionToolCallContent(session_id=child_session_id), *content],
+        locations=update.locations,
+    )

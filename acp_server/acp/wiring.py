@@ -5,6 +5,8 @@ This is the bridge's composition root for one session. Every session is journale
 data directory from the moment it exists: each record is written as it is appended, and the
 journal is fsynced at every turn end (before the prompt is answered) and on close. See
 docs/rfc/implemented/architecture/2026-11-30-session-journal.md.
+
+Over 400 lines: one session's parts are put together (and taken apart) in one place.
 """
 
 from __future__ import annotations
@@ -24,7 +26,9 @@ from acp_server.agent import (
     InstructionSettings,
     ProjectInstructions,
     Seams,
+    SubagentLimits,
     Workspace,
+    offered_by,
     session_task_tool,
     spawn_agent,
     user_instructions_file,
@@ -47,6 +51,7 @@ from acp_server.tools.permissions import MODE_IDS, Mode, ModeRefused, Permission
 from acp_server.tools.text_window import TextWindow
 from acp_server.tools.workspace import CommandRunner, FileAccess, Sandbox
 
+from .child_sessions import ChildSessions, shows_subagents
 from .client_requests import (
     AcpFormAsker,
     AcpPermissionAsker,
@@ -100,6 +105,8 @@ class SessionWiring:
             if isinstance(record, rec.SystemPromptChange):
                 client_prompt.set(record.mode, record.text)  # the last one holds
         model, model_fallback = self._session_model(records)
+        caps = context.client_capabilities
+        children = ChildSessions(context) if shows_subagents(caps) else None
         if model is not None:
             ids = context.options.ids
             tools.append(
@@ -113,6 +120,11 @@ class SessionWiring:
                     policy,
                     ids,
                     context.options.agent_settings.context_threshold,
+                    children,
+                    SubagentLimits(
+                        max_depth=context.options.agent_settings.subagent_max_depth,
+                        max_seconds=context.options.agent_settings.subagent_max_seconds,
+                    ),
                 )
             )
             handle = spawn_agent(
@@ -140,6 +152,7 @@ class SessionWiring:
                     compaction=compaction,
                     plans=plans,
                     announced=announced,
+                    links=children.links_of(session_id) if children is not None else None,
                 )
             )
             install_hooks(context, handle.agent, session_id, cwd)
@@ -230,6 +243,7 @@ class SessionWiring:
             approval=[policy.approve],
             pre_step=[instructions.refresh],
             system_prompt=[client_prompt.assemble, instructions.assemble],
+            request_config=[offered_by(policy, can_ask=True)],
         )
 
     def _session_model(

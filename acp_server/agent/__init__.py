@@ -32,7 +32,7 @@ from .instructions import (
 )
 from .loop import AgentConfig
 from .seams import PromptSubmission, Seams, StepInfo, StepResult, TurnProgress
-from .subagents import session_task_tool
+from .subagents import SubagentLimits, offered_by, session_task_tool
 
 __all__ = [
     "Agent",
@@ -56,6 +56,7 @@ __all__ = [
     "Status",
     "StepInfo",
     "StepResult",
+    "SubagentLimits",
     "ThoughtChunk",
     "TicketResult",
     "ToolCallAnnounced",
@@ -65,6 +66,7 @@ __all__ = [
     "TurnProgress",
     "Workspace",
     "cap_client_prompt",
+    "offered_by",
     "session_task_tool",
     "spawn_agent",
     "user_instructions_file",

@@ -35,15 +35,25 @@ import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import anyio
+import msgspec
 from anyio.abc import TaskGroup
 
 from acp_server.cancellation import Disposed, ParentCancel, TurnAborted, TurnSignal
 from acp_server.ids import IdFactory, random_ids
-from acp_server.models.base import ModelProvider, ToolCallRequest, subagent_provider
-from acp_server.models.config import DEFAULT_THRESHOLD
+from acp_server.models.base import (
+    ModelProvider,
+    ModelRequest,
+    ToolCallRequest,
+    subagent_provider,
+)
+from acp_server.models.config import (
+    DEFAULT_SUBAGENT_DEPTH,
+    DEFAULT_SUBAGENT_SECONDS,
+    DEFAULT_THRESHOLD,
+)
 from acp_server.session import records as rec
 from acp_server.session.journal import JournalStore
 from acp_server.session.journal_format import JournalExists, JournalHeader
@@ -54,7 +64,7 @@ from acp_server.verdicts import Deny
 
 from .agent import Agent, AgentHandle, spawn_agent
 from .events import AgentEvent, MessageChunk, ToolCallAnnounced
-from .inbox import Blocked, Dropped
+from .inbox import Blocked, Dropped, TicketResult
 from .instructions import DEFAULT_SYSTEM_PROMPT
 from .loop import AgentConfig
 from .seams import Seams
@@ -62,9 +72,11 @@ from .seams import Seams
 __all__ = [
     "ChildJournal",
     "ChildJournalFactory",
+    "ChildObserver",
     "SubagentLimits",
     "TaskTool",
     "journal_children",
+    "offered_by",
     "session_task_tool",
 ]
 
@@ -121,13 +133,29 @@ def journal_children(
     return create
 
 
+class ChildObserver(Protocol):
+    """Hears each child's life, awaited in order: `started` before the child's prompt is
+    queued (so nothing of the child is seen before it), `ended` after its turn is over and it
+    is idle (whatever the outcome). A client that shows children as sessions implements it
+    (the bridge); the runtime works the same without one."""
+
+    async def started(
+        self, child: Agent, parent_session_id: str, call_id: str, description: str
+    ) -> None: ...
+
+    async def ended(self, child: Agent, result: TicketResult | None) -> None:
+        """`result` is None when the child never ran (aborted before its prompt)."""
+
+
 @dataclass(frozen=True)
 class SubagentLimits:
-    """How deep children may nest (a child at depth `max_depth` gets no `task` tool) and how
-    many task calls of one parent may run at once."""
+    """How deep children may nest (a child at depth `max_depth` gets no `task` tool), how
+    many task calls of one parent may run at once, and how long one child may run."""
 
-    max_depth: int = 3
+    max_depth: int = DEFAULT_SUBAGENT_DEPTH
     max_concurrent: int = 4
+    max_seconds: float = DEFAULT_SUBAGENT_SECONDS
+    """A child still running after this long is cancelled; the task call fails saying so."""
 
 
 class _RefusingAsker:
@@ -235,6 +263,7 @@ class TaskTool:
         system_prompt: str = DEFAULT_SYSTEM_PROMPT,
         context_threshold: float = DEFAULT_THRESHOLD,
         on_child: Callable[[Agent], None] | None = None,
+        observer: ChildObserver | None = None,
     ) -> None:
         """`tools` are the session's tools without `task` (the child's task tool is made
         here); `depth` is the parent's (0 for a client's session); a child compacts its own
@@ -251,6 +280,7 @@ class TaskTool:
         self._system_prompt = system_prompt
         self._context_threshold = context_threshold
         self._on_child = on_child
+        self.observer = observer
         self._numbers = 0
         self.running = 0
 
@@ -290,7 +320,9 @@ class TaskTool:
             )
         self.running += 1
         try:
-            return await self._run_child(prompt, fork, call, signal)
+            description = arguments.get("description")
+            described = description.strip() if isinstance(description, str) else ""
+            return await self._run_child(prompt, described or prompt.strip(), fork, call, signal)
         finally:
             self.running -= 1
 
@@ -321,12 +353,18 @@ class TaskTool:
                     system_prompt=self._system_prompt,
                     context_threshold=self._context_threshold,
                     on_child=self._on_child,
+                    observer=self.observer,
                 )
             )
         return tools
 
     async def _run_child(
-        self, prompt: str, fork: bool, call: ToolCallContext, signal: TurnSignal
+        self,
+        prompt: str,
+        description: str,
+        fork: bool,
+        call: ToolCallContext,
+        signal: TurnSignal,
     ) -> ToolOutput:
         try:
             journal = self._create_journal(call.call_id)
@@ -342,6 +380,8 @@ class TaskTool:
             seams = Seams()
             if self._policy is not None:
                 seams.approval.append(_ChildApproval(self._policy, tools).approve)
+                # Nobody can be asked in a child: tools that would ask are not offered.
+                seams.request_config.append(offered_by(self._policy, can_ask=False))
             async with anyio.create_task_group() as tg:
                 handle = spawn_agent(
                     journal.log,
@@ -357,7 +397,9 @@ class TaskTool:
                     durability_flush=journal.flush,
                 )
                 try:
-                    output = await self._drive(handle, prompt, progress, signal, tg)
+                    output = await self._drive(
+                        handle, prompt, (call.call_id, description), progress, signal, tg
+                    )
                 finally:
                     progress.closed = True
                     with anyio.CancelScope(shield=True):
@@ -376,14 +418,37 @@ class TaskTool:
         self,
         handle: AgentHandle,
         prompt: str,
+        origin: tuple[str, str],
         progress: _Progress,
         signal: TurnSignal,
         tg: TaskGroup,
     ) -> ToolOutput | None:
-        """Run the child's one turn; None when the parent's signal aborted it."""
+        """Run the child's one turn; None when the parent's signal aborted it. `origin`: the
+        parent's call id and the child's description (for the observer)."""
         child = handle.agent
         if self._on_child is not None:
             self._on_child(child)
+        if self.observer is None:
+            return await self._drive_child(child, handle, prompt, progress, signal, tg)
+        call_id, description = origin
+        await self.observer.started(child, self._parent_log.session_id, call_id, description)
+        result: list[TicketResult] = []
+        try:
+            return await self._drive_child(child, handle, prompt, progress, signal, tg, result)
+        finally:
+            with anyio.CancelScope(shield=True):
+                await self.observer.ended(child, result[0] if result else None)
+
+    async def _drive_child(
+        self,
+        child: Agent,
+        handle: AgentHandle,
+        prompt: str,
+        progress: _Progress,
+        signal: TurnSignal,
+        tg: TaskGroup,
+        outcome: list[TicketResult] | None = None,
+    ) -> ToolOutput | None:
         if signal.aborted:
             return None  # aborted while the child was being made: it never runs
 
@@ -395,16 +460,38 @@ class TaskTool:
                 child.cancel(ParentCancel())
 
         remove = signal.on_abort(on_parent_abort)
+        finished = anyio.Event()
+        timed_out: list[bool] = []
+
+        async def time_limit() -> None:
+            # Waited for, never abandoned: `finished` is set however the child's turn ends.
+            with anyio.move_on_after(self._limits.max_seconds):
+                await finished.wait()
+            if not finished.is_set():
+                timed_out.append(True)
+                child.cancel(ParentCancel())
+
         try:
+            tg.start_soon(time_limit)
             child.subscribe(progress)
             ticket = child.followup([rec.TextPart(text=prompt)])
             result = await ticket.wait()
             await child.when_idle()
         finally:
+            finished.set()
             remove()
+        if outcome is not None:
+            outcome.append(result)
         answer = child.session.last_assistant_text()
         if isinstance(result, rec.Completed):
             return ToolOutput(answer or "(the subagent finished without a message)")
+        if timed_out and not signal.aborted:
+            seconds = f"{self._limits.max_seconds:g}"
+            return ToolOutput(
+                f"the subagent was stopped after {seconds} s (the subagent time limit, "
+                f"[subagents] max_seconds); its last message: {answer or '(none)'}",
+                failed=True,
+            )
         if signal.aborted:
             # A requested cancel makes any unfinished outcome `aborted` for the parent (raised
             # by the caller, outside the child's task group, so it is not wrapped in a group).
@@ -448,9 +535,12 @@ def session_task_tool(
     policy: PermissionPolicy,
     ids: IdFactory | None,
     context_threshold: float = DEFAULT_THRESHOLD,
+    observer: ChildObserver | None = None,
+    limits: SubagentLimits | None = None,
 ) -> TaskTool:
     """The `task` tool of a client's session (depth 0): children journaled in `store` next to
-    the session, with the session's tools, model and permission policy."""
+    the session, with the session's tools, model and permission policy; `observer` hears each
+    child (and grandchild) start and end."""
     return TaskTool(
         parent_log=session_log,
         model=model,
@@ -459,4 +549,27 @@ def session_task_tool(
         policy=policy,
         ids=ids if ids is not None else random_ids,
         context_threshold=context_threshold,
+        observer=observer,
+        limits=limits or SubagentLimits(),
     )
+
+
+def offered_by(
+    policy: PermissionPolicy, *, can_ask: bool
+) -> Callable[[ModelRequest, TurnSignal], Awaitable[ModelRequest]]:
+    """A request-config listener offering only the tools the policy's mode (read at each
+    request: a mode switch applies from the next one) lets run; see `PermissionPolicy.offers`.
+    `can_ask` False: a subagent's, where a call that would ask is refused."""
+
+    async def configure(request: ModelRequest, signal: TurnSignal) -> ModelRequest:
+        tools = policy.tools
+        kept = [
+            spec
+            for spec in request.tools
+            if (tool := tools.get(spec.name)) is None or policy.offers(tool, can_ask=can_ask)
+        ]
+        if len(kept) == len(request.tools):
+            return request
+        return msgspec.structs.replace(request, tools=kept)
+
+    return configure

@@ -10,6 +10,10 @@ A missing file at the default place is the same as an empty one. Example:
     max_repeated_calls = 3          # same call, same result: the turn ends after this many
     max_failed_calls = 5            # same tool failing the same way in a row: ends after this
 
+    [subagents]
+    max_depth = 2                   # a subagent may start subagents this many levels deep
+    max_seconds = 600               # a subagent still running after this is cancelled
+
     [providers.openai]
     base_url = "http://127.0.0.1:8080/v1"   # a local llama.cpp / vLLM / Ollama server
     api_key_env = "OPENAI_API_KEY"          # the variable the key is read from
@@ -77,6 +81,8 @@ __all__ = [
     "DEFAULT_MAX_FAILED_CALLS",
     "DEFAULT_MAX_REPEATED_CALLS",
     "DEFAULT_MAX_STEPS",
+    "DEFAULT_SUBAGENT_DEPTH",
+    "DEFAULT_SUBAGENT_SECONDS",
     "DEFAULT_THRESHOLD",
     "MODEL_ENV",
     "PROVIDERS",
@@ -112,6 +118,10 @@ DEFAULT_THRESHOLD = 0.8
 the rest is room for the answer and for the estimate's error."""
 DEFAULT_MAX_REPEATED_CALLS = 3
 """Repeats of one call with one result a turn may make before it ends."""
+DEFAULT_SUBAGENT_DEPTH = 2
+"""How deep subagents nest: a client's session's child may start one more level, no deeper."""
+DEFAULT_SUBAGENT_SECONDS = 600.0
+"""How long one subagent may run before it is cancelled."""
 DEFAULT_MAX_FAILED_CALLS = 5
 """Consecutive failures of one tool with one kind of error a turn may have before it ends."""
 
@@ -161,6 +171,10 @@ class AgentSettings:
     context_threshold: float = DEFAULT_THRESHOLD
     max_repeated_calls: int = DEFAULT_MAX_REPEATED_CALLS
     max_failed_calls: int = DEFAULT_MAX_FAILED_CALLS
+    subagent_max_depth: int = DEFAULT_SUBAGENT_DEPTH
+    """`[subagents] max_depth`."""
+    subagent_max_seconds: float = DEFAULT_SUBAGENT_SECONDS
+    """`[subagents] max_seconds`."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -401,6 +415,8 @@ class _Reader:
                 agent[key] = float(value)
             elif key == "sandbox":
                 sandbox = sandbox_settings(value, self.error)
+            elif key == "subagents":
+                agent.update(self.subagents(value))
             elif key == "web_fetch":
                 web_fetch = web_fetch_settings(value, self.error)
             else:
@@ -408,7 +424,7 @@ class _Reader:
                     f"unknown key `{key}`; expected default_model, models, max_steps, "
                     "context_threshold, max_repeated_calls, max_failed_calls, "
                     "[providers.NAME], [tools], "
-                    "[instructions], [sandbox] or [web_fetch]",
+                    "[instructions], [sandbox], [subagents] or [web_fetch]",
                     key,
                 )
         return ModelSettings(
@@ -422,6 +438,28 @@ class _Reader:
             sandbox,
             web_fetch,
         )
+
+    def subagents(self, entry: Any) -> dict[str, Any]:
+        """`[subagents]`: `max_depth` (levels) and `max_seconds` (per child)."""
+        if not isinstance(entry, dict):
+            raise self.error("[subagents] must be a table", "subagents")
+        values: dict[str, Any] = {}
+        for key, value in entry.items():
+            if key == "max_depth":
+                values["subagent_max_depth"] = self.positive_int(value, key, "subagents")
+            elif key == "max_seconds":
+                if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+                    raise self.error(
+                        "[subagents] `max_seconds` must be positive (seconds)", key, "subagents"
+                    )
+                values["subagent_max_seconds"] = float(value)
+            else:
+                raise self.error(
+                    f"unknown key `{key}` in [subagents]; expected max_depth or max_seconds",
+                    key,
+                    "subagents",
+                )
+        return values
 
     def positive_int(self, value: Any, key: str, table: str | None = None) -> int:
         if isinstance(value, bool) or not isinstance(value, int) or value <= 0:

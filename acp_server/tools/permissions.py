@@ -215,6 +215,11 @@ class PermissionPolicy:
         self._remember = remember
 
     @property
+    def tools(self) -> Mapping[str, Tool]:
+        """The tools this policy judges, by name."""
+        return self._tools
+
+    @property
     def mode(self) -> Mode:
         return self._mode
 
@@ -224,6 +229,29 @@ class PermissionPolicy:
         self._mode = mode
         if self.command_sandbox is not None:
             self.command_sandbox.active = mode == "sandboxed"
+
+    @property
+    def _network(self) -> bool:
+        """`[sandbox] network`: sandboxed mode lets web fetches through."""
+        return self.command_sandbox is not None and self.command_sandbox.settings.network
+
+    def offers(self, tool: Tool, *, can_ask: bool = True) -> bool:
+        """Whether the mode lets `tool` run at all (inside the workspace), so that it is worth
+        offering to the model: not when the mode denies its kind, nor, where nobody can be
+        asked (a subagent), when it would ask. A command tool counts as confined in
+        sandboxed mode."""
+        confined = isinstance(tool, PlannedCommand) and self.mode == "sandboxed"
+        always: dict[ToolKind, bool] = {}
+        if tool.kind in self.rules.rejected:
+            always[tool.kind] = False
+        elif any(
+            scope in (tool.kind, f"{tool.kind} {tool.name}")
+            or scope.startswith((f"{tool.name} ", f"{tool.kind} {tool.name} "))
+            for scope in self.rules.allowed
+        ):
+            always[tool.kind] = True  # some of its calls are allowed always
+        verdict, _ = decide(self.mode, tool.kind, True, always, confined, self._network)
+        return verdict == "allow" or (verdict == "ask" and can_ask)
 
     async def approve(self, call: CallToApprove, signal: TurnSignal) -> Deny | None:
         """The approval seam: None to run the call, `Deny` to refuse it."""
@@ -238,8 +266,7 @@ class PermissionPolicy:
         confined = plan is not None and plan.confined and not plan.beyond
         scope = rule_scope(call.name, tool.kind, call.arguments, plan)
         always = self.rules.for_call(tool.kind, scope)
-        network = self.command_sandbox is not None and self.command_sandbox.settings.network
-        verdict, reason = decide(self.mode, tool.kind, not beyond, always, confined, network)
+        verdict, reason = decide(self.mode, tool.kind, not beyond, always, confined, self._network)
         outside = [crossing.path for crossing in beyond]
         if verdict == "allow":
             self._grant(outside)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -165,6 +166,7 @@ def bash_script(tmp_path: Path, command: str) -> str:
     return f"script:{path}"
 
 
+@pytest.mark.skipif(sys.platform != "linux", reason="/proc is Linux's")
 async def test_a_child_cannot_read_the_keys_from_the_agents_proc_environ(
     tmp_path: Path, ws: Path
 ) -> None:

@@ -53,6 +53,7 @@ from tests.support.agent_harness import (
     request_user_texts,
     say,
     text,
+    wait_for_abort,
     waiting_tool,
 )
 
@@ -328,12 +329,14 @@ async def test_the_depth_limit_takes_task_away_from_the_deepest_child() -> None:
             tools=[FakeTool("probe")],
             journals=MemoryJournals(),
             depth=depth,
+            limits=SubagentLimits(max_depth=3),
         )
         with anyio.fail_after(DEADLINE):
             out = await tool.run_call({"prompt": "go"}, Call("c"), TurnCancellation().signal)
         assert out.text == "done"
         seen[depth + 1] = tool_names(depth)
     assert seen == {1: ["probe", "task"], 2: ["probe", "task"], 3: ["probe"]}
+    assert SubagentLimits().max_depth == 2  # by default a child's child gets no task tool
 
 
 async def test_nested_children_get_nested_session_ids() -> None:
@@ -487,3 +490,21 @@ async def test_children_cannot_ask_for_permission(tmp_path: Path) -> None:
         await handle.agent.followup(text("again")).wait()
     assert len(command.runs) == 1
     assert results(handle.agent.session)[-1].output == "ran"
+
+
+async def test_a_child_past_its_time_limit_is_cancelled_and_the_call_fails() -> None:
+    entered = anyio.Event()
+    child = FakeModel([say("working on it"), wait_for_abort(entered)])
+    model = ParentModel(child=child)
+    tool = TaskTool(
+        parent_log=SessionLog("s1"),
+        model=model,
+        tools=[],
+        journals=MemoryJournals(),
+        limits=SubagentLimits(max_seconds=0.2),
+    )
+    output = await tool.run_call({"prompt": "go"}, Call("call_t"), TurnCancellation().signal)
+    assert entered.is_set()
+    assert output.failed
+    assert output.text.startswith("the subagent was stopped after 0.2 s")
+    assert "working on it" in output.text

@@ -87,3 +87,12 @@ def test_per_model_windows_override_the_provider(tmp_path: Path) -> None:
 def test_bad_model_tables_are_refused(tmp_path: Path, text: str, problem: str) -> None:
     with pytest.raises(ModelConfigError, match=problem):
         settings_of(tmp_path, text)
+
+
+def test_subagent_bounds_are_read_and_checked(tmp_path: Path) -> None:
+    settings = settings_of(tmp_path, "[subagents]\nmax_depth = 1\nmax_seconds = 90\n")
+    assert (settings.agent.subagent_max_depth, settings.agent.subagent_max_seconds) == (1, 90.0)
+    with pytest.raises(ModelConfigError, match=r"\[subagents\] `max_seconds` must be positive"):
+        settings_of(tmp_path, "[subagents]\nmax_seconds = 0\n")
+    with pytest.raises(ModelConfigError, match=r"unknown key `depth` in \[subagents\]"):
+        settings_of(tmp_path, "[subagents]\ndepth = 1\n")

@@ -14,11 +14,13 @@ import pytest
 
 from acp_protocol import newer as nw
 from acp_protocol import plan_operations as po
+from acp_protocol import subagents as sa
 from acp_protocol import system_prompt as sp
 from acp_protocol import usage as u
 from acp_protocol.content import TextContent
 from acp_protocol.initialize import FileSystemCapabilities, SessionListCapabilities
 from acp_protocol.session_update import AgentMessageChunk, PlanEntry
+from acp_protocol.tool_call import ContentToolCallContent
 from tests.support.newer_types import field_problems, unstable_problems
 
 SCHEMA = json.loads(
@@ -190,7 +192,84 @@ EXAMPLES: list[tuple[msgspec.Struct, str, str | None]] = [
         "SessionNotification",
         None,
     ),
+    # agentclientprotocol.com/protocol/v1/subagents (announcing, state, cancel capability)
+    (sa.SessionCancelCapabilities(meta=META), "SessionCancelCapabilities", None),
+    (
+        sa.SubagentSessionCapabilities(cancel=sa.SessionCancelCapabilities(), meta=META),
+        "SubagentSessionCapabilities",
+        None,
+    ),
+    (sa.SubagentSessionCapabilities(cancel=None), "SubagentSessionCapabilities", None),
+    (sa.RunningState(meta=META), "StateUpdate", None),
+    (sa.IdleState(stop_reason="cancelled", meta=META), "StateUpdate", None),
+    (
+        sa.SubagentUpdate(
+            session_id="sess-1.task1",
+            title="Survey",
+            capabilities=sa.SubagentSessionCapabilities(cancel=sa.SessionCancelCapabilities()),
+            state=sa.RunningState(),
+            cwd="/w",
+            additional_directories=["/x"],
+            meta=META,
+        ),
+        "SessionUpdate",
+        "subagent_update",
+    ),
+    (
+        sa.SubagentUpdate(
+            session_id="sess-1.task1",
+            title=None,
+            capabilities=None,
+            state=None,
+            cwd=None,
+            additional_directories=None,
+        ),
+        "SessionUpdate",
+        "subagent_update",
+    ),
+    (
+        sa.SubagentUpdate(session_id="c", state=sa.IdleState(stop_reason="end_turn")),
+        "SessionUpdate",
+        "subagent_update",
+    ),
 ]
+
+# Newer than the unstable schema too: checked against the docs' field lists only.
+DOCS_ONLY: list[tuple[msgspec.Struct, str]] = [
+    (
+        sa.SubagentUpdate(session_id="c", description="Look around the repository."),
+        "subagent_update",
+    ),
+    (sa.SessionToolCallContent(session_id="c", meta=META), "SessionToolCallContent"),
+    (sa.SessionToolCallContent(session_id="c"), "SessionToolCallContent"),
+]
+
+
+@pytest.mark.parametrize(("example", "fields"), DOCS_ONLY)
+def test_docs_only_example_matches_its_field_list_and_round_trips(
+    example: msgspec.Struct, fields: str
+) -> None:
+    assert field_problems(fields, encoded(example)) == []
+    assert msgspec.json.decode(msgspec.json.encode(example), type=type(example)) == example
+
+
+def test_a_linked_tool_call_update_is_the_stable_update_plus_session_content() -> None:
+    linked = sa.LinkedToolCallUpdate(
+        tool_call_id="call_1",
+        status="completed",
+        content=[
+            sa.SessionToolCallContent(session_id="c"),
+            ContentToolCallContent(content=TextContent(text="done")),
+        ],
+        locations=[],
+        meta=META,
+    )
+    value = encoded(linked)
+    assert value["content"][0] == {"type": "session", "sessionId": "c"}
+    rest = {**value, "content": value["content"][1:]}
+    assert unstable_problems("SessionUpdate", rest) == []
+    assert msgspec.json.decode(msgspec.json.encode(linked), type=sa.LinkedToolCallUpdate) == linked
+
 
 UNSTABLE_NAME: dict[type, str] = {nw.NewerSessionNotification: "SessionNotification"}
 
@@ -207,6 +286,8 @@ NEWER_CLASSES: list[type[msgspec.Struct]] = [
     po.PlanUpdate,
     nw.SubagentCapabilities,
     nw.NewerSessionNotification,
+    sa.SessionCancelCapabilities,
+    sa.SubagentSessionCapabilities,
 ]
 """Classes whose fields are exactly their unstable def's properties. `SystemPromptParams` is
 the `systemPrompt` member alone of the lifecycle requests (checked as a part of

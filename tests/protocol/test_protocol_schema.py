@@ -40,6 +40,7 @@ SKIPPED_MODULES = {
     "acp_protocol.system_prompt",
     "acp_protocol.plan_operations",
     "acp_protocol.newer",
+    "acp_protocol.subagents",
 }
 """jsonrpc: the envelope, checked below; unstable: against the unstable schema
 (tests/protocol/test_protocol_unstable.py); usage (and the other types newer than the stable

@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 import threading
 from pathlib import Path
+
+import pytest
 
 from tests.support.agent_process import SERVER
 from tests.support.wire import validate_agent_frame
@@ -54,6 +57,7 @@ def peak_rss_mib(pid: int) -> float:
     raise AssertionError("no VmHWM in /proc status")
 
 
+@pytest.mark.skipif(sys.platform != "linux", reason="/proc is Linux's")
 def test_a_client_that_never_reads_cannot_grow_the_agent_and_gets_every_answer_later(
     tmp_path: Path,
 ) -> None:

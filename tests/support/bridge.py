@@ -115,10 +115,26 @@ class Bridge:
         return result
 
     async def new_session(self, cwd: Path) -> str:
+        """Initialize, create a session and wait for what follows its response (its slash
+        commands), so that a test's next request starts after everything session/new sends."""
         await self.call("initialize", {"protocolVersion": 1})
         result = await self.call("session/new", {"cwd": str(cwd), "mcpServers": []})
         session_id: str = result["sessionId"]
+        await self.update(session_id, "available_commands_update")
         return session_id
+
+    async def update(self, session_id: str, kind: str) -> dict[str, Any]:
+        """Wait for the first `session/update` of this kind for the session."""
+        with anyio.fail_after(DEADLINE):
+            while True:
+                for frame in self.frames:
+                    is_update = frame.get("method") == "session/update"
+                    params = frame["params"] if is_update else {}
+                    if params.get("sessionId") == session_id:
+                        update: dict[str, Any] = params["update"]
+                        if update["sessionUpdate"] == kind:
+                            return update
+                await self._next_frame()
 
     async def _next_frame(self) -> None:
         arrived = self._arrived

@@ -145,6 +145,7 @@ anyio.run(main, sys.argv[1])
 """
 
 
+@pytest.mark.skipif(sys.platform != "linux", reason="/proc is Linux's")
 def test_reading_a_1_5_gib_file_costs_a_few_mib(tmp_path: Path) -> None:
     root = tmp_path.resolve()
     head = b"".join(b"line %d of the head\n" % i for i in range(1, 1001))

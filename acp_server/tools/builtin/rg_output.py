@@ -1,10 +1,14 @@
 """Reading ripgrep's output as it streams: what `grep` and `glob` keep is bounded by their caps.
 
+rg searches on every core, so results come in no fixed order; each reader keeps the first
+ones in path order (`_Smallest`: at most twice the cap held at once) and counts all.
+
 - `GrepReader` reads `rg --json`: one JSON message a line, so file names with line breaks or
-  odd bytes cannot desynchronise it. It keeps the first `max_lines` matches as
-  `path:line: text`, counts the rest by their prefix without decoding them, and takes the
-  totals from rg's closing `summary`. A message longer than `MESSAGE_BYTES` (a huge matching
-  line) is not held whole: its head names the file and the line is reported as not shown.
+  odd bytes cannot desynchronise it. It decodes the matches of a file only while that file
+  can still be among the first `max_lines` (a file's messages come together, after its
+  `begin`), counts the rest by their prefix, and takes the totals from rg's closing
+  `summary`. A message longer than `MESSAGE_BYTES` (a huge matching line) is not held whole:
+  its head names the file and the line is reported as not shown.
 - `GlobReader` reads `rg --files --null`, matches each path against the pattern
   (`PathPattern`: `*`, `?`, `[...]` within a name, `**` across directories) and keeps the
   first `max_paths`, counting all. The matching is plain `fnmatch` per name (names are at
@@ -117,6 +121,46 @@ class _Lines:
         self._partial += data
 
 
+_Key = tuple[tuple[str, ...], int]
+
+
+class _Smallest:
+    """The `limit` smallest items by key among all offered, in order, in O(limit) memory:
+    rg searches in parallel, so its output comes in no fixed order; what is shown is the
+    first in path order (depth first, names compared component by component, as
+    `rg --sort path` would print them)."""
+
+    def __init__(self, limit: int) -> None:
+        self._limit = limit
+        self._items: list[tuple[_Key, str]] = []
+        self.bound: _Key | None = None
+        """Once `limit` items are kept, nothing above this key can be among them."""
+
+    def full_above(self, key: _Key) -> bool:
+        return self.bound is not None and key > self.bound
+
+    def offer(self, key: _Key, item: str) -> None:
+        if self._limit <= 0 or self.full_above(key):
+            return
+        self._items.append((key, item))
+        if len(self._items) >= 2 * self._limit:
+            self._trim()
+
+    def _trim(self) -> None:
+        self._items.sort(key=lambda pair: pair[0])
+        del self._items[self._limit :]
+        if len(self._items) == self._limit:
+            self.bound = self._items[-1][0]
+
+    def result(self) -> list[str]:
+        self._trim()
+        return [item for _, item in self._items]
+
+
+def path_key(relative: str) -> tuple[str, ...]:
+    return tuple(relative.split("/"))
+
+
 class GrepReader:
     """Reads `rg --json` output; keeps at most `max_lines` matches, each cut to
     `line_chars` characters. rg searched `.` in `root`, or `root` itself as its stdin when
@@ -128,6 +172,11 @@ class GrepReader:
         self.max_lines = max_lines
         self.line_chars = line_chars
         self.lines: list[str] = []
+        """The matches shown, in path order (set by `finish`)."""
+        self._kept = _Smallest(max_lines)
+        self._file: tuple[str, ...] = ()
+        """The key of the file whose messages are arriving (rg prints a file's together)."""
+        self._skip_file = False
         self.matches = 0
         """Matching lines seen (rg's summary says the same when it is there)."""
         self.matched_files = 0
@@ -143,14 +192,22 @@ class GrepReader:
         rest = self._split.rest()
         if rest is not None:
             self._message(*rest)
+        self.lines = self._kept.result()
 
     def _message(self, line: bytes, whole: bool) -> None:
         if line.startswith(_MATCH):
             self.matches += 1
-            if len(self.lines) < self.max_lines:
-                self.lines.append(self._shown(line, whole))
+            if not self._skip_file:
+                number, shown = self._shown(line, whole)
+                self._kept.offer((self._file, number), shown)
         elif line.startswith(_BEGIN):
             self.matched_files += 1
+            self._file = ()
+            with contextlib.suppress(msgspec.DecodeError):
+                begin = _path_decoder.decode(_message_decoder.decode(line).data)
+                self._file = path_key(begin.path.value())
+            # A file past the matches already kept is counted, not decoded.
+            self._skip_file = self._kept.full_above((self._file, 0))
         elif whole and not line.startswith(_TYPED):  # the summary: its keys come sorted
             try:
                 message = _message_decoder.decode(line)
@@ -162,17 +219,19 @@ class GrepReader:
             except msgspec.DecodeError:
                 pass
 
-    def _shown(self, line: bytes, whole: bool) -> str:
+    def _shown(self, line: bytes, whole: bool) -> tuple[int, str]:
+        """The match's line number (0 when unknown) and how it is shown."""
         if whole:
             try:
                 message = _message_decoder.decode(line)
                 match = _match_decoder.decode(message.data)
             except msgspec.DecodeError:
-                return "[a match rg reported in a form not understood]"
+                return 0, "[a match rg reported in a form not understood]"
             text = match.lines.value().rstrip("\n").rstrip("\r")
             if len(text) > self.line_chars:
                 text = text[: self.line_chars] + "…"
-            return f"{self._display(match.path.value())}:{match.line_number}: {text}"
+            number = match.line_number or 0
+            return number, f"{self._display(match.path.value())}:{match.line_number}: {text}"
         # Cut: the path comes first, before the line's text, so the head still names it.
         path = "?"
         end = line.find(_LINES, len(_MATCH))
@@ -180,7 +239,7 @@ class GrepReader:
             with contextlib.suppress(msgspec.DecodeError):
                 path = _path_decoder.decode(line[len(_MATCH) : end] + b"}").path.value()
         size = MESSAGE_BYTES // (1024 * 1024)
-        return f"{self._display(path)}: [a matching line over {size} MiB, not shown]"
+        return 0, f"{self._display(path)}: [a matching line over {size} MiB, not shown]"
 
     def _display(self, path: str) -> str:
         if self.single_file:
@@ -237,6 +296,8 @@ class GlobReader:
         self.pattern = pattern
         self.max_paths = max_paths
         self.paths: list[str] = []
+        """The paths shown, in path order (set by `finish`)."""
+        self._kept = _Smallest(max_paths)
         self.total = 0
         self.root = root
         self._split = _Lines(b"\0", PATH_BYTES)
@@ -250,12 +311,13 @@ class GlobReader:
         rest = self._split.rest()
         if rest is not None and rest[1]:
             self._path(rest[0])
+        self.paths = self._kept.result()
 
     def _path(self, raw: bytes) -> None:
         if not raw.startswith(b"./"):
             return
         relative = raw[2:].decode("utf-8", errors="replace")
-        if self.pattern.matches(relative.split("/")):
+        names = relative.split("/")
+        if self.pattern.matches(names):
             self.total += 1
-            if len(self.paths) < self.max_paths:
-                self.paths.append(os.path.join(self.root, relative))
+            self._kept.offer((tuple(names), 0), os.path.join(self.root, relative))

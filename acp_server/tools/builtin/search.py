@@ -43,9 +43,10 @@ GREP_MAX_FILE_BYTES = 10 * 1024 * 1024
 GREP_MAX_LINE_CHARS = 400
 MAX_PATTERN_CHARS = 4096
 _MAGIC = re.compile(r"[*?[]")
-_COMMON = ["--no-config", "--hidden", "--no-require-git", "--sort", "path", "--glob", "!.git"]
+_COMMON = ["--no-config", "--hidden", "--no-require-git", "--glob", "!.git"]
 """Every rg run: no user config file, hidden files but not `.git`, `.gitignore` honoured
-outside a git checkout too, results in path order."""
+outside a git checkout too. No `--sort`: rg searches on every core, and the readers keep the
+first results in path order themselves."""
 
 _INCLUDE_IGNORED = {
     "type": "boolean",
@@ -180,6 +181,8 @@ class Glob(BuiltinTool[GlobArgs]):
             await anyio.to_thread.run_sync(reader.feed, chunk)
 
         argv = ["--files", "--null", *_COMMON]
+        if "**" not in segments:  # no file deeper than the pattern can match
+            argv += ["--max-depth", str(len(segments))]
         if args.include_ignored:
             argv.append("--no-ignore")
         fd = await anyio.to_thread.run_sync(_open_root, root, True)

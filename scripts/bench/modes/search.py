@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -98,6 +99,7 @@ def mode_search(args: argparse.Namespace) -> Result:
     require_positive(files=args.files, samples=args.samples)
     trees = {SUBJECT: SOURCE_TREE, args.baseline_label: args.baseline_tree}
     rows: list[Result] = []
+    load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="acp-bench-") as tmp:
         workspace = args.tree_dir or Path(tmp) / "ws"
         make_tree(workspace, args.files)
@@ -139,6 +141,7 @@ def mode_search(args: argparse.Namespace) -> Result:
         "files": args.files,
         "samples": args.samples,
         "rows": rows,
+        "load": (load_before, os.getloadavg()[0]),
         "verdicts": evaluate(TARGETS, metrics),
     }
 
@@ -173,7 +176,26 @@ def render_search(results: Result) -> str:
     for r in results["rows"]:
         if r["failed"]:
             lines.append(f"- WARNING: {r['agent']} {r['workload']}: the tool call failed")
+    if "load" in results:
+        before, after = results["load"]
+        lines.append(
+            f"\nMachine load (1-minute load average) at the start and the end: {before:.1f},"
+            f" {after:.1f} on {results['machine']['cpu_count']} CPUs (other work shares the"
+            " machine; the alternation spreads it over both implementations)."
+        )
+    lines += ["", READING]
     return "\n".join(lines) + "\n"
+
+
+READING = (
+    "Reading: rg walks the tree on every core in a child process; the Python side reads its"
+    " output as it streams and keeps only what it shows, so its memory stays flat where the"
+    " code before held every path `glob` found. A pattern whose first segment is a wildcard"
+    " (`d00*/*.txt`) is slower on a huge flat tree: rg lists every file below the literal"
+    " start (here the root) and Python matches each path, where the code before pruned the"
+    " other directories at once; rg's own `--glob` would prune but would also list files"
+    " `.gitignore` excludes. `rg peak` is mostly its 26 MB binary mapped in memory."
+)
 
 
 MODE = Mode(

@@ -227,3 +227,37 @@ async def test_a_turn_abort_kills_rg_and_its_group(tmp_path: Path, ws: Workspace
             assert existing(pids) == pids
             turn.abort(UserCancel())
         assert existing(pids) == []  # reaped before the tool returned
+
+
+async def test_the_first_results_in_path_order_whatever_order_rg_finds_them(
+    ws: Workspace,
+) -> None:
+    # rg searches on every core, so its output order varies; the tools show the first in
+    # path order (depth first, as `rg --sort path` prints them) and count the rest.
+    for d in range(40):
+        for f in range(25):
+            ws.file(f"d{d:02}/sub/f{f:02}.txt", "hit\n")
+            ws.file(f"d{d:02}/f{f:02}.txt", "hit\nhit\n")
+    expected_paths = [f"{ws.root}/d00/f{f:02}.txt" for f in range(7)]
+    signal = TurnCancellation().signal
+    for _ in range(3):
+        glob = await Glob(ws.sandbox, max_results=7).run({"pattern": "**/*.txt"}, signal)
+        assert glob.text.splitlines()[:7] == expected_paths
+        assert glob.text.endswith("[showing 7 of 2000 matches; use a narrower pattern]")
+        grep = await Grep(ws.sandbox, max_matches=7).run({"pattern": "hit"}, signal)
+        assert grep.text.splitlines()[:7] == [
+            f"{ws.root}/d00/f00.txt:1: hit",
+            f"{ws.root}/d00/f00.txt:2: hit",
+            f"{ws.root}/d00/f01.txt:1: hit",
+            f"{ws.root}/d00/f01.txt:2: hit",
+            f"{ws.root}/d00/f02.txt:1: hit",
+            f"{ws.root}/d00/f02.txt:2: hit",
+            f"{ws.root}/d00/f03.txt:1: hit",
+        ]
+        assert grep.text.endswith(
+            "[showing 7 of 3000 matches in 2000 files; narrow the pattern or path]"
+        )
+    # Below a directory, its files come before its subdirectories' only by name: `sub` sorts
+    # after `f24.txt`, so the last of d00 is `d00/sub/f24.txt`.
+    last_of_d00 = await Glob(ws.sandbox, max_results=50).run({"pattern": "d00/**"}, signal)
+    assert last_of_d00.text.splitlines()[-1] == f"{ws.root}/d00/sub/f24.txt"

@@ -1,0 +1,190 @@
+"""`task` children as child sessions (ACP subagent sessions), through the real process with
+raw frames: announced with `subagent_update` before any of their traffic, linked from the
+parent's `task` call with `session` content, their updates under their own id; `session/cancel`
+on a child stops only the child; the parent's cancel still stops it (and reaps its processes);
+a client that did not opt in sees none of it."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.processes import alive, wait_for_pids
+from tests.support.raw_client import RawClient, raw_agent, text
+
+pytestmark = [
+    pytest.mark.anyio,
+    pytest.mark.skipif(sys.platform != "linux", reason="Linux only"),
+]
+
+SANDBOXED = {"ACP_SERVER_SANDBOXED": "1"}
+TASK = {
+    "tool_call": {"name": "task", "arguments": {"prompt": "Look around.", "description": "Survey"}}
+}
+OPTED_IN = {"subagents": {}}
+
+
+def write_script(tmp_path: Path, parent: list[Any], child: list[Any]) -> str:
+    path = tmp_path / "model.json"
+    path.write_text(json.dumps({"responses": parent, "subagent": {"responses": child}}))
+    return f"script:{path}"
+
+
+def workspace(tmp_path: Path) -> str:
+    ws = tmp_path / "ws"
+    ws.mkdir(exist_ok=True)
+    return os.path.realpath(ws)
+
+
+async def start(tmp_path: Path, client: RawClient, capabilities: dict[str, Any]) -> str:
+    cwd = workspace(tmp_path)
+    await client.call("initialize", {"protocolVersion": 1, "clientCapabilities": capabilities})
+    new = await client.call("session/new", {"cwd": cwd, "mcpServers": []})
+    return str(new["sessionId"])
+
+
+def args(spec: str, tmp_path: Path) -> list[str]:
+    return ["--model", spec, "--mode", "bypass", "--data-dir", str(tmp_path / "data")]
+
+
+def updates(client: RawClient) -> list[tuple[str, dict[str, Any]]]:
+    return [
+        (f["params"]["sessionId"], f["params"]["update"])
+        for f in client.received
+        if f.get("method") == "session/update"
+    ]
+
+
+def child_frames(client: RawClient, child: str) -> list[int]:
+    """Indexes of every received frame naming the child's session id."""
+    return [i for i, f in enumerate(client.received) if child in json.dumps(f)]
+
+
+async def test_a_child_is_announced_linked_and_shown_under_its_own_id(tmp_path: Path) -> None:
+    spec = write_script(
+        tmp_path, [[TASK], [{"text": "parent done"}]], [[{"text": "child says hi"}]]
+    )
+    async with raw_agent(*args(spec, tmp_path), env=SANDBOXED) as client:
+        sid = await start(tmp_path, client, OPTED_IN)
+        result = await client.call("session/prompt", {"sessionId": sid, "prompt": text("go")})
+    child = f"{sid}.task1"
+    assert result["stopReason"] == "end_turn"
+    seen = updates(client)
+    announce = next(i for i, (s, u) in enumerate(seen) if u["sessionUpdate"] == "subagent_update")
+    first_with_child = child_frames(client, child)[0]
+    assert client.received[first_with_child]["params"]["update"] == seen[announce][1]
+    assert seen[announce] == (
+        sid,
+        {
+            "sessionUpdate": "subagent_update",
+            "sessionId": child,
+            "title": "Survey",
+            "description": "Survey",
+            "capabilities": {"cancel": {}},
+            "state": {"state": "running"},
+        },
+    )
+    child_updates = [u for s, u in seen if s == child]
+    assert {"sessionUpdate": "agent_message_chunk", "text": "child says hi"} in [
+        {"sessionUpdate": u["sessionUpdate"], "text": u.get("content", {}).get("text")}
+        for u in child_updates
+    ]
+    task_updates = [u for s, u in seen if s == sid and u["sessionUpdate"] == "tool_call_update"]
+    final = [u for u in task_updates if u.get("status") == "completed"][-1]
+    assert final["content"][0] == {"type": "session", "sessionId": child}
+    assert final["content"][-1]["content"]["text"] == "child says hi"
+    idle = [u for s, u in seen if u["sessionUpdate"] == "subagent_update"][-1]
+    assert idle == {
+        "sessionUpdate": "subagent_update",
+        "sessionId": child,
+        "state": {"state": "idle", "stopReason": "end_turn"},
+    }
+
+
+async def test_a_client_that_did_not_opt_in_sees_no_child(tmp_path: Path) -> None:
+    spec = write_script(
+        tmp_path, [[TASK], [{"text": "parent done"}]], [[{"text": "child says hi"}]]
+    )
+    async with raw_agent(*args(spec, tmp_path), env=SANDBOXED) as client:
+        sid = await start(tmp_path, client, {"plan": {}})
+        result = await client.call("session/prompt", {"sessionId": sid, "prompt": text("go")})
+    assert result["stopReason"] == "end_turn"
+    assert child_frames(client, f"{sid}.task1") == []
+    assert all(s == sid for s, _ in updates(client))
+    assert not [u for _, u in updates(client) if u["sessionUpdate"] == "subagent_update"]
+
+
+async def test_cancelling_a_child_stops_only_the_child(tmp_path: Path) -> None:
+    spec = write_script(
+        tmp_path,
+        [[TASK], [{"text": "parent goes on"}]],
+        [[{"text": "working"}, {"delay_ms": 60_000}, {"text": "never"}]],
+    )
+    async with raw_agent(*args(spec, tmp_path), env=SANDBOXED) as client:
+        sid = await start(tmp_path, client, OPTED_IN)
+        child = f"{sid}.task1"
+        prompt = await client.start("session/prompt", {"sessionId": sid, "prompt": text("go")})
+        await client.wait_for(
+            lambda f: (
+                f.get("method") == "session/update"
+                and f["params"]["sessionId"] == child
+                and f["params"]["update"]["sessionUpdate"] == "agent_message_chunk"
+            )
+        )
+        await client.notify("session/cancel", {"sessionId": child})
+        response = await client.response(prompt)
+    assert response["result"]["stopReason"] == "end_turn"  # the parent's turn went on
+    seen = updates(client)
+    final = [
+        u
+        for s, u in seen
+        if s == sid and u["sessionUpdate"] == "tool_call_update" and u.get("status") == "failed"
+    ][-1]
+    assert final["content"][0] == {"type": "session", "sessionId": child}
+    assert "the subagent did not finish: it was aborted" in final["content"][-1]["content"]["text"]
+    parent_text = [
+        u["content"]["text"]
+        for s, u in seen
+        if s == sid and u["sessionUpdate"] == "agent_message_chunk"
+    ]
+    assert parent_text == ["parent goes on"]
+    idle = [u for _, u in seen if u["sessionUpdate"] == "subagent_update"][-1]
+    assert idle["state"] == {"state": "idle", "stopReason": "cancelled"}
+
+
+async def test_cancelling_the_parent_stops_the_child_and_reaps_its_processes(
+    tmp_path: Path,
+) -> None:
+    pidfile = tmp_path / "pids"
+    sleeper = {"command": f"sleep 300 & echo $! >> {pidfile}; wait"}
+    spec = write_script(
+        tmp_path,
+        [[TASK], [{"text": "parent done"}]],
+        [[{"tool_call": {"name": "bash", "arguments": sleeper}}], [{"text": "child done"}]],
+    )
+    async with raw_agent(*args(spec, tmp_path), env=SANDBOXED) as client:
+        sid = await start(tmp_path, client, OPTED_IN)
+        prompt = await client.start("session/prompt", {"sessionId": sid, "prompt": text("go")})
+        [pid] = await wait_for_pids(pidfile)
+        assert alive(pid)
+        await client.notify("session/cancel", {"sessionId": sid})
+        response = await client.response(prompt)
+        survived = alive(pid)
+    assert response["result"]["stopReason"] == "cancelled"
+    assert not survived  # reaped before the answer
+    idle = [u for _, u in updates(client) if u["sessionUpdate"] == "subagent_update"][-1]
+    assert idle["state"] == {"state": "idle", "stopReason": "cancelled"}
+    # The child's own tool call was shown under its id, not the parent's.
+    child_calls = [
+        u for s, u in updates(client) if s == f"{sid}.task1" and u["sessionUpdate"] == "tool_call"
+    ]
+    assert [c["title"] for c in child_calls] and all(
+        s == sid
+        for s, u in updates(client)
+        if u["sessionUpdate"] == "tool_call" and u not in child_calls
+    )
