@@ -46,13 +46,17 @@ class BridgeContext:
     providers: dict[str, ModelProvider] = field(default_factory=dict)
     """Model providers by spec, each loaded once per connection."""
     sandbox_probe: BubblewrapProbe = field(default_factory=BubblewrapProbe)
-    """Whether bwrap works here: probed when the first session starts, then remembered."""
+    """Whether bwrap works here: probed once the handshake is answered, then remembered."""
     bwrap: str | None = None
     """The probe's answer: bwrap's path, or None where the command sandbox cannot run."""
     sandbox_missing: str = ""
     """Why the command sandbox cannot run here ("" when it can, or before the probe)."""
     sandbox_notice_due: bool = False
     """The client has not yet been told why sandboxed mode is not offered."""
+    commands_shown: dict[str, tuple[tuple[str, str, str | None], ...]] = field(default_factory=dict)
+    """By session id: the custom slash commands last advertised (`acp/command_listing.py`)."""
+    clashes_told: dict[str, frozenset[str]] = field(default_factory=dict)
+    """By session id: custom command names shadowed by a built-in the user was told about."""
 
     @property
     def ids(self) -> IdFactory:

@@ -35,10 +35,6 @@ class AcpSession:
     here); the client is told once the session exists."""
     client_prompt: ClientPrompt | None = None
     """The client's `systemPrompt` in the model's system message (restored from the journal)."""
-    commands_shown: tuple[tuple[str, str, str | None], ...] | None = None
-    """The custom slash commands last advertised (`custom_commands.refresh_commands`)."""
-    clashes_told: frozenset[str] = frozenset()
-    """Custom command names shadowed by a built-in that the user has been told about."""
 
     @property
     def agent(self) -> Agent | None:

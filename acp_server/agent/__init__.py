@@ -9,14 +9,6 @@ from __future__ import annotations
 
 from .agent import Agent, AgentHandle, spawn_agent
 from .client_prompt import ClientPrompt, ClientPromptMode, cap_client_prompt
-from .custom_commands import (
-    CommandScan,
-    CommandUnreadable,
-    CustomCommand,
-    expand_command,
-    scan_commands,
-    user_commands_dir,
-)
 from .events import (
     AgentEvent,
     CompactionEnded,
@@ -50,11 +42,8 @@ __all__ = [
     "Blocked",
     "ClientPrompt",
     "ClientPromptMode",
-    "CommandScan",
-    "CommandUnreadable",
     "CompactionEnded",
     "CompactionStarted",
-    "CustomCommand",
     "Dropped",
     "InstructionSettings",
     "MessageChunk",
@@ -77,11 +66,8 @@ __all__ = [
     "TurnProgress",
     "Workspace",
     "cap_client_prompt",
-    "expand_command",
     "offered_by",
-    "scan_commands",
     "session_task_tool",
     "spawn_agent",
-    "user_commands_dir",
     "user_instructions_file",
 ]

@@ -117,7 +117,7 @@ async def test_a_builtin_name_wins_and_the_user_is_told(tmp_path: Path, opted_in
     notices = [n for n in updates_of(frames, "notice") if n["title"] == "Custom command ignored"]
     said = messages(frames)
     if opted_in:
-        [notice] = notices  # told once, at session/new
+        [notice] = notices  # told once
         assert "/mode" in notice["description"] and "built-in" in notice["description"]
         assert said == ["Mode set to read_only.", "Mode set to default."]
     else:

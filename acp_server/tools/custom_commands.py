@@ -4,7 +4,7 @@ repository root down to the session's cwd) and in the user's config dir
 arguments and becomes the user's prompt.
 
 The files come from a repository the user may not have written, so they get the AGENTS.md
-treatment (`instructions.read_capped`): a link out of the repository, a FIFO, a file of another
+treatment (`repo_files.read_capped`): a link out of the repository, a FIFO, a file of another
 user or a huge file is refused without blocking, and a commands directory that resolves outside
 the repository is not read. A scan reads at most `SCAN_BYTES` of at most `MAX_FILES` files per
 directory (the front matter); the body is read, within `MAX_BODY_BYTES`, only when the command
@@ -21,10 +21,9 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from acp_server.tools.printable import one_line
-from acp_server.tools.workspace import PathRefused, real_path
-
-from .instructions import find_repository_root, read_capped
+from .printable import one_line
+from .repo_files import directories_between, find_repository_root, read_capped
+from .workspace import PathRefused, real_path
 
 log = logging.getLogger(__name__)
 
@@ -83,7 +82,7 @@ def scan_commands(cwd: Path, user_dir: Path | None, builtins: Collection[str]) -
     if user_dir is not None:
         places.append((user_dir, None))
     root = find_repository_root(cwd) or cwd
-    for directory in _directories_between(root, cwd):
+    for directory in directories_between(root, cwd):
         places.append((directory / COMMANDS_DIR, root))
     commands: dict[str, CustomCommand] = {}
     clashes: list[str] = []
@@ -96,17 +95,6 @@ def scan_commands(cwd: Path, user_dir: Path | None, builtins: Collection[str]) -
                 continue
             commands[command.name] = command
     return CommandScan(commands, tuple(clashes), tuple(notes))
-
-
-def _directories_between(root: Path, cwd: Path) -> list[Path]:
-    try:
-        relative = cwd.relative_to(root)
-    except ValueError:
-        return [cwd]
-    chain = [root]
-    for part in relative.parts:
-        chain.append(chain[-1] / part)
-    return chain
 
 
 def _scan_directory(

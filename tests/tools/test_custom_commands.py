@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from acp_server.agent.custom_commands import (
+from acp_server.tools.custom_commands import (
     CommandUnreadable,
     expand_command,
     scan_commands,
