@@ -299,7 +299,8 @@ def lifetime(
                 stats.killed_before_answer += 1
                 session.pending = text
                 return
-        assert response.get("result") == {"stopReason": "end_turn"}, f"{text}: answered {response}"
+        result = response.get("result") or {}
+        assert result.get("stopReason") == "end_turn", f"{text}: answered {response}"
         session.history.append(text)
         session.acknowledged.add(text)
         stats.acknowledged += 1

@@ -33,7 +33,9 @@ async def test_chunks_and_the_usage_update_precede_the_response(tmp_path: Path) 
         session_id = await bridge.new_session(tmp_path)
         prompt = {"sessionId": session_id, "prompt": [{"type": "text", "text": "go"}]}
         request_id = await bridge.send_request("session/prompt", prompt)
-        assert (await bridge.response(request_id))["result"] == {"stopReason": "end_turn"}
+        result = (await bridge.response(request_id))["result"]
+        assert result["stopReason"] == "end_turn"
+        assert result["usage"]["inputTokens"] == 12 and result["usage"]["outputTokens"] == 3
         # A request after the prompt: whatever the turn still owed would be written by now.
         await bridge.call("session/list", {})
         shown = [

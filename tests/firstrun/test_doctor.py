@@ -136,10 +136,11 @@ def test_without_bubblewrap_the_sandbox_is_a_warning_not_a_failure(tmp_path: Pat
 
 def test_a_server_that_writes_to_stdout_fails_the_stdout_check(tmp_path: Path) -> None:
     # Something in the environment (here a sitecustomize module) printing to fd 1 before the
-    # server protects it: the protocol stream would be corrupt, and doctor says so.
+    # server protects it: the protocol stream would be corrupt, and doctor says so. Flushed,
+    # so that it reaches fd 1 whether or not PYTHONUNBUFFERED is set where the tests run.
     site = tmp_path / "site"
     site.mkdir()
-    (site / "sitecustomize.py").write_text("print('hello from sitecustomize')\n")
+    (site / "sitecustomize.py").write_text("print('hello from sitecustomize', flush=True)\n")
     status, report = doctor(tmp_path, "--model", "echo", "doctor", PYTHONPATH=str(site))
     assert status == 1
     stdout = line(report, "stdout")
