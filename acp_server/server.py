@@ -134,7 +134,7 @@ async def _serve(options: ServerOptions, protocol_fd: int, stdin_is_terminal: bo
         connection.register(dispatcher)
         tg.start_soon(watch_signals)
         tg.start_soon(watch_output)
-        tg.start_soon(connection.preload_when_initialized)
+        tg.start_soon(connection.probe_when_initialized)
         await peer.run()
         if not stopping.is_set():
             # End of input: in-flight requests were answered; release what sessions hold.

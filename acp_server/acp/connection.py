@@ -1,31 +1,66 @@
 """One client connection: the handler table of every ACP method, and how it ends.
 
-The connection composes the method groups around one `BridgeContext`: the handshake is built at
-once; the groups that need the runtime (acp/runtime_methods.py) on the first session method.
+The connection composes the method groups around one `BridgeContext`. The handshake and the
+part of `session/new` its answer waits for (acp/opening.py) are built at once and import no
+runtime; they are the table's early methods, answered without jsonrpcserver. The groups that
+need the runtime (acp/runtime_methods.py) are loaded by the warm-up: after the first
+`session/new` answer is queued (or on the first call that needs them, if that comes first),
+in a worker thread, so the event loop keeps serving. The warm-up then wires every session
+answered meanwhile; every call that needs the runtime, `session/prompt` and `session/cancel`
+included, waits for it before it is admitted, so it behaves exactly as it does later. See
+docs/rfc/implemented/architecture/2026-12-01-ready-before-the-runtime.md.
 """
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
+import functools
+import importlib
+import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import anyio
+import anyio.to_thread
 import msgspec
 from anyio.abc import TaskGroup
 
+from acp_protocol import errors
 from acp_protocol import methods as m
+from acp_protocol.session import NewSessionResponse
 from acp_server.process import ProcessRegistry
-from acp_server.rpc.handlers import HandlerTable, RequestHandler
+from acp_server.rpc.handlers import HandlerTable, RequestHandler, RpcError
 from acp_server.rpc.jsonrpcserver_adapter import JsonRpcDispatcher
 from acp_server.rpc.peer import IncomingRequest, Peer
+from acp_server.session.journal import JournalStore
+from acp_server.session.journal_format import JournalError
 
 from .context import BridgeContext
 from .handshake import Handshake
+from .opening import SessionOpening, SessionStart, probe_sandbox
 from .options import ServerOptions
 from .sessions import AcpSession
 
 if TYPE_CHECKING:
     from .runtime_methods import RuntimeMethods
+
+log = logging.getLogger(__name__)
+
+RUNTIME_MODULE = "acp_server.acp.runtime_methods"
+"""Everything the runtime's method groups need (agent, tools, models, session wiring)."""
+
+
+def _load_runtime() -> None:
+    """Import the runtime (in a worker thread), then hand the memory the imports freed back
+    to the system: without that, the worker thread's malloc arena keeps ~3 MiB of idle RSS
+    (figures in the RFC)."""
+    importlib.import_module(RUNTIME_MODULE)
+    try:
+        trim = ctypes.CDLL(None).malloc_trim  # glibc; elsewhere there is nothing to trim
+    except (AttributeError, OSError):
+        return
+    trim(0)
 
 
 class AcpConnection:
@@ -36,8 +71,13 @@ class AcpConnection:
     ) -> None:
         self.context = BridgeContext(peer, task_group, options, processes)
         self.handshake = Handshake(self.context)
+        self.opening = SessionOpening(self.context, JournalStore(options.data_dir))
         self._dispatcher: JsonRpcDispatcher | None = None
         self._runtime: RuntimeMethods | None = None
+        self._starts: list[SessionStart] = []
+        """New sessions answered before the runtime was loaded, to be wired by the warm-up."""
+        self._warming = anyio.Lock()
+        self._disposed = False
 
     def handler_table(self) -> HandlerTable:
         """Every method this agent answers, by its `acp_protocol.methods` name."""
@@ -46,7 +86,7 @@ class AcpConnection:
             requests={
                 m.INITIALIZE: self.handshake.initialize,
                 m.AUTHENTICATE: self.handshake.authenticate,
-                m.SESSION_NEW: deferred(lambda r: r.sessions.new_session),
+                m.SESSION_NEW: self._new_session,
                 m.SESSION_LOAD: deferred(lambda r: r.sessions.load_session),
                 m.SESSION_RESUME: deferred(lambda r: r.sessions.resume_session),
                 m.SESSION_FORK: deferred(lambda r: r.sessions.fork_session),
@@ -59,6 +99,7 @@ class AcpConnection:
             },
             notifications={m.SESSION_CANCEL: self._cancel},
             gate=self.handshake.check_order,
+            early=frozenset({m.INITIALIZE, m.AUTHENTICATE, m.SESSION_NEW}),
         )
 
     def register(self, dispatcher: JsonRpcDispatcher) -> None:
@@ -66,15 +107,60 @@ class AcpConnection:
         self._dispatcher = dispatcher
         dispatcher.install(self.handler_table())
 
-    async def preload_when_initialized(self) -> None:
-        """Load the dispatcher after the handshake answer is out, so it never delays it."""
+    async def probe_when_initialized(self) -> None:
+        """Once the handshake answer is out, probe the command sandbox (a `bwrap` run), so the
+        first `session/new`, whose answer depends on it, finds it done or under way."""
         await self.handshake.initialized.wait()
         await self.context.peer.writer.drained()
-        if self._dispatcher is not None:
-            await self._dispatcher.load()
+        try:
+            await probe_sandbox(self.context)
+        except Exception as exc:  # shutting down, say: the first session asks again
+            log.info("sandbox probe after the handshake failed: %s", exc)
+
+    async def _new_session(
+        self, request: IncomingRequest, params: msgspec.Raw | None
+    ) -> NewSessionResponse:
+        start, response = await self.opening.open(params)
+        runtime = self._runtime
+        if runtime is not None:
+            runtime.sessions.start_new(start)  # cleans up and raises when it fails
+        request.after_response.append(functools.partial(self.opening.announce, start))
+        if runtime is None:
+            # The answer first: the runtime loads while the user types.
+            self._starts.append(start)
+            request.after_response.append(self.warm_up)
+        return response
+
+    async def warm_up(self) -> None:
+        """Load jsonrpcserver and the runtime in worker threads, then wire every session
+        answered meanwhile. Once; callers meanwhile wait, callers after return at once."""
+        async with self._warming:
+            if self._runtime is not None or self._disposed:
+                return
+            if self._dispatcher is not None:
+                await self._dispatcher.load()
+            await anyio.to_thread.run_sync(_load_runtime)
+            if self._disposed:  # the connection ended meanwhile: its journals are closed
+                return
+            from .runtime_methods import RuntimeMethods  # imported: only binds the name
+
+            runtime = RuntimeMethods(self.context, self.opening.store)
+            for start in self._starts:
+                try:
+                    runtime.sessions.start_new(start)
+                except Exception:
+                    # Its answer is out; its journal is gone, so later calls say "not found".
+                    log.exception("session %s could not be started", start.session_id)
+            self._starts.clear()
+            self._runtime = runtime
 
     async def dispose(self) -> None:
         """Dispose every session (running turns end `disposed`) and close its journal."""
+        self._disposed = True
+        for start in self._starts:  # answered, never wired: the journal stays, loadable
+            with contextlib.suppress(JournalError, OSError):
+                start.journal.close()
+        self._starts.clear()
         if self._runtime is None:
             return
         wiring = self._runtime.wiring
@@ -92,23 +178,23 @@ class AcpConnection:
         for provider in self.context.providers.values():
             await close_provider(provider)
 
-    def _methods(self) -> RuntimeMethods:
+    async def _methods(self) -> RuntimeMethods:
+        """The runtime's method groups, once the warm-up has loaded them and wired every
+        session answered before."""
         if self._runtime is None:
-            # Deferred on purpose: the runtime's import (agent, journal, tools, models) would
-            # otherwise be paid by every editor spawn before `initialize` is answered; the figure
-            # is in docs/rfc/implemented/architecture/2026-12-01-layers-and-bridge.md.
-            from .runtime_methods import RuntimeMethods
-
-            self._runtime = RuntimeMethods(self.context)
+            await self.warm_up()
+        if self._runtime is None:  # disposed meanwhile: the connection is ending
+            raise RpcError(errors.REQUEST_CANCELLED, "Request cancelled", "the agent is stopping")
         return self._runtime
 
     def _deferred(self, pick: Callable[[RuntimeMethods], RequestHandler]) -> RequestHandler:
-        """A handler that builds the runtime's method groups on its first call."""
+        """A handler that waits for the runtime's method groups (see `warm_up`)."""
 
         async def handle(request: IncomingRequest, params: msgspec.Raw | None) -> Any:
-            return await pick(self._methods())(request, params)
+            return await pick(await self._methods())(request, params)
 
         return handle
 
     async def _cancel(self, params: msgspec.Raw | None) -> None:
-        await self._methods().prompts.cancel(params)
+        if not self._disposed:  # else nothing is left to cancel
+            await (await self._methods()).prompts.cancel(params)

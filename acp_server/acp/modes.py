@@ -1,9 +1,8 @@
 """Permission modes on the wire: ACP `modes` and the `mode` config option, kept in sync,
-`session/set_mode`, `session/set_config_option`, and the `/mode` and `/model` slash commands."""
+`session/set_mode`, `session/set_config_option`, and the `/mode` and `/model` slash commands
+(what a session response says about them is in acp/mode_options.py)."""
 
 from __future__ import annotations
-
-from collections.abc import Sequence
 
 import msgspec
 
@@ -14,126 +13,24 @@ from acp_protocol.session import (
     SetSessionModeRequest,
     SetSessionModeResponse,
 )
-from acp_protocol.session_config import (
-    SessionConfigOption,
-    SessionConfigSelect,
-    SessionConfigSelectOption,
-    SessionMode,
-    SessionModeState,
-)
-from acp_protocol.session_update import (
-    AvailableCommand,
-    AvailableCommandsUpdate,
-    ConfigOptionUpdate,
-    CurrentModeUpdate,
-    UnstructuredCommandInput,
-)
+from acp_protocol.session_config import SessionConfigOption, SessionModeState
+from acp_protocol.session_update import ConfigOptionUpdate, CurrentModeUpdate
 from acp_server.models.base import ModelConfigError
 from acp_server.rpc.handlers import RpcError, decode_params
 from acp_server.rpc.peer import IncomingRequest
 from acp_server.session import records as rec
-from acp_server.tools.permissions import MODES, Mode, ModeInfo, ModeRefused, check_mode
+from acp_server.tools.permissions import ModeInfo, ModeRefused, check_mode
 
 from .context import BridgeContext
+from .mode_options import (
+    MODE_OPTION_ID,
+    MODEL_OPTION_ID,
+    config_options,
+    mode_state,
+    offered_modes,
+)
 from .sessions import AcpSession
 from .updates import SessionUpdates
-
-MODE_OPTION_ID = "mode"
-
-
-def offered_modes(sandbox_available: bool) -> tuple[ModeInfo, ...]:
-    """The modes offered here: sandboxed mode only where the command sandbox can run."""
-    return tuple(m for m in MODES if m.id != "sandboxed" or sandbox_available)
-
-
-def mode_state(current: Mode, modes: Sequence[ModeInfo] = MODES) -> SessionModeState:
-    """The `modes` of a session response."""
-    return SessionModeState(
-        current_mode_id=current,
-        available_modes=[
-            SessionMode(id=m.id, name=m.name, description=m.description) for m in modes
-        ],
-    )
-
-
-MODEL_OPTION_ID = "model"
-
-
-def config_options(
-    current: Mode,
-    model: str | None = None,
-    offered: Sequence[str] = (),
-    modes: Sequence[ModeInfo] = MODES,
-) -> list[SessionConfigOption]:
-    """Every config option of a session (complete list, as ACP requires each time)."""
-    options: list[SessionConfigOption] = [
-        SessionConfigSelect(
-            id=MODE_OPTION_ID,
-            name="Mode",
-            description="What the agent may do without asking",
-            category="mode",
-            current_value=current,
-            options=[
-                SessionConfigSelectOption(value=m.id, name=m.name, description=m.description)
-                for m in modes
-            ],
-        )
-    ]
-    if model is not None and offered:
-        options.append(
-            SessionConfigSelect(
-                id=MODEL_OPTION_ID,
-                name="Model",
-                description="The model that answers; a switch applies from the next request",
-                category="model",
-                current_value=model,
-                options=[SessionConfigSelectOption(value=spec, name=spec) for spec in offered],
-            )
-        )
-    return options
-
-
-COMMANDS = AvailableCommandsUpdate(
-    available_commands=[
-        AvailableCommand(
-            name="mode",
-            description="Switch the permission mode: " + ", ".join(m.id for m in MODES),
-            input=UnstructuredCommandInput(hint=" | ".join(m.id for m in MODES)),
-        ),
-        AvailableCommand(
-            name="compact",
-            description="Compact the conversation now: summarize all but the latest turns",
-            input=UnstructuredCommandInput(hint="optional: what the summary should keep"),
-        ),
-    ]
-)
-
-
-MODEL_COMMAND = AvailableCommand(
-    name="model",
-    description="Switch the model that answers, from the next request on",
-    input=UnstructuredCommandInput(hint="one of the offered model specs"),
-)
-"""Listed only when a model is configured: it switches like the `model` config option."""
-
-
-def available_commands(offered_models: Sequence[str]) -> AvailableCommandsUpdate:
-    """The slash commands of a session: `COMMANDS`, and `/model` when models are offered."""
-    if not offered_models:
-        return COMMANDS
-    return AvailableCommandsUpdate(available_commands=[*COMMANDS.available_commands, MODEL_COMMAND])
-
-
-def slash_command(text: str, offered_models: Sequence[str]) -> tuple[str, str] | None:
-    """(`name`, `argument`) when a prompt is one of our slash commands, else None."""
-    stripped = text.strip()
-    if not stripped.startswith("/"):
-        return None
-    name, _, argument = stripped[1:].partition(" ")
-    listed = available_commands(offered_models).available_commands
-    if name not in {c.name for c in listed}:
-        return None
-    return name, argument.strip()
 
 
 class SessionConfig:

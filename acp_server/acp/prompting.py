@@ -31,7 +31,8 @@ from acp_server.session import records as rec
 from .content import parts_from_prompt, read_resource_links
 from .context import BridgeContext
 from .handshake import NO_MODEL_MESSAGE
-from .modes import SessionConfig, slash_command
+from .mode_options import slash_command
+from .modes import SessionConfig
 from .session_methods import derive_title
 from .sessions import AcpSession
 from .updates import SessionUpdates
@@ -210,7 +211,7 @@ class PromptMethods:
         return PromptResponse(stop_reason=stop_reason_for(await ticket.wait()))
 
     async def _run_command(self, session: AcpSession, name: str, argument: str) -> PromptResponse:
-        """A slash command (see `modes.COMMANDS`): handled here, the model is not asked."""
+        """A slash command (see `mode_options.COMMANDS`): handled here, the model is not asked."""
         try:
             if name == "mode":
                 await self.config.change_mode(session, argument)

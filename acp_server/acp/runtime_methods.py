@@ -1,10 +1,12 @@
 """The method groups that need the runtime, composed for one connection.
 
-Imported by the connection on the first session method, not before `initialize` is answered:
-this module pulls in the agent, the journal, the tools and the model adapters.
+Imported by the connection's warm-up (in a worker thread, after the first `session/new` answer),
+never before: this module pulls in the agent, the tools and the model adapters.
 """
 
 from __future__ import annotations
+
+from acp_server.session.journal import JournalStore
 
 from .context import BridgeContext
 from .modes import SessionConfig
@@ -16,8 +18,8 @@ from .wiring import SessionWiring
 class RuntimeMethods:
     """Session wiring, session methods, modes and config options, prompts: one per client."""
 
-    def __init__(self, context: BridgeContext) -> None:
-        self.wiring = SessionWiring(context)
+    def __init__(self, context: BridgeContext, store: JournalStore) -> None:
+        self.wiring = SessionWiring(context, store)
         self.config = SessionConfig(context)
         self.sessions = SessionMethods(context, self.wiring, self.config)
         self.prompts = PromptMethods(context, self.wiring, self.config)

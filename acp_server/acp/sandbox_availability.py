@@ -1,11 +1,12 @@
 """Whether sandboxed mode is offered on this machine, and telling the client when it is not.
 
-The command sandbox needs bubblewrap. It is probed once per connection, when the first session
-starts (`probe_sandbox`); under --deterministic it is never offered, so transcripts do not
-depend on the machine. Where it cannot run, sandboxed mode is left out of the offered modes and
-the client is told why once: a `notice` session update if it opted in
-(`clientCapabilities.session.notices`), else a line on stderr. A session whose journal (or
-`--mode`) says sandboxed starts in `default` instead, and that session's client is told too.
+The command sandbox needs bubblewrap. It is probed once per connection, as soon as the
+`initialize` answer is out, and the first session waits for the answer (`probe_sandbox`, in
+acp/opening.py: a new session's answer depends on it); under --deterministic it is never
+offered, so transcripts do not depend on the machine. Where it cannot run, sandboxed mode is
+left out of the offered modes and the client is told why once: a `notice` session update if it
+opted in (`clientCapabilities.session.notices`), else a line on stderr. A session whose journal
+(or `--mode`) says sandboxed starts in `default` instead, and that session's client is told too.
 """
 
 from __future__ import annotations
@@ -16,28 +17,9 @@ from acp_protocol.initialize import ClientSessionCapabilities, NoticeCapabilitie
 from acp_protocol.session_update import Notice
 
 from .context import BridgeContext
-from .updates import SessionUpdates
+from .update_sender import send_update
 
 log = logging.getLogger(__name__)
-
-DETERMINISTIC_REASON = (
-    "not offered under --deterministic, so transcripts do not depend on whether bubblewrap is "
-    "installed"
-)
-
-
-async def probe_sandbox(context: BridgeContext) -> None:
-    """Ask, once, whether bwrap works here; remember the answer in the context."""
-    if context.bwrap is not None or context.sandbox_missing:
-        return
-    if context.options.deterministic:
-        # Whether bwrap works differs between machines; a golden transcript must not.
-        context.sandbox_missing = DETERMINISTIC_REASON
-        context.sandbox_notice_due = True
-        return
-    bwrap, why = await context.sandbox_probe.check(context.processes)
-    context.bwrap, context.sandbox_missing = bwrap, why
-    context.sandbox_notice_due = bwrap is None
 
 
 async def tell_about_sandbox(context: BridgeContext, session_id: str, fallback: str | None) -> None:
@@ -55,8 +37,7 @@ async def tell_about_sandbox(context: BridgeContext, session_id: str, fallback: 
     )
     for title, description in messages:
         if opted_in:
-            await SessionUpdates(context.peer, session_id).send(
-                Notice(severity="warning", title=title, description=description)
-            )
+            notice = Notice(severity="warning", title=title, description=description)
+            await send_update(context.peer, session_id, notice)
         else:
             log.warning("%s: %s", title, description)

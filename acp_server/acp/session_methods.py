@@ -11,7 +11,6 @@ from __future__ import annotations
 import base64
 import contextlib
 import logging
-import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -27,24 +26,19 @@ from acp_protocol.session import (
     ListSessionsResponse,
     LoadSessionRequest,
     LoadSessionResponse,
-    NewSessionRequest,
-    NewSessionResponse,
     ResumeSessionRequest,
     ResumeSessionResponse,
     SessionInfo,
 )
 from acp_protocol.unstable import ForkSessionRequest, ForkSessionResponse
-from acp_server.ids import new_session_id
+from acp_server.agent import cap_client_prompt
 from acp_server.rpc.handlers import RpcError, decode_params
 from acp_server.rpc.peer import IncomingRequest
 from acp_server.session import records as rec
 from acp_server.session.fork import fork_point
-from acp_server.session.journal import Journal
 from acp_server.session.journal_format import (
     JournalCorrupt,
     JournalError,
-    JournalExists,
-    JournalHeader,
     JournalLocked,
     JournalNotFound,
     is_session_id,
@@ -52,13 +46,22 @@ from acp_server.session.journal_format import (
 from acp_server.tools.permission_rules import workspace_key
 
 from .context import BridgeContext, session_not_found
-from .modes import SessionConfig, available_commands
+from .mode_options import available_commands
+from .modes import SessionConfig
 from .notices import send_notice
+from .opening import (
+    SessionStart,
+    create_journal,
+    discard,
+    probe_sandbox,
+    require_absolute,
+    require_directory,
+)
 from .plans import PlanView, shows_plan_operations
 from .replay import replay_updates
-from .sandbox_availability import probe_sandbox, tell_about_sandbox
+from .sandbox_availability import tell_about_sandbox
 from .sessions import AcpSession
-from .system_prompt import apply_prompt, requested_prompt
+from .system_prompt import Requested, requested_prompt
 from .updates import SessionUpdates, shows_compactions
 from .wiring import SessionWiring
 
@@ -115,91 +118,19 @@ class SessionMethods:
     wiring: SessionWiring
     config: SessionConfig
 
-    async def new_session(
-        self, request: IncomingRequest, params: msgspec.Raw | None
-    ) -> NewSessionResponse:
-        new = decode_params(params, NewSessionRequest)
-        _require_directory("cwd", new.cwd)
-        extra_roots = list(new.additional_directories or [])
-        for path in extra_roots:
-            _require_absolute("additionalDirectories", path)
-        system_prompt = requested_prompt(params)
-        journal = self._create_journal(new.cwd, extra_roots)
-        session_id = journal.session_id
+    def start_new(self, start: SessionStart) -> AcpSession:
+        """Wire a new session's runtime parts (acp/opening.py answered it, or is answering
+        it); when that fails, nothing of it is left behind."""
         try:
-            await probe_sandbox(self.context)
             session = self.wiring.start(
-                session_id, new.cwd, extra_roots, list(new.mcp_servers), [], journal
+                start.session_id, start.cwd, start.extra_roots, start.mcp_servers, [], start.journal
             )
+            apply_prompt(session, start.system_prompt)
         except BaseException:
-            # A session that failed to start leaves nothing behind: no journal holding its
-            # lock (an undeletable ghost), no open descriptor.
-            with contextlib.suppress(JournalError, OSError):
-                journal.close()
-            with contextlib.suppress(JournalError, OSError):
-                self.wiring.store.delete(session_id)
+            discard(self.wiring.store, start.journal)
             raise
-        apply_prompt(session, system_prompt)
-        log.info("session %s created in %s", session_id, new.cwd)
-
-        commands = available_commands(self.context.options.offered_models)
-
-        async def announce_commands() -> None:
-            await SessionUpdates(self.context.peer, session_id).send(commands)
-            await tell_about_sandbox(self.context, session_id, session.mode_fallback)
-
-        request.after_response.append(announce_commands)
-        return NewSessionResponse(
-            session_id=session_id,
-            modes=self.config.mode_state(session),
-            config_options=self.config.options_for(session),
-        )
-
-    def _create_journal(
-        self,
-        cwd: str,
-        extra_roots: list[str],
-        *,
-        forked_from: str | None = None,
-        forked_at_turn: str | None = None,
-    ) -> Journal:
-        """A new session's journal under a fresh id.
-
-        Deterministic ids (`sess_0001`, ...) are a counter per process: ids an earlier process
-        left in the data directory are skipped, and if another process running at the same time
-        takes an id between the check and the create (which is atomic: a hard link), this one
-        takes the next. So ids never collide, and one process alone on a data directory still
-        numbers its sessions reproducibly.
-        """
-        ids = self.context.options.ids
-        store = self.wiring.store
-        session_id = new_session_id(ids)
-        while True:
-            while ids is not None and store.exists(session_id):
-                session_id = new_session_id(ids)
-            header = JournalHeader(
-                session_id=session_id,
-                cwd=cwd,
-                created_at=rec.utc_now(),
-                additional_directories=extra_roots,
-                forked_from=forked_from,
-                forked_at_turn=forked_at_turn,
-            )
-            try:
-                return store.create(header)
-            except JournalExists:
-                if ids is None:
-                    raise RpcError(
-                        errors.INTERNAL_ERROR,
-                        f"session id {session_id} is already taken under {store.sessions_dir}",
-                    ) from None
-                session_id = new_session_id(ids)
-            except (JournalError, OSError) as exc:
-                raise RpcError(
-                    errors.INTERNAL_ERROR,
-                    f"cannot create the session journal under {store.sessions_dir}: {exc}"
-                    " (check that --data-dir is writable)",
-                ) from None
+        log.debug("session %s wired", start.session_id)
+        return session
 
     async def load_session(
         self, request: IncomingRequest, params: msgspec.Raw | None
@@ -259,16 +190,21 @@ class SessionMethods:
         with its origin (see docs/rfc/implemented/feature/2026-12-01-session-fork.md)."""
         fork = decode_params(params, ForkSessionRequest)
         await probe_sandbox(self.context)
-        _require_directory("cwd", fork.cwd)
+        require_directory("cwd", fork.cwd)
         extra_roots = list(fork.additional_directories or [])
         for path in extra_roots:
-            _require_absolute("additionalDirectories", path)
+            require_absolute("additionalDirectories", path)
         system_prompt = requested_prompt(params)
         records, source_workspace = self._source_records(fork.session_id)
         same = source_workspace == workspace_key(fork.cwd, extra_roots)
         point = fork_point(records, same_workspace=same)
-        journal = self._create_journal(
-            fork.cwd, extra_roots, forked_from=fork.session_id, forked_at_turn=point.turn_id
+        journal = create_journal(
+            self.context,
+            self.wiring.store,
+            fork.cwd,
+            extra_roots,
+            forked_from=fork.session_id,
+            forked_at_turn=point.turn_id,
         )
         session_id = journal.session_id
         try:
@@ -394,9 +330,9 @@ class SessionMethods:
         session_id, cwd = reopen.session_id, reopen.cwd
         extra_roots = list(reopen.additional_directories or [])
         mcp_servers: list[object] = list(reopen.mcp_servers or [])
-        _require_directory("cwd", cwd)
+        require_directory("cwd", cwd)
         for path in extra_roots:
-            _require_absolute("additionalDirectories", path)
+            require_absolute("additionalDirectories", path)
         active = self.context.sessions.get(session_id)
         if active is not None:
             return active
@@ -430,6 +366,18 @@ class SessionMethods:
         return session
 
 
+def apply_prompt(session: AcpSession, requested: Requested | None) -> None:
+    """Journal the client's prompt with the session, cut to its budget, and use it from the
+    next model request."""
+    if requested is None:
+        return
+    mode, text = requested
+    text = cap_client_prompt(text)
+    session.log.append(rec.SystemPromptChange(mode=mode, text=text, at=rec.utc_now()))
+    if session.client_prompt is not None:
+        session.client_prompt.set(mode, text)
+
+
 def _record_ids(records: Sequence[rec.Record]) -> Iterator[str]:
     """The turn and message ids that records hold."""
     for record in records:
@@ -437,27 +385,6 @@ def _record_ids(records: Sequence[rec.Record]) -> Iterator[str]:
             value = getattr(record, name, None)
             if isinstance(value, str):
                 yield value
-
-
-def _require_absolute(field: str, path: str) -> None:
-    if "\x00" in path:
-        # No file system takes one; caught here, before anything is created for the session.
-        raise RpcError(
-            errors.INVALID_PARAMS, "Invalid params", f"{field} contains a NUL byte: {path!r}"
-        )
-    if not os.path.isabs(path):
-        raise RpcError(
-            errors.INVALID_PARAMS, "Invalid params", f"{field} must be an absolute path: {path!r}"
-        )
-
-
-def _require_directory(field: str, path: str) -> None:
-    """An absolute path to an existing directory (links followed): a session never starts,
-    and nothing is created for it, in a cwd that is missing or a file."""
-    _require_absolute(field, path)
-    if not os.path.isdir(path):
-        what = "does not exist" if not os.path.lexists(path) else "is not a directory"
-        raise RpcError(errors.INVALID_PARAMS, "Invalid params", f"{field} {what}: {path!r}")
 
 
 def _encode_cursor(offset: int) -> str:

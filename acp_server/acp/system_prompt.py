@@ -6,22 +6,23 @@ docs/rfc/implemented/feature/2026-12-01-client-system-prompt.md)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, TypeAlias
+
 import msgspec
 from msgspec import UNSET
 
 from acp_protocol import errors
 from acp_protocol.content import TextContent
 from acp_protocol.system_prompt import SystemPromptParams
-from acp_server.agent import ClientPromptMode, cap_client_prompt
 from acp_server.rpc.handlers import RpcError, decode_params
-from acp_server.session import records as rec
 
-from .sessions import AcpSession
+if TYPE_CHECKING:
+    from acp_server.agent import ClientPromptMode
 
 MODES: tuple[ClientPromptMode, ...] = ("append", "override")
 
-Requested = tuple[ClientPromptMode, str]
-"""A checked client prompt: its mode and its text, cut to the budget with a note."""
+Requested: TypeAlias = "tuple[ClientPromptMode, str]"
+"""A checked client prompt: its mode and its text (cut to its budget when it is applied)."""
 
 
 def requested_prompt(params: msgspec.Raw | None) -> Requested | None:
@@ -49,14 +50,4 @@ def requested_prompt(params: msgspec.Raw | None) -> Requested | None:
                 "are accepted",
             )
         texts.append(block.text)
-    return mode, cap_client_prompt("\n\n".join(texts))
-
-
-def apply_prompt(session: AcpSession, requested: Requested | None) -> None:
-    """Journal the client's prompt with the session and use it from the next model request."""
-    if requested is None:
-        return
-    mode, text = requested
-    session.log.append(rec.SystemPromptChange(mode=mode, text=text, at=rec.utc_now()))
-    if session.client_prompt is not None:
-        session.client_prompt.set(mode, text)
+    return mode, "\n\n".join(texts)

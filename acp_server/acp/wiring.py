@@ -47,7 +47,7 @@ from acp_server.tools.command_sandbox import CommandSandbox
 from acp_server.tools.local_commands import LocalCommands
 from acp_server.tools.local_files import LocalFiles
 from acp_server.tools.permission_rules import Rules, workspace_key
-from acp_server.tools.permissions import MODE_IDS, Mode, ModeRefused, PermissionPolicy, check_mode
+from acp_server.tools.permissions import MODE_IDS, Mode, PermissionPolicy
 from acp_server.tools.text_window import TextWindow
 from acp_server.tools.workspace import CommandRunner, FileAccess, Sandbox
 
@@ -61,6 +61,7 @@ from .client_requests import (
 )
 from .context import BridgeContext
 from .hook_consent import install_hooks
+from .mode_options import starting_mode
 from .notices import send_notice
 from .options import ServerOptions
 from .plans import shows_plan_operations, view_after
@@ -76,9 +77,9 @@ log = logging.getLogger(__name__)
 class SessionWiring:
     """Builds each session of one connection from its parts and takes it apart again."""
 
-    def __init__(self, context: BridgeContext) -> None:
+    def __init__(self, context: BridgeContext, store: JournalStore) -> None:
         self._context = context
-        self.store = JournalStore(context.options.data_dir)
+        self.store = store
         self._instructions = _instruction_settings(context.options)
         self._mcp: dict[str, McpServers] = {}
 
@@ -321,24 +322,7 @@ class SessionWiring:
                 # A rule given in another workspace (a journal loaded elsewhere) stays there.
                 kind: ToolKind = record.tool_kind  # type: ignore[assignment]
                 rules.add(kind, record.scope or kind, record.decision == "allow")
-        fallback = None
-        if mode == "sandboxed" and self._context.bwrap is None:
-            fallback = (
-                "sandboxed mode is not available here, so this session runs in default mode: "
-                + self._context.sandbox_missing
-            )
-            mode = "default"
-        else:
-            # A restored mode passes the same check as `session/set_mode`: a journal written
-            # where bypass was allowed (a sandbox) must not bring it back where it is not (root
-            # outside one).
-            try:
-                mode = check_mode(mode)
-            except ModeRefused as exc:
-                fallback = (
-                    f"the session's mode {mode} was not restored, so it runs in default mode: {exc}"
-                )
-                mode = "default"
+        mode, fallback = starting_mode(mode, self._context.bwrap, self._context.sandbox_missing)
 
         def remember(kind: ToolKind, allow: bool, scope: str) -> None:
             session_log.append(

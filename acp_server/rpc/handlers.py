@@ -38,6 +38,9 @@ class HandlerTable:
     gate: RequestGate | None = None
     """The connection's ordering rule (ACP: `initialize` first), applied to every request,
     known method or not, before it is routed."""
+    early: frozenset[str] = frozenset()
+    """Methods the router answers itself, without waiting for jsonrpcserver's import: those a
+    client waits for before its user can type (the handshake and `session/new`)."""
 
 
 class RpcError(Exception):

@@ -1,12 +1,14 @@
 """The one module that knows jsonrpcserver: incoming calls -> the bridge's `HandlerTable`.
 
-jsonrpcserver dispatches every call but the handshake: our router has already decoded and
-validated the envelope, so it gets a decoded dict with schema validation off, and each handler
-receives the request context and the raw params. Importing jsonrpcserver is a measured cost
-(jsonschema, oslash; figure in the RFC), so `initialize` is answered without it and the import
-runs once that answer is written; see
+jsonrpcserver dispatches every call but the table's `early` ones: our router has already
+decoded and validated the envelope, so it gets a decoded dict with schema validation off, and
+each handler receives the request context and the raw params. Importing jsonrpcserver is a
+measured cost (jsonschema, oslash; figures in the RFC), so the early methods (the handshake and
+`session/new`, what a client waits for before its user can type) are answered by the same
+handlers directly, through the same `invoke` and the same redacting `error_frame`, and the
+import runs in a worker thread, first asked for after those answers; see
 docs/rfc/implemented/architecture/2026-11-30-json-rpc-peer.md and
-docs/rfc/implemented/architecture/2026-12-01-layers-and-bridge.md.
+docs/rfc/implemented/architecture/2026-12-01-ready-before-the-runtime.md.
 """
 
 from __future__ import annotations
@@ -17,11 +19,12 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import anyio
+import anyio.to_thread
 import msgspec
 from msgspec import UNSET
 
 from acp_protocol.jsonrpc import JSONRPC_VERSION, ResultResponse
-from acp_protocol.methods import INITIALIZE
+from acp_server.redaction import redact, redact_value
 
 from .handlers import HandlerTable, NotificationHandler, RequestHandler, invoke
 from .peer import IncomingRequest, error_frame
@@ -39,7 +42,8 @@ def _load_jsonrpcserver() -> Any:
 
 
 class JsonRpcDispatcher:
-    """Routes calls to registered handlers; everything but the handshake via jsonrpcserver."""
+    """Routes calls to registered handlers; everything but the early methods via
+    jsonrpcserver."""
 
     def __init__(self) -> None:
         self._table = HandlerTable()
@@ -53,16 +57,12 @@ class JsonRpcDispatcher:
         self._table = table
 
     async def load(self) -> None:
-        """Import jsonrpcserver (once) and build its method table.
-
-        The import runs on the event loop thread and blocks it for ~0.2 s, once, right after
-        the handshake when no session exists yet. A worker thread would keep the loop free but
-        costs 3.5 MiB of idle RSS for the thread's own malloc arena.
-        """
+        """Import jsonrpcserver (once, in a worker thread: the event loop keeps serving) and
+        build its method table."""
         async with self._loading:
             if self._jrs is not None:
                 return
-            jrs = _load_jsonrpcserver()
+            jrs = await anyio.to_thread.run_sync(_load_jsonrpcserver)
             for name, handler in self._table.requests.items():
                 self._jrs_methods[name] = _as_jrs_request(jrs, handler)
             for name, notification in self._table.notifications.items():
@@ -74,13 +74,14 @@ class JsonRpcDispatcher:
         refusal = gate(request.method) if gate is not None else None
         if refusal is not None:
             return error_frame(request.id, refusal.code, refusal.message, refusal.data)
-        handshake = self._table.requests.get(INITIALIZE)
-        if request.method == INITIALIZE and handshake is not None:
-            ok, value = await invoke(handshake, request, request.params)
+        early = self._table.requests.get(request.method)
+        if early is not None and request.method in self._table.early:
+            ok, value = await invoke(early, request, request.params)
             if ok:
                 return ResultResponse(JSONRPC_VERSION, request.id, value)
             return error_frame(request.id, value.code, value.message, value.data)
-        await self.load()
+        if self._jrs is None:  # the lock costs an event-loop pass per call otherwise
+            await self.load()
         return await self._jrs.async_dispatch_to_serializable(
             {
                 "jsonrpc": JSONRPC_VERSION,
@@ -97,7 +98,8 @@ class JsonRpcDispatcher:
     async def dispatch_notification(self, method: str, params: msgspec.Raw | None) -> None:
         if method not in self._table.notifications:
             return  # unknown notifications are ignored, as ACP asks
-        await self.load()
+        if self._jrs is None:  # the lock costs an event-loop pass per call otherwise
+            await self.load()
         await self._jrs.async_dispatch_to_serializable(
             {"jsonrpc": JSONRPC_VERSION, "method": method, "params": [params]},
             self._jrs_notifications,
@@ -120,9 +122,10 @@ def _as_jrs_request(jrs: Any, handler: RequestHandler) -> Callable[..., Awaitabl
         ok, value = await invoke(handler, request, params)
         if ok:
             return jrs.Success(value)
+        # Redacted as `error_frame` redacts: one rule for every error the client sees.
         if value.data is UNSET:
-            return jrs.Error(value.code, value.message)
-        return jrs.Error(value.code, value.message, value.data)
+            return jrs.Error(value.code, redact(value.message))
+        return jrs.Error(value.code, redact(value.message), redact_value(value.data))
 
     return method
 

@@ -121,6 +121,8 @@ class Bridge:
         result = await self.call("session/new", {"cwd": str(cwd), "mcpServers": []})
         session_id: str = result["sessionId"]
         await self.update(session_id, "available_commands_update")
+        # The first session's agent is wired by the warm-up that follows its answer.
+        await self.connection.warm_up()
         return session_id
 
     async def update(self, session_id: str, kind: str) -> dict[str, Any]:
