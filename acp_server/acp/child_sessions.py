@@ -5,16 +5,22 @@ A child is announced with `subagent_update` on its parent session (title, descri
 `running` state and the `cancel` capability) before anything else of it is sent; the parent's
 `task` call then links it with `session` content, kept first in that call's content; the
 child's own updates carry its session id; when its turn is over, `subagent_update` reports it
-`idle` with its stop reason. `session/cancel` on a running child's id stops only that child's
-work (acp_server/acp/prompting.py), with the cause argued in
+`idle` with its stop reason. `session/load` of the parent replays each child right after its
+`task` call (announced `idle`, then its journaled history). `session/cancel` on a running
+child's id stops only that child's work (acp_server/acp/prompting.py), with the cause argued in
 docs/rfc/implemented/architecture/2026-12-01-client-cancel-of-a-child.md. A client that did
 not opt in gets none of this: no observer is installed.
 """
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
 from acp_protocol.initialize import ClientCapabilities
-from acp_protocol.newer import NewerClientCapabilities, SubagentCapabilities
+from acp_protocol.newer import NewerClientCapabilities, NewerSessionUpdate, SubagentCapabilities
 from acp_protocol.session import StopReason
 from acp_protocol.subagents import (
     IdleState,
@@ -23,13 +29,18 @@ from acp_protocol.subagents import (
     SubagentSessionCapabilities,
     SubagentUpdate,
 )
-from acp_protocol.tool_call import ToolCallUpdate
+from acp_protocol.tool_call import ToolCall, ToolCallUpdate
 from acp_server.agent import Agent, Blocked, TicketResult
 from acp_server.session import records as rec
+from acp_server.session.journal import JournalStore
+from acp_server.session.journal_format import JournalError
 
 from .context import BridgeContext
 from .plans import PlanView, shows_plan_operations
+from .replay import replay_updates
 from .updates import SessionUpdates, shows_compactions
+
+log = logging.getLogger(__name__)
 
 TITLE_LENGTH = 60
 
@@ -41,7 +52,7 @@ def shows_subagents(capabilities: ClientCapabilities) -> bool:
     )
 
 
-def idle_reason(result: TicketResult | None) -> StopReason:
+def idle_reason(result: TicketResult | rec.Outcome | None) -> StopReason:
     """How a child's work ended, as the stop reason of its `idle` state."""
     if isinstance(result, rec.Completed):
         return "end_turn"
@@ -74,13 +85,10 @@ class ChildSessions:
         parent = SessionUpdates(
             context.peer, parent_session_id, links=self.links_of(parent_session_id)
         )
-        title = description.splitlines()[0] if description else "task"
-        if len(title) > TITLE_LENGTH:
-            title = title[: TITLE_LENGTH - 3] + "..."
         await parent.send(
             SubagentUpdate(
                 session_id=child.id,
-                title=title,
+                title=_title(description),
                 description=description,
                 capabilities=SubagentSessionCapabilities(cancel=SessionCancelCapabilities()),
                 state=RunningState(),
@@ -109,3 +117,84 @@ class ChildSessions:
         await SessionUpdates(self._context.peer, parent_session_id).send(
             SubagentUpdate(session_id=child.id, state=IdleState(stop_reason=idle_reason(result)))
         )
+
+
+@dataclass(frozen=True)
+class ChildHistory:
+    """A finished child's session as its journal holds it."""
+
+    session_id: str
+    records: list[rec.Record]
+
+
+def child_histories(store: JournalStore, parent_session_id: str) -> dict[str, ChildHistory]:
+    """The journaled children of a session, by the parent's tool call that started each.
+    A child journal that cannot be read (in use, damaged) is left out with a warning."""
+    found: dict[str, ChildHistory] = {}
+    for summary in store.list():
+        if summary.parent_session_id != parent_session_id:
+            continue
+        try:
+            loaded = store.open(summary.session_id)
+        except JournalError as exc:
+            log.warning("not replaying child session %s: %s", summary.session_id, exc)
+            continue
+        try:
+            loaded.journal.close()
+        except JournalError as exc:
+            log.warning("closing child session %s failed: %s", summary.session_id, exc)
+        call_id = loaded.header.parent_tool_call_id
+        if call_id is not None:
+            found[call_id] = ChildHistory(summary.session_id, loaded.records)
+    return found
+
+
+def _described(raw_input: Any) -> str:
+    """A `task` call's description (or, lacking one, its prompt) from its input."""
+    if isinstance(raw_input, dict):
+        for key in ("description", "prompt"):
+            value = raw_input.get(key)
+            if isinstance(value, str) and value.strip():
+                return value.strip()
+    return "task"
+
+
+def _title(description: str) -> str:
+    title = description.splitlines()[0] if description else "task"
+    return title if len(title) <= TITLE_LENGTH else title[: TITLE_LENGTH - 3] + "..."
+
+
+async def replay_with_children(
+    context: BridgeContext,
+    session_id: str,
+    updates: Sequence[NewerSessionUpdate],
+    children: dict[str, ChildHistory],
+) -> None:
+    """Send a session's replay, each `task` call followed by its child: announced (`idle`,
+    with the stop reason of its last turn), then its own history under its id; the call's
+    later updates link it with `session` content."""
+    links: dict[str, str] = {}
+    sender = SessionUpdates(context.peer, session_id, links=links)
+    capabilities = context.client_capabilities
+    for update in updates:
+        await sender.send(update)
+        if not isinstance(update, ToolCall) or update.tool_call_id not in children:
+            continue
+        child = children[update.tool_call_id]
+        ends = [r.outcome for r in child.records if isinstance(r, rec.TurnEndRecord)]
+        description = _described(update.raw_input)
+        await sender.send(
+            SubagentUpdate(
+                session_id=child.session_id,
+                title=_title(description),
+                description=description,
+                state=IdleState(stop_reason=idle_reason(ends[-1] if ends else None)),
+            )
+        )
+        child_sender = SessionUpdates(context.peer, child.session_id)
+        plans = PlanView(shows_plan_operations(capabilities))
+        for shown in replay_updates(
+            child.records, compaction=shows_compactions(capabilities), plans=plans
+        ):
+            await child_sender.send(shown)
+        links[update.tool_call_id] = child.session_id

@@ -45,6 +45,7 @@ from acp_server.session.journal_format import (
 )
 from acp_server.tools.permission_rules import workspace_key
 
+from .child_sessions import child_histories, replay_with_children, shows_subagents
 from .context import BridgeContext, session_not_found
 from .mode_options import available_commands
 from .modes import SessionConfig
@@ -145,8 +146,14 @@ class SessionMethods:
         updates = SessionUpdates(self.context.peer, session.id)
         compaction = shows_compactions(self.context.client_capabilities)
         plans = PlanView(shows_plan_operations(self.context.client_capabilities))
-        for update in replay_updates(session.log.records, compaction=compaction, plans=plans):
-            await updates.send(update)
+        replayed = replay_updates(session.log.records, compaction=compaction, plans=plans)
+        if shows_subagents(self.context.client_capabilities):
+            # Each `task` call followed by its child's announcement and history.
+            children = child_histories(self.wiring.store, session.id)
+            await replay_with_children(self.context, session.id, replayed, children)
+        else:
+            for update in replayed:
+                await updates.send(update)
         self._tell_after(request, session)
         return LoadSessionResponse(
             modes=self.config.mode_state(session), config_options=self.config.options_for(session)

@@ -188,3 +188,48 @@ async def test_cancelling_the_parent_stops_the_child_and_reaps_its_processes(
         for s, u in updates(client)
         if u["sessionUpdate"] == "tool_call" and u not in child_calls
     )
+
+
+@pytest.mark.parametrize("opted_in", [True, False])
+async def test_loading_the_parent_replays_each_child_after_its_task_call(
+    tmp_path: Path, opted_in: bool
+) -> None:
+    spec = write_script(
+        tmp_path, [[TASK], [{"text": "parent done"}]], [[{"text": "child says hi"}]]
+    )
+    capabilities = OPTED_IN if opted_in else {}
+    async with raw_agent(*args(spec, tmp_path), env=SANDBOXED) as client:
+        sid = await start(tmp_path, client, capabilities)
+        await client.call("session/prompt", {"sessionId": sid, "prompt": text("go")})
+    child = f"{sid}.task1"
+    async with raw_agent(*args(spec, tmp_path), env=SANDBOXED) as client:
+        await client.call("initialize", {"protocolVersion": 1, "clientCapabilities": capabilities})
+        await client.call(
+            "session/load", {"sessionId": sid, "cwd": workspace(tmp_path), "mcpServers": []}
+        )
+        replay = updates(client)
+    kinds = [(s, u["sessionUpdate"]) for s, u in replay]
+    if not opted_in:
+        assert all(s == sid for s, _ in kinds)
+        assert child_frames(client, child) == []
+        return
+    call = kinds.index((sid, "tool_call"))
+    assert kinds[call + 1] == (sid, "subagent_update")
+    assert replay[call + 1][1] == {
+        "sessionUpdate": "subagent_update",
+        "sessionId": child,
+        "title": "Survey",
+        "description": "Survey",
+        "state": {"state": "idle", "stopReason": "end_turn"},
+    }
+    child_part = [u for s, u in replay if s == child]
+    assert [u["sessionUpdate"] for u in child_part] == ["user_message_chunk", "agent_message_chunk"]
+    assert child_part[0]["content"]["text"] == "Look around."
+    assert child_part[1]["content"]["text"] == "child says hi"
+    # The child's frames come right after its announcement, before the call's result.
+    first_child = next(i for i, (s, _) in enumerate(kinds) if s == child)
+    assert first_child == call + 2
+    result = next(
+        u for s, u in replay[call:] if s == sid and u["sessionUpdate"] == "tool_call_update"
+    )
+    assert result["content"][0] == {"type": "session", "sessionId": child}
