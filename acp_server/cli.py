@@ -188,6 +188,7 @@ def main(argv: list[str] | None = None) -> int:
             tool_budget=settings.tools,
             instruction_files=settings.instructions,
             sandbox=settings.sandbox,
+            web_fetch=settings.web_fetch,
             today=determinism.today if deterministic else None,
             deterministic=deterministic,
         )

@@ -309,6 +309,7 @@ class SessionWiring:
             self._context.options.tool_budget,
             command_sandbox,
             Ripgrep(self._context.processes),
+            self._context.options.web_fetch,
         )
         if asks_forms(caps):
             tools.append(AskUser(AcpFormAsker(peer, session_id)))

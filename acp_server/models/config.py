@@ -45,6 +45,12 @@ A missing file at the default place is the same as an empty one. Example:
     network = false                      # reach the network without asking
     writable = ["~/.cache"]              # writable besides the workspace
 
+    [web_fetch]                          # the web_fetch tool
+    max_bytes = 2097152                  # the most of one response downloaded
+    timeout = 30                         # seconds one fetch may take, redirects included
+    max_redirects = 5                    # same-host redirects followed
+    allow_private_addresses = false      # fetch loopback / private / link-local hosts
+
 Which model a server uses (`choose_model_spec`): `--model` > `ACP_SERVER_MODEL` >
 `default_model` here. Which endpoint a provider talks to (`acp_server.models.spec.load_model`):
 the `OPENAI_BASE_URL` / `ANTHROPIC_BASE_URL` variable > `base_url` here > the public
@@ -69,6 +75,7 @@ from typing import Any
 from acp_server.models.base import ModelConfigError
 from acp_server.tools.budget import ToolBudget
 from acp_server.tools.command_sandbox import SandboxSettings, sandbox_settings
+from acp_server.tools.web_access import WebFetchSettings, web_fetch_settings
 
 __all__ = [
     "DEFAULT_MAX_FAILED_CALLS",
@@ -200,6 +207,8 @@ class ModelSettings:
     """`max_steps`, `context_threshold`, `max_repeated_calls`."""
     sandbox: SandboxSettings = field(default_factory=SandboxSettings)
     """`[sandbox]`: what commands may do in sandboxed mode."""
+    web_fetch: WebFetchSettings = field(default_factory=WebFetchSettings)
+    """`[web_fetch]`: the web_fetch tool's limits and reach."""
 
     def provider(self, name: str) -> ProviderSettings:
         """The settings of provider `name` (empty when the file has no table for it)."""
@@ -369,6 +378,7 @@ class _Reader:
         tools = ToolBudget()
         instructions = InstructionFiles()
         sandbox = SandboxSettings()
+        web_fetch = WebFetchSettings()
         for key, value in table.items():
             if key == "default_model":
                 if not isinstance(value, str):
@@ -407,12 +417,14 @@ class _Reader:
                 sandbox = sandbox_settings(value, self.error)
             elif key == "subagents":
                 agent.update(self.subagents(value))
+            elif key == "web_fetch":
+                web_fetch = web_fetch_settings(value, self.error)
             else:
                 raise self.error(
                     f"unknown key `{key}`; expected default_model, models, max_steps, "
                     "context_threshold, max_repeated_calls, max_failed_calls, "
                     "[providers.NAME], [tools], "
-                    "[instructions], [sandbox] or [subagents]",
+                    "[instructions], [sandbox], [subagents] or [web_fetch]",
                     key,
                 )
         return ModelSettings(
@@ -424,6 +436,7 @@ class _Reader:
             instructions,
             AgentSettings(**agent),
             sandbox,
+            web_fetch,
         )
 
     def subagents(self, entry: Any) -> dict[str, Any]:

@@ -6,7 +6,10 @@
   workspace only (`decide` never lets a rule reach outside);
 - a command (`bash`): the same command pattern with the same needs beyond the sandbox
   (`needs: ["network"]` does not cover `needs: ["write_outside"]`, nor a call without needs);
-- any other tool (an MCP tool, a fetch): that one tool.
+- a web fetch (`web_fetch`): that tool on that one host (and port, when the URL names one
+  that is not the scheme's default): `https://docs.python.org/...` covers every page of
+  `docs.python.org`, over http or https, and nothing of `python.org` or `evil.example`;
+- any other tool (an MCP tool): that one tool.
 
 A command's pattern is its program and its words up to the first that is not an option
 (`git push origin` -> `git push`, `rm -rf build` -> `rm -rf build`), each URL cut to its scheme
@@ -29,6 +32,7 @@ from urllib.parse import urlsplit
 
 from .base import ToolKind
 from .command_sandbox import CommandPlan
+from .web_access import fetch_origin
 
 _EDITS: frozenset[str] = frozenset({"edit", "delete", "move"})
 _SHELL_SYNTAX = re.compile(r"[;&|<>`$(){}\\!'\"#*?\[\]~\n\r]")
@@ -73,6 +77,10 @@ def rule_scope(
         pattern = command_pattern(command if isinstance(command, str) else "")
         needs = "+".join(plan.beyond) or "none"
         return f"{tool_name} needs={needs}: {pattern}"
+    if kind == "fetch":
+        origin = fetch_origin(arguments.get("url"))
+        # A URL the tool refuses gets a scope no fetch of a real host can have.
+        return f"{kind} {tool_name} host={origin or '(none)'}"
     return f"{kind} {tool_name}"
 
 

@@ -105,11 +105,18 @@ def decide(
     inside: bool,
     always: Mapping[ToolKind, bool],
     confined: bool = False,
+    network: bool = False,
 ) -> tuple[Verdict, str]:
     """What to do with a call of `kind` (`inside`: every path it touches is in the workspace).
 
     `always` maps kinds to the user's "always" answers (True allow, False reject).
     `confined`: the call runs in the command sandbox and asks for nothing beyond it.
+    `network`: `[sandbox] network` is on (sandboxed mode then lets `fetch` calls through).
+
+    A `fetch` (web_fetch) asks in default, accept_edits and read_only modes (it changes
+    nothing here; what it may send out is its URL, which the question shows); sandboxed mode
+    allows it only with `[sandbox] network` on, and then without asking, like a confined
+    command; bypass allows it.
     """
     if kind in _READS and inside:
         return "allow", ""
@@ -117,7 +124,14 @@ def decide(
         return "allow", ""
     if not inside and mode != "default":
         return "deny", OUTSIDE
-    if mode == "read_only":
+    if kind == "fetch" and mode == "sandboxed":
+        if network:
+            return "allow", ""
+        return "deny", (
+            "sandboxed mode has no network: web_fetch is refused unless `network = true` is "
+            "set in the [sandbox] table of the config file"
+        )
+    if mode == "read_only" and kind != "fetch":
         return "deny", f"read-only mode allows no {kind} actions"
     if always.get(kind) is False:
         return "deny", f"you chose to always reject {kind} actions in this session"
@@ -216,6 +230,11 @@ class PermissionPolicy:
         if self.command_sandbox is not None:
             self.command_sandbox.active = mode == "sandboxed"
 
+    @property
+    def _network(self) -> bool:
+        """`[sandbox] network`: sandboxed mode lets web fetches through."""
+        return self.command_sandbox is not None and self.command_sandbox.settings.network
+
     def offers(self, tool: Tool, *, can_ask: bool = True) -> bool:
         """Whether the mode lets `tool` run at all (inside the workspace), so that it is worth
         offering to the model: not when the mode denies its kind, nor, where nobody can be
@@ -226,11 +245,12 @@ class PermissionPolicy:
         if tool.kind in self.rules.rejected:
             always[tool.kind] = False
         elif any(
-            scope in (tool.kind, f"{tool.kind} {tool.name}") or scope.startswith(f"{tool.name} ")
+            scope in (tool.kind, f"{tool.kind} {tool.name}")
+            or scope.startswith((f"{tool.name} ", f"{tool.kind} {tool.name} "))
             for scope in self.rules.allowed
         ):
             always[tool.kind] = True  # some of its calls are allowed always
-        verdict, _ = decide(self.mode, tool.kind, True, always, confined)
+        verdict, _ = decide(self.mode, tool.kind, True, always, confined, self._network)
         return verdict == "allow" or (verdict == "ask" and can_ask)
 
     async def approve(self, call: CallToApprove, signal: TurnSignal) -> Deny | None:
@@ -246,7 +266,7 @@ class PermissionPolicy:
         confined = plan is not None and plan.confined and not plan.beyond
         scope = rule_scope(call.name, tool.kind, call.arguments, plan)
         always = self.rules.for_call(tool.kind, scope)
-        verdict, reason = decide(self.mode, tool.kind, not beyond, always, confined)
+        verdict, reason = decide(self.mode, tool.kind, not beyond, always, confined, self._network)
         outside = [crossing.path for crossing in beyond]
         if verdict == "allow":
             self._grant(outside)

@@ -30,6 +30,7 @@ STABLE_NAMES = [
     "grep",
     "bash",
     "todo_write",
+    "web_fetch",
 ]
 
 
@@ -46,6 +47,7 @@ def test_the_stable_names_kinds_and_schemas(ws: Workspace) -> None:
         "grep": "search",
         "bash": "execute",
         "todo_write": "think",
+        "web_fetch": "fetch",
     }
     arguments = {
         "read_file": {"path", "offset", "limit"},
@@ -56,6 +58,7 @@ def test_the_stable_names_kinds_and_schemas(ws: Workspace) -> None:
         "grep": {"pattern", "path", "include_ignored"},
         "bash": {"command", "timeout_ms", "needs"},  # needs: optional, added compatibly
         "todo_write": {"entries"},
+        "web_fetch": {"url", "offset"},
     }
     for tool in tools:
         schema = tool.parameters
@@ -93,6 +96,8 @@ async def test_titles_and_locations_never_fail(ws: Workspace) -> None:
     assert len(long_title) < 80
     assert t["bash"].title({"command": "make\nmake install"}) == "Run `make…`"
     assert t["todo_write"].title({"entries": []}) == "Update plan"
+    assert t["web_fetch"].title({"url": "https://example.com/a"}) == "Fetch https://example.com/a"
+    assert t["web_fetch"].title({"url": 3}) == "Fetch a web page"
     for tool in t.values():  # garbage in: a title and locations all the same
         assert tool.title({"path": 3, "pattern": None, "command": ["x"]})
         assert list(tool.locations({"path": 3})) in ([], [Location(root)])
@@ -112,6 +117,8 @@ async def test_titles_and_locations_never_fail(ws: Workspace) -> None:
         ("grep", {"pattern": "x", "path": 1}, "(argument `path`)"),
         ("bash", {"command": "true", "timeout_ms": -5}, "(argument `timeout_ms`)"),
         ("todo_write", {"entries": "do it"}, "(argument `entries`)"),
+        ("web_fetch", {}, "missing required argument `url`"),
+        ("web_fetch", {"url": "https://example.com", "offset": -1}, "(argument `offset`)"),
         (
             "todo_write",
             {"entries": [{"priority": "high"}]},
@@ -144,6 +151,7 @@ async def test_bad_arguments_fail_naming_the_argument(
         ("grep", {"pattern": "a"}),
         ("bash", {"command": "touch marker"}),
         ("todo_write", {"entries": [{"content": "x"}]}),
+        ("web_fetch", {"url": "http://127.0.0.1:9/"}),
         ("read_file", {}),  # even bad arguments: the abort comes first
     ],
 )

@@ -74,6 +74,40 @@ def test_other_tools_are_scoped_to_themselves_and_edits_to_their_kind() -> None:
     assert rules.for_call("execute", "bash needs=none: ls") == {}
 
 
+@pytest.mark.parametrize(
+    ("url", "origin"),
+    [
+        ("https://docs.python.org/3/library/", "docs.python.org"),
+        ("http://DOCS.python.org./x", "docs.python.org"),
+        ("https://docs.python.org:443/x", "docs.python.org"),
+        ("https://docs.python.org:8443/x", "docs.python.org:8443"),
+        ("http://[::1]:8080/", "[::1]:8080"),
+        ("https://bücher.example/", "xn--bcher-kva.example"),
+        ("https://a.example\\@b.example/", "(none)"),
+        ("file:///etc/passwd", "(none)"),
+        (3, "(none)"),
+    ],
+)
+def test_a_fetch_is_scoped_to_its_host(url: object, origin: str) -> None:
+    assert rule_scope("web_fetch", "fetch", {"url": url}, None) == f"fetch web_fetch host={origin}"
+
+
+def test_allowing_one_host_does_not_cover_another() -> None:
+    rules = Rules()
+    scope = rule_scope("web_fetch", "fetch", {"url": "https://docs.python.org/3/"}, None)
+    rules.add("fetch", scope, True)
+    for url, covered in [
+        ("https://docs.python.org/3/library/os.html", True),
+        ("http://docs.python.org/", True),
+        ("https://python.org/", False),
+        ("https://docs.python.org.evil.example/", False),
+        ("https://evil.example/?docs.python.org", False),
+        ("https://docs.python.org:8080/", False),
+    ]:
+        other = rule_scope("web_fetch", "fetch", {"url": url}, None)
+        assert (rules.for_call("fetch", other) == {"fetch": True}) is covered, url
+
+
 def test_a_rejection_covers_the_whole_kind() -> None:
     rules = Rules()
     rules.add("execute", "bash needs=none: rm -rf build", False)

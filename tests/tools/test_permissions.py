@@ -5,7 +5,8 @@ on a real workspace, with the user's "always" answers on top.
 The expected verdicts are written out here from the README's promises, not computed from the
 code: reads inside the workspace never ask; `bypass` allows everything; outside the workspace
 only `default` asks, the other modes refuse naming the roots; `read_only` refuses everything
-else; `accept_edits` allows edits inside and asks for the rest; `default` asks.
+else but a web fetch, which it asks about; `accept_edits` allows edits inside and asks for the
+rest; `default` asks; `sandboxed` refuses a web fetch unless `[sandbox] network` is on.
 """
 
 from __future__ import annotations
@@ -42,6 +43,8 @@ EDITS = {"edit", "delete", "move"}
 
 
 def group(kind: str) -> str:
+    if kind == "fetch":
+        return "fetch"
     return "read" if kind in READS else "edit" if kind in EDITS else "other"
 
 
@@ -79,6 +82,18 @@ EXPECTED: dict[tuple[Mode, str, bool], Verdict] = {
     ("bypass", "edit", False): "allow",
     ("bypass", "other", True): "allow",
     ("bypass", "other", False): "allow",
+    # web_fetch changes nothing here: read_only asks like default; sandboxed has no network
+    # (with `[sandbox] network` on it allows it, see test_sandboxed_fetch_follows_the_network)
+    ("default", "fetch", True): "ask",
+    ("default", "fetch", False): "ask",
+    ("accept_edits", "fetch", True): "ask",
+    ("accept_edits", "fetch", False): "deny",
+    ("read_only", "fetch", True): "ask",
+    ("read_only", "fetch", False): "deny",
+    ("sandboxed", "fetch", True): "deny",
+    ("sandboxed", "fetch", False): "deny",
+    ("bypass", "fetch", True): "allow",
+    ("bypass", "fetch", False): "allow",
 }
 
 MATRIX = [
@@ -91,7 +106,7 @@ MATRIX = [
 
 def test_the_table_covers_every_mode_the_policy_offers() -> None:
     assert {m.id for m in MODES} == set(ALL_MODES)
-    assert {group(kind) for kind in ALL_KINDS} == {"read", "edit", "other"}
+    assert {group(kind) for kind in ALL_KINDS} == {"read", "edit", "other", "fetch"}
 
 
 @pytest.mark.parametrize(("mode", "kind", "inside"), MATRIX)
@@ -100,6 +115,8 @@ def test_decide_without_always_answers(mode: Mode, kind: ToolKind, inside: bool)
     assert verdict == EXPECTED[mode, group(kind), inside]
     if verdict == "deny" and not inside:
         assert reason == OUTSIDE
+    elif verdict == "deny" and kind == "fetch":
+        assert "[sandbox]" in reason and "network = true" in reason
     elif verdict == "deny":
         assert reason == f"read-only mode allows no {kind} actions"
     else:
@@ -128,6 +145,14 @@ def test_decide_after_always_allow(mode: Mode, kind: ToolKind, inside: bool) -> 
         assert verdict == "allow"  # "always" holds inside the workspace
     else:
         assert verdict == without  # outside it is asked again; refusals stay refusals
+
+
+@pytest.mark.parametrize("always", [{}, {"fetch": True}], ids=["no-answer", "allowed-always"])
+def test_sandboxed_fetch_follows_the_network(always: dict[ToolKind, bool]) -> None:
+    assert decide("sandboxed", "fetch", True, always, network=True) == ("allow", "")
+    # an "always" answer given in another mode does not open the network of sandboxed mode
+    assert decide("sandboxed", "fetch", True, always, network=False)[0] == "deny"
+    assert decide("sandboxed", "fetch", True, {"fetch": False}, network=True) == ("allow", "")
 
 
 def test_an_answer_for_one_kind_does_not_decide_another() -> None:
@@ -203,6 +228,8 @@ async def test_approve_carries_out_the_table(
         assert result is not None and asker.asked == []
         if not inside:
             assert result.reason == f"{target} is {OUTSIDE}; allowed roots: {root}"
+        elif kind == "fetch":
+            assert "network = true" in result.reason  # sandboxed mode, no [sandbox] network
         else:
             assert result.reason == f"read-only mode allows no {kind} actions"
     else:

@@ -15,7 +15,9 @@ from acp_server.tools.builtin.plan import TodoWrite
 from acp_server.tools.builtin.ripgrep import Ripgrep
 from acp_server.tools.builtin.search import Glob, Grep
 from acp_server.tools.builtin.shell import Bash
+from acp_server.tools.builtin.web import WebFetch
 from acp_server.tools.command_sandbox import CommandSandbox
+from acp_server.tools.web_access import WebFetchSettings
 from acp_server.tools.workspace import CommandRunner, FileAccess, Sandbox
 
 __all__ = [
@@ -27,6 +29,7 @@ __all__ = [
     "ReadFile",
     "Ripgrep",
     "TodoWrite",
+    "WebFetch",
     "WriteFile",
     "builtin_tools",
 ]
@@ -39,10 +42,12 @@ def builtin_tools(
     budget: ToolBudget = ToolBudget(),  # noqa: B008 - frozen: one shared default is safe
     command_sandbox: CommandSandbox | None = None,
     ripgrep: Ripgrep | None = None,
+    web_fetch: WebFetchSettings | None = None,
 ) -> list[Tool]:
     """The built-in tools for one session, in the order the model is shown them, each shaping
     its results to fit `budget`. `ripgrep` runs grep's and glob's `rg` (registered with the
-    server's process registry; by default with none)."""
+    server's process registry; by default with none); `web_fetch` is `[web_fetch]` of the
+    config file."""
     body, results = budget.body_bytes, budget.max_search_results
     ripgrep = ripgrep if ripgrep is not None else Ripgrep()
     return [
@@ -54,4 +59,5 @@ def builtin_tools(
         Grep(sandbox, max_matches=results, max_bytes=body, ripgrep=ripgrep),
         Bash(sandbox, commands, max_bytes=body, command_sandbox=command_sandbox),
         TodoWrite(sandbox),
+        WebFetch(sandbox, web_fetch, max_bytes=body),
     ]

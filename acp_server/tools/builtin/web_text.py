@@ -1,0 +1,113 @@
+"""What `web_fetch` makes of a response body: which content types are text, HTML converted to
+Markdown (html-to-markdown, imported on first use), and text decoded by its charset.
+See docs/rfc/implemented/feature/2026-12-01-web-fetch.md."""
+
+from __future__ import annotations
+
+import codecs
+import re
+from html.parser import HTMLParser
+
+_HTML = frozenset({"text/html", "application/xhtml+xml"})
+_TEXT_APPLICATIONS = frozenset(
+    {
+        "application/json",
+        "application/xml",
+        "application/javascript",
+        "application/x-javascript",
+        "application/ecmascript",
+        "application/yaml",
+        "application/x-yaml",
+        "application/toml",
+        "application/x-sh",
+        "application/sql",
+        "application/graphql",
+        "application/x-ndjson",
+        "application/rss+xml",
+        "application/atom+xml",
+    }
+)
+_BLANK_LINES = re.compile(r"\n{3,}")
+
+
+def content_class(mime: str) -> str | None:
+    """`html`, `text`, or None (binary) for a media type; `""` when there is none."""
+    if not mime:
+        return ""
+    if mime in _HTML:
+        return "html"
+    if mime.startswith("text/") or mime in _TEXT_APPLICATIONS:
+        return "text"
+    if mime.endswith(("+json", "+xml")):
+        return "text"
+    return None
+
+
+def html_to_markdown(data: bytes, encoding: str | None) -> str:
+    """The Markdown of an HTML document (run in a worker thread; the converter is native code
+    that lets the event loop run meanwhile)."""
+    import html_to_markdown as converter
+
+    text = decode(data, encoding or _meta_charset(data))
+    options = converter.ConversionOptions(extract_metadata=False, heading_style="atx", bullets="-")
+    markdown = converter.convert(text, options).content or ""
+    if not markdown.strip() and _has_text(text):
+        # Hostile nesting: the converter gives up past its depth limit; the text is still
+        # worth having.
+        markdown = (
+            "[the page nests too deeply to convert to Markdown; its text follows]\n\n"
+            + _plain_text(text)
+        )
+    return _BLANK_LINES.sub("\n\n", markdown).strip()
+
+
+_META_CHARSET = re.compile(
+    rb"""<meta[^>]{0,200}?charset\s*=\s*["']?([A-Za-z0-9._:-]{1,40})""", re.I
+)
+_TAG = re.compile(r"<[^>]*>")
+
+
+def _meta_charset(data: bytes) -> str | None:
+    """The charset a page declares in its first 4 KiB (`<meta charset=...>`), if any."""
+    match = _META_CHARSET.search(data[:4096])
+    return match[1].decode("ascii") if match else None
+
+
+def _has_text(text: str) -> bool:
+    return bool(_TAG.sub("", text[:65536]).strip())
+
+
+class _TextOnly(HTMLParser):
+    """Collects the text of a document, without scripts and styles (no recursion)."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self._skip = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in ("script", "style", "noscript", "template"):
+            self._skip += 1
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("script", "style", "noscript", "template") and self._skip:
+            self._skip -= 1
+
+    def handle_data(self, data: str) -> None:
+        if not self._skip and data.strip():
+            self.parts.append(data.strip())
+
+
+def _plain_text(text: str) -> str:
+    parser = _TextOnly()
+    parser.feed(text)
+    parser.close()
+    return "\n".join(parser.parts)
+
+
+def decode(data: bytes, encoding: str | None) -> str:
+    try:
+        codecs.lookup(encoding or "utf-8")
+    except LookupError:
+        encoding = "utf-8"
+    return data.decode(encoding or "utf-8", errors="replace")

@@ -1,0 +1,153 @@
+"""What `web_fetch` may reach: its `[web_fetch]` settings, the URLs it accepts, the host an
+"allow always" answer covers, and the addresses it refuses.
+
+Kept apart from the tool (acp_server/tools/builtin/web.py) so that the config reader and the
+permission rules use the same parsing without importing httpx. See
+docs/rfc/implemented/feature/2026-12-01-web-fetch.md.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+DEFAULT_MAX_BYTES = 2 * 1024 * 1024
+DEFAULT_TIMEOUT = 30.0
+DEFAULT_MAX_REDIRECTS = 5
+
+
+@dataclass(frozen=True)
+class WebFetchSettings:
+    """`[web_fetch]` of the config file."""
+
+    max_bytes: int = DEFAULT_MAX_BYTES
+    """The most bytes of one response body read; the rest is not downloaded."""
+    timeout: float = DEFAULT_TIMEOUT
+    """Seconds one fetch may take in all, redirects included."""
+    max_redirects: int = DEFAULT_MAX_REDIRECTS
+    """Redirects followed (same host only) before the fetch gives up."""
+    allow_private_addresses: bool = False
+    """Whether hosts on loopback, private, link-local and other non-public addresses may be
+    fetched (a local documentation server, a test)."""
+
+
+def web_fetch_settings(
+    entry: Any, error: Callable[[str, str | None, str | None], Exception]
+) -> WebFetchSettings:
+    """The config file's `[web_fetch]` table; `error(problem, key, table)` makes the exception
+    that names the file and line."""
+    table = "web_fetch"
+    if not isinstance(entry, dict):
+        raise error("[web_fetch] must be a table", table, None)
+    values: dict[str, Any] = {}
+    for key, value in entry.items():
+        if key in ("max_bytes", "max_redirects"):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise error(f"[web_fetch] `{key}` must be a whole number (0 or more)", key, table)
+            if key == "max_bytes" and value == 0:
+                raise error("[web_fetch] `max_bytes` must be above 0", key, table)
+            values[key] = value
+        elif key == "timeout":
+            if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+                raise error("[web_fetch] `timeout` must be a number of seconds above 0", key, table)
+            values[key] = float(value)
+        elif key == "allow_private_addresses":
+            if not isinstance(value, bool):
+                raise error(f"[web_fetch] `{key}` must be true or false", key, table)
+            values[key] = value
+        else:
+            raise error(
+                f"unknown key `{key}` in [web_fetch]; expected max_bytes, timeout, "
+                "max_redirects or allow_private_addresses",
+                key,
+                table,
+            )
+    return WebFetchSettings(**values)
+
+
+class UrlRefused(ValueError):
+    """A URL `web_fetch` does not fetch (the message says why)."""
+
+
+@dataclass(frozen=True)
+class WebUrl:
+    """An accepted URL: http or https, a host, no user name or password."""
+
+    url: str
+    scheme: str
+    host: str
+    """Lower case; an IPv6 address without brackets."""
+    port: int | None
+    """The port when the URL names one that is not its scheme's default."""
+
+    @property
+    def origin(self) -> str:
+        """`host` or `host:port`: what an "allow always" answer covers."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"{host}:{self.port}" if self.port is not None else host
+
+
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+_FORBIDDEN = frozenset(" \t\r\n\\\0")
+
+
+def parse_url(text: str) -> WebUrl:
+    """`text` as a `WebUrl`; `UrlRefused` for anything else. Strict on purpose: a URL that two
+    parsers could read differently (backslashes, spaces, control characters, credentials)
+    is refused, so the host the user allows is the host that is fetched."""
+    if not text or len(text) > 8192:
+        raise UrlRefused("the URL is empty or longer than 8192 characters")
+    if any(ch in _FORBIDDEN or ord(ch) < 0x20 or ord(ch) == 0x7F for ch in text):
+        raise UrlRefused("the URL contains spaces, backslashes or control characters")
+    try:
+        parts = urlsplit(text)
+        port = parts.port
+    except ValueError as exc:
+        raise UrlRefused(f"the URL cannot be parsed ({exc})") from None
+    scheme = parts.scheme.lower()
+    if scheme not in _DEFAULT_PORTS:
+        raise UrlRefused(f"only http and https URLs are fetched, not {scheme or 'this'!r}")
+    if "@" in parts.netloc:
+        raise UrlRefused("the URL contains a user name or password; none are ever sent")
+    host = (parts.hostname or "").rstrip(".")
+    if not host:
+        raise UrlRefused("the URL has no host")
+    if not host.isascii():
+        try:
+            host = host.encode("idna").decode("ascii")
+        except UnicodeError:
+            raise UrlRefused(f"the host {host!r} is not a valid domain name") from None
+    if port == _DEFAULT_PORTS[scheme]:
+        port = None
+    return WebUrl(text, scheme, host.lower(), port)
+
+
+def fetch_origin(arguments_url: Any) -> str | None:
+    """The origin (`host[:port]`) of a web_fetch call's `url` argument, or None when it is not
+    an accepted URL (the tool then refuses it without fetching)."""
+    if not isinstance(arguments_url, str):
+        return None
+    try:
+        return parse_url(arguments_url).origin
+    except UrlRefused:
+        return None
+
+
+def non_public(address: str) -> str | None:
+    """Why `address` (an IP address) is not a public one, or None when it is."""
+    try:
+        ip = ipaddress.ip_address(address.split("%", 1)[0])
+    except ValueError:
+        return f"{address} is not an IP address"
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    if ip.is_loopback:
+        return f"{ip} is a loopback address"
+    if ip.is_private or ip.is_link_local or ip.is_unspecified or ip.is_reserved:
+        return f"{ip} is a private, link-local or reserved address"
+    if ip.is_multicast or not ip.is_global:
+        return f"{ip} is not a public address"
+    return None
