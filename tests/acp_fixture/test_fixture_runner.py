@@ -321,9 +321,11 @@ def test_a_timeout_fails_the_run_with_the_server_stderr(tmp_path: Path) -> None:
     fixture = write_fixture(
         tmp_path, *HANDSHAKE, prompt_step("wait", 2), {"wait": "response"}, header={"model": model}
     )
-    result = run_cli("run", fixture, "--output", "-", "--timeout", "1", "--", "--log-level", "info")
+    # The timeout covers every wait, the handshake's too: 5 s leaves a loaded machine room to
+    # start the server, and the model's 60 s pause still outlasts it.
+    result = run_cli("run", fixture, "--output", "-", "--timeout", "5", "--", "--log-level", "info")
     assert result.returncode == 2
-    assert "case.jsonl:7: timed out after 1 s waiting for the response to session/prompt" in (
+    assert "case.jsonl:7: timed out after 5 s waiting for the response to session/prompt" in (
         result.stderr
     )
     assert "acp-server stderr" in result.stderr

@@ -29,9 +29,15 @@ IDLE_SESSIONS_MB_PER_1000 = 50.0
 
 
 def idle_sessions_once(name: str, argv: list[str], count: int, cwd: str) -> Result:
-    """Fresh process: RSS after initialize, RSS after `count` session/new, then one prompt."""
+    """Fresh process: RSS once ready (one session, the runtime loaded), RSS after `count`
+    more session/new, then one prompt."""
     with AgentProcess(name, argv) as agent:
         agent.initialize()
+        agent.new_session(cwd)
+        # acp-server loads its runtime after the first session/new answer; session/list waits
+        # for that, so the first reading holds what every process holds once ready.
+        if name == SUBJECT:
+            agent.call("session/list", {})
         time.sleep(IDLE_SETTLE_S)
         rss_before = agent.rss_mib()
         t0 = time.perf_counter()
@@ -112,7 +118,9 @@ def render_idle_sessions(results: Result) -> str:
     agents, n = results["agents"], results["sessions"]
     method = (
         f"{results['runs_per_agent']} fresh processes per agent, alternated. Per process:"
-        f" `initialize`, {IDLE_SETTLE_S} s pause, VmRSS; {n} `session/new` one after another"
+        " `initialize` and one `session/new` (for acp-server, then a `session/list`, which waits"
+        f" for the runtime it loads after that first answer), {IDLE_SETTLE_S} s pause, VmRSS;"
+        f" {n} more `session/new` one after another"
         f" (each awaited), {IDLE_SETTLE_S} s pause, VmRSS; added = the difference (median over"
         " the processes). Then one `session/prompt` in the middle session must stream its text"
         " back and end with `end_turn`, to show the process still works. acp-server runs"
@@ -123,7 +131,7 @@ def render_idle_sessions(results: Result) -> str:
     lines = [
         *render_header(results, method),
         "",
-        "| agent | RSS after initialize MiB | RSS after sessions MiB | added MiB (max)"
+        "| agent | RSS once ready MiB | RSS after sessions MiB | added MiB (max)"
         " | KiB per session | session/new x N, s | checks |",
         "|---|---:|---:|---:|---:|---:|---|",
     ]
