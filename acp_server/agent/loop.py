@@ -59,6 +59,7 @@ from acp_server.tools.base import CallAwareTool, PlanItem, Tool, ToolOutput
 from acp_server.tools.budget import ToolBudget, cap_output
 
 from .call_checks import RepeatedCalls, call_problem
+from .compact_prompt import COMPACT_WINDOW, compact_request
 from .compaction import Compactor
 from .conversation import Conversation
 from .events import (
@@ -435,6 +436,8 @@ class AgentLoop:
                 request = await configure(request, signal)
                 signal.raise_if_aborted()
             await self.budget.resolve(self.config.model, signal)
+            if self.budget.window <= COMPACT_WINDOW:
+                request = compact_request(request, self.config.system_prompt)
             # Compaction is a step of its own under the turn's signal, before the request
             # that would not fit; see acp_server/agent/compaction.py.
             fitted = await self._compactor.fit(request, self.config.model, turn_id, signal)

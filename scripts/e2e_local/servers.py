@@ -1,11 +1,5 @@
-"""The two llama.cpp servers of the run, on 127.0.0.1 and a free port each, and how to tell
-that a stream to them was closed.
-
-- `python -m llama_cpp.server` (llama-cpp-python): the streamed answer and the cancel checks.
-  It drops `tools` from a request without `tool_choice`, so it cannot run the tool task.
-- `llama-server --jinja` (llama.cpp): the tool task; it applies the model's chat template with
-  the tools and returns streamed `tool_calls`.
-"""
+"""`llama-server --jinja` on 127.0.0.1 and a free port (temperature 0, a fixed seed), and how to
+tell that a stream to it was closed and that it is generating nothing."""
 
 from __future__ import annotations
 
@@ -21,8 +15,9 @@ from pathlib import Path
 
 from e2e_local.environment import Environment, Failure, info, tail
 
-MODEL_ALIAS = "smollm2"
-CONTEXT_TOKENS = 8192  # the system prompt and the tool definitions alone are about 2,000
+MODEL_ALIAS = "qwen"
+CONTEXT_TOKENS = 8192  # what the issue's runs used; acp-server then sends its compact prompt
+SEED = 42
 READY_TIMEOUT_S = 120.0
 
 
@@ -32,19 +27,12 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def python_server_command(env: Environment, gguf: Path, port: int) -> list[str]:
-    return [
-        str(env.python), "-m", "llama_cpp.server", "--model", str(gguf),
-        "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(CONTEXT_TOKENS),
-        "--n_threads", "2", "--model_alias", MODEL_ALIAS,
-    ]  # fmt: skip
-
-
 def llama_server_command(env: Environment, gguf: Path, port: int) -> list[str]:
     return [
         str(env.llama_server), "--model", str(gguf), "--jinja",
         "--host", "127.0.0.1", "--port", str(port), "--ctx-size", str(CONTEXT_TOKENS),
         "--threads", "2", "--alias", MODEL_ALIAS, "--no-webui",
+        "--temp", "0", "--seed", str(SEED),  # the defaults of every request: reproducible
     ]  # fmt: skip
 
 
@@ -122,15 +110,14 @@ def connections_to(port: int) -> list[int] | None:
     return ports
 
 
-def logged_disconnects(log: Path, ports: list[int]) -> list[str]:
-    """llama-cpp-python's "Disconnected from client ..." lines for these client ports."""
+def busy_slots(port: int) -> int | None:
+    """How many of llama-server's slots are processing a request (`GET /slots`); None when the
+    server does not say."""
     try:
-        text = log.read_text(errors="replace")
-    except OSError:
-        return []
-    return [
-        line.strip()
-        for line in text.splitlines()
-        if line.startswith("Disconnected from client")
-        and any(f"port={port})" in line for port in ports)
-    ]
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/slots", timeout=5) as response:
+            import json
+
+            slots = json.load(response)
+    except (urllib.error.URLError, OSError, ValueError):
+        return None
+    return sum(1 for slot in slots if isinstance(slot, dict) and slot.get("is_processing"))

@@ -186,7 +186,7 @@ async def test_a_model_repeating_itself_is_stopped_with_a_message(tmp_path: Path
     (tmp_path / "a.txt").write_text("same\n")
     replies = [tool_call(f"c{i}", "read_file", '{"path": "a.txt"}') for i in range(1, 5)]
     async with serve(*replies, text_reply("next turn")) as server:
-        env = environment(tmp_path, server, WINDOW_4096)
+        env = environment(tmp_path, server, WINDOW_16K)  # four calls fit uncompacted
         args = ("--model", "openai:qwen", "--data-dir", str(tmp_path / "data"))
         async with running_agent(*args, env=env) as (conn, _, _, client):
             sid = await start(conn, tmp_path)

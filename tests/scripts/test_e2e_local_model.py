@@ -102,3 +102,16 @@ def test_run_logged_says_the_log_size_when_the_output_has_no_counter(tmp_path: P
     assert status == 3
     assert stderr.getvalue().startswith("    pip: log 0 KiB, ")
     assert stderr.getvalue().rstrip().endswith("(exit 3)")
+
+
+def test_the_fix_repository_fails_until_its_one_character_bug_is_fixed(tmp_path: Path) -> None:
+    from e2e_local import fix_task
+
+    root = fix_task.make_repository(tmp_path / "repo")
+    assert fix_task.tests_pass(root)[0] is False
+    source = (root / "stats.py").read_text()
+    fixed = source.replace("]) * 2", "]) / 2")
+    assert sum(a != b for a, b in zip(source, fixed, strict=True)) == 1  # one character
+    (root / "stats.py").write_text(fixed)
+    passed, summary = fix_task.tests_pass(root)
+    assert passed, summary

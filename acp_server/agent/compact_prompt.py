@@ -1,0 +1,81 @@
+"""A compact system prompt and tool list for models with a small context window.
+
+With an 8k window, the full system prompt and the nine tool definitions take a large share of
+the context (about 2,000 tokens by the budget's estimate; see docs/benchmarks.md), and a small
+model follows a few short rules better than many long ones. When the session's window is at
+most `COMPACT_WINDOW` tokens, each request gets:
+
+- `COMPACT_SYSTEM_PROMPT` in place of the default prompt (the environment and project
+  instructions that follow it are kept; a client's own system prompt is never replaced);
+- only `COMPACT_TOOLS` of the built-in tools (MCP tools are kept), each described by the first
+  sentence of its description, with the parameters' own descriptions left out.
+
+A call of a tool that was not offered still runs (the loop knows every tool).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import msgspec
+
+from acp_server.models.base import ModelRequest, ToolSpec
+
+from .instructions import DEFAULT_SYSTEM_PROMPT
+
+__all__ = ["COMPACT_SYSTEM_PROMPT", "COMPACT_TOOLS", "COMPACT_WINDOW", "compact_request"]
+
+COMPACT_WINDOW = 8192
+"""Windows of at most this many tokens get the compact variant."""
+
+COMPACT_SYSTEM_PROMPT = """\
+You are a coding agent. You work in the user's workspace with the tools you are given.
+- Read a file before you change it; search for what you do not know.
+- Fix the cause with a small edit_file change; keep everything else.
+- After a change, run the tests with bash and read what they print.
+- If a call fails, read the error and change the call; never repeat it.
+- When done, say in one or two sentences what you changed."""
+
+COMPACT_TOOLS = frozenset({"read_file", "edit_file", "write_file", "list_dir", "grep", "bash"})
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s")
+
+
+def _first_sentence(text: str) -> str:
+    return _SENTENCE.split(text.strip(), maxsplit=1)[0]
+
+
+def _short_parameters(parameters: dict[str, Any]) -> dict[str, Any]:
+    properties = parameters.get("properties")
+    if not isinstance(properties, dict):
+        return parameters
+    short = {
+        name: {key: value for key, value in spec.items() if key != "description"}
+        if isinstance(spec, dict)
+        else spec
+        for name, spec in properties.items()
+    }
+    return {**parameters, "properties": short}
+
+
+def _short(spec: ToolSpec) -> ToolSpec:
+    return ToolSpec(
+        name=spec.name,
+        description=_first_sentence(spec.description),
+        parameters=_short_parameters(spec.parameters),
+    )
+
+
+def compact_request(request: ModelRequest, base_prompt: str) -> ModelRequest:
+    """`request` in its compact variant (see the module docstring); `base_prompt` is the
+    agent's configured system prompt, replaced only when it is the default one."""
+    system = request.system_prompt
+    if base_prompt == DEFAULT_SYSTEM_PROMPT and system.startswith(DEFAULT_SYSTEM_PROMPT):
+        system = COMPACT_SYSTEM_PROMPT + system[len(DEFAULT_SYSTEM_PROMPT) :]
+    tools = [
+        _short(spec) if spec.name in COMPACT_TOOLS else spec
+        for spec in request.tools
+        if spec.name in COMPACT_TOOLS or spec.name.startswith("mcp__")
+    ]
+    return msgspec.structs.replace(request, system_prompt=system, tools=tools)

@@ -1,0 +1,138 @@
+"""The multi-step fix: a small repository whose test fails because of a one-character bug in
+stats.py; the model must find it, fix it and run the tests. Two prompts: unguided (only the
+symptom) and guided (names the file and the function). Each run records the tool calls, the stop
+reason, whether the tests pass afterwards (run here, not by the model), and the wall time.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio
+from acp import text_block
+
+from e2e_local.environment import info, step
+
+STATS = '''"""Small statistics helpers."""
+
+
+def mean(values):
+    """The arithmetic mean of a non-empty list of numbers."""
+    return sum(values) / len(values)
+
+
+def variance(values):
+    """The population variance of a non-empty list of numbers."""
+    m = mean(values)
+    return sum((v - m) ** 2 for v in values) / len(values)
+
+
+def median(values):
+    """The median of a non-empty list of numbers."""
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    if len(ordered) % 2:
+        return ordered[middle]
+    return (ordered[middle - 1] + ordered[middle]) * 2
+'''
+# The bug: `* 2` where `/ 2` belongs (one character).
+TEST = """from stats import mean, median, variance
+
+
+def test_mean():
+    assert mean([1, 2, 3, 4]) == 2.5
+
+
+def test_variance():
+    assert variance([2, 4, 4, 4, 5, 5, 7, 9]) == 4
+
+
+def test_median():
+    assert median([3, 1, 2]) == 2
+    assert median([4, 1, 3, 2]) == 2.5
+"""
+UNGUIDED = "The test in test_stats.py fails. Find the bug and fix it, then run the tests."
+GUIDED = (
+    "The test in test_stats.py fails because of a bug in the function median in stats.py. "
+    "Read stats.py, fix median with edit_file, then run `python -m pytest -q` with bash."
+)
+FIX_TIMEOUT_S = 900.0
+
+
+def make_repository(root: Path) -> Path:
+    root.mkdir(parents=True)
+    (root / "stats.py").write_text(STATS)
+    (root / "test_stats.py").write_text(TEST)
+    return root
+
+
+def tests_pass(root: Path) -> tuple[bool, str]:
+    """Run the repository's tests here (never trusting the model's word)."""
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+        cwd=root, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    last = (result.stdout.strip().splitlines() or [""])[-1]
+    return result.returncode == 0, last
+
+
+@dataclass
+class FixRun:
+    variant: str
+    stop_reason: str
+    seconds: float
+    tool_calls: list[dict[str, Any]]
+    tests_pass: bool
+    tests_summary: str
+    stats_changed: bool
+    test_file_changed: bool
+    answer: str
+
+
+async def fix_run(conn: Any, client: Any, root: Path, variant: str) -> FixRun:
+    """One run of the fix in a fresh copy of the repository."""
+    prompt = GUIDED if variant == "guided" else UNGUIDED
+    step(f"fix ({variant}): {prompt!r} in {root}")
+    session = await conn.new_session(cwd=str(root), mcp_servers=[])
+    first = len(client.updates)
+    started = time.monotonic()
+    stop_reason = "timeout"
+    with anyio.move_on_after(FIX_TIMEOUT_S) as scope:
+        response = await conn.prompt(session_id=session.session_id, prompt=[text_block(prompt)])
+        stop_reason = str(response.stop_reason)
+    if scope.cancelled_caught:
+        await conn.cancel(session_id=session.session_id)
+    seconds = time.monotonic() - started
+    calls = [
+        {
+            "title": call.get("title"),
+            "kind": call.get("kind"),
+            "status": call.get("status"),
+            "input": call.get("raw_input"),
+            "result": call["content"].strip()[:300],
+        }
+        for call in client.tool_calls(first).values()
+    ]
+    passed, summary = tests_pass(root)
+    answer = "".join(text for _, text in client.message_chunks(first)).strip()
+    run = FixRun(
+        variant, stop_reason, round(seconds, 1), calls, passed, summary,
+        (root / "stats.py").read_text() != STATS, (root / "test_stats.py").read_text() != TEST,
+        answer[-600:],
+    )  # fmt: skip
+    for number, call in enumerate(calls, 1):
+        info(f"tool call {number}: {call['title']!r} {call['status']} input={call['input']!r}")
+    info(
+        f"stopReason {stop_reason} after {seconds:.0f} s, {len(calls)} tool call(s); "
+        f"tests afterwards: {'PASS' if passed else 'FAIL'} ({summary})"
+    )
+    return run
+
+
+def as_json(runs: list[FixRun]) -> list[dict[str, Any]]:
+    return [asdict(run) for run in runs]
