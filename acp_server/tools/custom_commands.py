@@ -1,7 +1,9 @@
 """Custom slash commands: Markdown files in `.acp-server/commands/` (every directory from the
 repository root down to the session's cwd) and in the user's config dir
 (`$XDG_CONFIG_HOME/acp-server/commands/`). `/NAME args` expands the file's body with the
-arguments and becomes the user's prompt.
+arguments and becomes the user's prompt. Skills (a folder holding `SKILL.md`, in
+`.agents/skills/` or `.claude/skills/` of the same directories, or the config dir's `skills/`)
+are listed the same way; their body is given unchanged.
 
 The files come from a repository the user may not have written, so they get the AGENTS.md
 treatment (`repo_files.read_capped`): a link out of the repository, a FIFO, a file of another
