@@ -175,8 +175,15 @@ class _ChildApproval:
     def __init__(self, parent: PermissionPolicy, tools: Sequence[Tool]) -> None:
         self._parent = parent
         self._asker = _RefusingAsker()
+        # The parent's command sandbox, for its settings: a child's web fetch in sandboxed
+        # mode follows `[sandbox] network` as the parent's does. The mode is always the
+        # parent's, so setting it never changes whether the shared sandbox is active.
         self._policy = PermissionPolicy(
-            parent.sandbox, {tool.name: tool for tool in tools}, self._asker
+            parent.sandbox,
+            {tool.name: tool for tool in tools},
+            self._asker,
+            parent.mode,
+            command_sandbox=parent.command_sandbox,
         )
 
     async def approve(self, call: ToolCallRequest, signal: TurnSignal) -> Deny | None:

@@ -135,3 +135,29 @@ async def test_a_cancel_mid_download_answers_cancelled_at_once(tmp_path: Path, w
             assert not server.release.is_set()
             await anyio.to_thread.run_sync(server.finished_sending.wait)
     assert stops == ["cancelled"]
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="bubblewrap is Linux only")
+@needs_bwrap
+async def test_a_subagent_fetches_in_sandboxed_mode_with_the_network_on(
+    tmp_path: Path, ws: Path
+) -> None:
+    text = "[sandbox]\nnetwork = true\n[web_fetch]\nallow_private_addresses = true\n"
+    with serve_pages({"/a": Page(b"<p>for the child</p>")}) as server:
+        path = tmp_path / "model.json"
+        path.write_text(
+            json.dumps(
+                {
+                    "responses": [call("task", prompt="read it", description="read"), DONE],
+                    "subagent": {
+                        "responses": [call("web_fetch", url=f"{server.url}/a"), [{"text": "ok"}]]
+                    },
+                }
+            )
+        )
+        async with agent_session(
+            ws, f"script:{path}", "--mode", "sandboxed", env=config(tmp_path, text)
+        ) as s:
+            assert await s.prompt() == "end_turn"
+        assert [r.path for r in server.requests] == ["/a"]
+    assert s.client.permission_requests == []

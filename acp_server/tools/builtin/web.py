@@ -133,7 +133,7 @@ class WebFetch(BuiltinTool[WebFetchArgs]):
                 output = await self._fetch(client, target, args.offset, signal)
         except _Done as done:
             output = done.output
-        except httpx.HTTPError as exc:
+        except (httpx.HTTPError, httpx.InvalidURL) as exc:
             output = failed(f"Fetching {target.url} failed: {exc or type(exc).__name__}")
         finally:
             with anyio.CancelScope(shield=True), anyio.move_on_after(_CLOSE_TIMEOUT_S):
@@ -167,10 +167,12 @@ class WebFetch(BuiltinTool[WebFetchArgs]):
         raise AssertionError("the last hop returns or raises")
 
     def _redirect(self, response: httpx.Response, target: WebUrl, hop: int) -> WebUrl:
+        import httpx
+
         location = response.headers.get("location", "")
         try:
             following = parse_url(str(response.url.join(location)))
-        except (UrlRefused, ValueError) as exc:
+        except (UrlRefused, ValueError, httpx.InvalidURL) as exc:
             raise _Done(
                 failed(f"{target.url} redirects to {location[:300]!r}, which is refused: {exc}")
             ) from None

@@ -50,10 +50,13 @@ def html_to_markdown(data: bytes, encoding: str | None) -> str:
 
     text = decode(data, encoding or _meta_charset(data))
     options = converter.ConversionOptions(extract_metadata=False, heading_style="atx", bullets="-")
-    markdown = converter.convert(text, options).content or ""
+    try:
+        markdown = converter.convert(text, options).content or ""
+    except Exception:  # the converter's own errors (hostile input): the text still counts
+        markdown = ""
     if not markdown.strip() and _has_text(text):
-        # Hostile nesting: the converter gives up past its depth limit; the text is still
-        # worth having.
+        # Hostile nesting (the converter gives up past its depth limit) or a conversion
+        # error: the text is still worth having.
         markdown = (
             "[the page nests too deeply to convert to Markdown; its text follows]\n\n"
             + _plain_text(text)

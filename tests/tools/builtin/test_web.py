@@ -138,6 +138,15 @@ async def test_a_redirect_to_a_refused_scheme_is_refused(tmp_path: Path) -> None
     assert output.failed and "only http and https" in output.text
 
 
+@pytest.mark.parametrize("location", ["http://[::1", "http://a.example\\@b.example/", ""])
+async def test_a_malformed_redirect_is_refused(tmp_path: Path, location: str) -> None:
+    with serve_pages({"/go": Page(redirect=location), "/": Page(redirect=location)}) as server:
+        output = await fetch(tool(tmp_path, max_redirects=1), f"{server.url}/go")
+    assert output.failed, output.text
+    said = ("redirects to", "Too many redirects", "Invalid URL in location header")
+    assert any(words in output.text for words in said), output.text
+
+
 async def test_the_time_cap_ends_a_hung_download(tmp_path: Path) -> None:
     with serve_pages({"/slow": Page(b"<p>start", stream=True)}) as server:
         output = await fetch(tool(tmp_path, timeout=0.5), f"{server.url}/slow")
