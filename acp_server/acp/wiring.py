@@ -43,7 +43,9 @@ from acp_server.session.log import SessionLog
 from acp_server.tools.ask_user import AskUser
 from acp_server.tools.base import Tool, ToolKind
 from acp_server.tools.builtin import Ripgrep, builtin_tools
+from acp_server.tools.builtin.skill import SkillTool
 from acp_server.tools.command_sandbox import CommandSandbox
+from acp_server.tools.custom_commands import scan_skills, user_commands_dir
 from acp_server.tools.local_commands import LocalCommands
 from acp_server.tools.local_files import LocalFiles
 from acp_server.tools.permission_rules import Rules, workspace_key
@@ -313,6 +315,14 @@ class SessionWiring:
         )
         if asks_forms(caps):
             tools.append(AskUser(AcpFormAsker(peer, session_id)))
+        user_dir = user_commands_dir(user_instructions_file())
+        try:
+            has_skills = bool(scan_skills(Path(cwd), user_dir).commands)
+        except (OSError, RuntimeError, ValueError) as exc:  # a hostile repository
+            log.warning("session %s: skills were not read: %s", session_id, exc)
+            has_skills = False
+        if has_skills:
+            tools.append(SkillTool(sandbox, Path(cwd), user_dir))  # the model loads skills
         mode: Mode = self._context.options.mode
         rules = Rules()
         here = workspace_key(cwd, extra_roots)

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from acp_server.cancellation import TurnSignal
+from acp_server.tools.custom_commands import skills_listing, user_commands_dir
 from acp_server.tools.local_files import read_small_file
 from acp_server.tools.printable import one_line
 from acp_server.tools.repo_files import (
@@ -129,6 +130,11 @@ class ProjectInstructions:
         instructions = read_instruction_files(self._workspace.cwd, self._settings)
         if instructions:
             sections.append(instructions)
+        user_file = self._settings.user_file
+        user_dir = user_commands_dir(user_file) if user_file is not None else None
+        skills = skills_listing(self._workspace.cwd, user_dir)
+        if skills:
+            sections.append(skills)
         return "\n\n".join(sections)
 
 

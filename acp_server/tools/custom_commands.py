@@ -105,6 +105,35 @@ def scan_commands(cwd: Path, user_dir: Path | None, builtins: Collection[str]) -
     return CommandScan(commands, tuple(clashes), tuple(notes))
 
 
+def scan_skills(cwd: Path, user_dir: Path | None) -> CommandScan:
+    """Only the skills of `cwd` and the user's config dir (`user_dir` is its commands dir, as
+    for `scan_commands`)."""
+    scan = scan_commands(cwd, user_dir, ())
+    return CommandScan({n: c for n, c in scan.commands.items() if c.skill}, (), scan.notes)
+
+
+SKILLS_LISTING_BYTES = 4096
+"""The budget of the system prompt's list of skills; the rest is cut with a note."""
+
+
+def skills_listing(cwd: Path, user_dir: Path | None) -> str:
+    """The system prompt's `# Skills` block: names and descriptions only, within
+    `SKILLS_LISTING_BYTES`; "" when there are none."""
+    skills = sorted(scan_skills(cwd, user_dir).commands.values(), key=lambda c: c.name)
+    if not skills:
+        return ""
+    lines = ["# Skills", "Load one with the `skill` tool when its description fits the task:"]
+    used = sum(len(line) + 1 for line in lines)
+    for number, skill in enumerate(skills):
+        line = f"- {skill.name}: {skill.description}"
+        if used + len(line.encode("utf-8")) + 1 > SKILLS_LISTING_BYTES:
+            lines.append(f"({len(skills) - number} more not listed: the list is cut at its budget)")
+            break
+        lines.append(line)
+        used += len(line.encode("utf-8")) + 1
+    return "\n".join(lines)
+
+
 def _scan_directory(
     directory: Path, must_stay_in: Path | None, notes: list[str], *, skills: bool = False
 ) -> list[CustomCommand]:

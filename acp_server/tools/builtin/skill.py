@@ -1,0 +1,60 @@
+"""The `skill` tool: the model loads one skill's `SKILL.md` body by name. Offered only to a
+session that has skills when it starts; the system prompt lists their names and descriptions
+(`acp_server/agent/instructions.py`). Files are read as `tools/custom_commands.py` reads them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from acp_server.cancellation import TurnSignal
+from acp_server.tools.base import ToolKind, ToolOutput
+from acp_server.tools.builtin._common import BuiltinTool, failed
+from acp_server.tools.custom_commands import CommandUnreadable, expand_command, scan_skills
+from acp_server.tools.printable import one_line
+from acp_server.tools.workspace import Sandbox
+
+
+class SkillArgs(msgspec.Struct, forbid_unknown_fields=True):
+    name: str
+
+
+class SkillTool(BuiltinTool[SkillArgs]):
+    name = "skill"
+    kind: ToolKind = "read"
+    args_type = SkillArgs
+    description = (
+        "Load a skill: its instructions (SKILL.md), to follow for the task at hand. The skills "
+        "are listed with their descriptions in the system prompt; load one when its "
+        "description fits the task. Other files of the skill are in the folder named in the "
+        "result; read them with read_file when the instructions point to them."
+    )
+    parameters: Mapping[str, Any] = {
+        "type": "object",
+        "properties": {"name": {"type": "string", "description": "The skill's name."}},
+        "required": ["name"],
+        "additionalProperties": False,
+    }
+
+    def __init__(self, sandbox: Sandbox, cwd: Path, user_dir: Path | None) -> None:
+        super().__init__(sandbox)
+        self._cwd = cwd
+        self._user_dir = user_dir
+
+    def title(self, arguments: Mapping[str, Any]) -> str:
+        return f"Load skill {one_line(str(arguments.get('name', '')))[:60]}"
+
+    async def call(self, args: SkillArgs, signal: TurnSignal) -> ToolOutput:
+        skills = scan_skills(self._cwd, self._user_dir).commands
+        skill = skills.get(args.name)
+        if skill is None:
+            known = ", ".join(sorted(skills)) or "none"
+            return failed(f"No skill named {one_line(args.name)!r}; skills: {known}")
+        try:
+            return ToolOutput(text=expand_command(skill, ""))
+        except CommandUnreadable as exc:
+            return failed(f"The skill {args.name} could not be read: {exc}")
