@@ -1,7 +1,9 @@
 """Custom slash commands: Markdown files in `.acp-server/commands/` (every directory from the
 repository root down to the session's cwd) and in the user's config dir
 (`$XDG_CONFIG_HOME/acp-server/commands/`). `/NAME args` expands the file's body with the
-arguments and becomes the user's prompt.
+arguments and becomes the user's prompt. Skills (a folder holding `SKILL.md`, in
+`.agents/skills/` or `.claude/skills/` of the same directories, or the config dir's `skills/`)
+are listed the same way; their body is given unchanged.
 
 The files come from a repository the user may not have written, so they get the AGENTS.md
 treatment (`repo_files.read_capped`): a link out of the repository, a FIFO, a file of another
@@ -28,6 +30,8 @@ from .workspace import PathRefused, real_path
 log = logging.getLogger(__name__)
 
 COMMANDS_DIR = Path(".acp-server") / "commands"
+SKILL_DIRS = (Path(".agents") / "skills", Path(".claude") / "skills")
+"""Skill folders (each holding `SKILL.md`) in the repository; `.claude/skills` for compatibility."""
 MAX_FILES = 100
 """Files looked at per commands directory; the rest are named in a note."""
 SCAN_BYTES = 4096
@@ -49,6 +53,8 @@ class CustomCommand:
     path: Path
     must_stay_in: Path | None
     """The repository root a project file may not link out of; None for the user's own."""
+    skill: bool = False
+    """A skill's `SKILL.md`: its body is given as written (no `$1` substitution)."""
 
 
 @dataclass(frozen=True)
@@ -78,17 +84,19 @@ def scan_commands(cwd: Path, user_dir: Path | None, builtins: Collection[str]) -
     """The commands that apply to `cwd`: the user's first, then the repository's from its root
     down to `cwd`; a deeper file overrides a shallower one of the same name, and a built-in
     name is never overridden."""
-    places: list[tuple[Path, Path | None]] = []
+    places: list[tuple[Path, Path | None, bool]] = []
     if user_dir is not None:
-        places.append((user_dir, None))
+        places.append((user_dir.parent / "skills", None, True))
+        places.append((user_dir, None, False))
     root = find_repository_root(cwd) or cwd
     for directory in directories_between(root, cwd):
-        places.append((directory / COMMANDS_DIR, root))
+        places.extend((directory / skills, root, True) for skills in reversed(SKILL_DIRS))
+        places.append((directory / COMMANDS_DIR, root, False))
     commands: dict[str, CustomCommand] = {}
     clashes: list[str] = []
     notes: list[str] = []
-    for directory, must_stay_in in places:
-        for command in _scan_directory(directory, must_stay_in, notes):
+    for directory, must_stay_in, skills in places:
+        for command in _scan_directory(directory, must_stay_in, notes, skills=skills):
             if command.name in builtins:
                 if command.name not in clashes:
                     clashes.append(command.name)
@@ -98,7 +106,7 @@ def scan_commands(cwd: Path, user_dir: Path | None, builtins: Collection[str]) -
 
 
 def _scan_directory(
-    directory: Path, must_stay_in: Path | None, notes: list[str]
+    directory: Path, must_stay_in: Path | None, notes: list[str], *, skills: bool = False
 ) -> list[CustomCommand]:
     if not os.path.isdir(directory):
         return []
@@ -114,7 +122,11 @@ def _scan_directory(
             return []
     try:
         with os.scandir(directory) as entries:
-            names = sorted(e.name for e in entries if e.name.endswith(".md"))
+            names = sorted(
+                e.name if skills else e.name[: -len(".md")]
+                for e in entries
+                if (e.is_dir() if skills else e.name.endswith(".md"))
+            )
     except OSError as exc:
         notes.append(f"{where}: skipped, cannot list it ({exc.strerror})")
         return []
@@ -122,11 +134,10 @@ def _scan_directory(
         notes.append(f"{where}: only the first {MAX_FILES} of {len(names)} files were read")
         names = names[:MAX_FILES]
     found: list[CustomCommand] = []
-    for file_name in names:
-        name = file_name[: -len(".md")]
-        path = directory / file_name
-        if not _NAME.fullmatch(name):
-            notes.append(f"{one_line(str(path))}: skipped, not a usable command name")
+    for name in names:
+        path = directory / name / "SKILL.md" if skills else directory / f"{name}.md"
+        if skills and must_stay_in is not None and not _inside(path.parent, must_stay_in):
+            notes.append(f"{one_line(str(path.parent))}: skipped, it leads outside the repository")
             continue
         read = read_capped(path, must_stay_in, SCAN_BYTES)
         if read is None:
@@ -136,7 +147,12 @@ def _scan_directory(
             notes.append(f"{one_line(str(path))}: {note}")
             continue
         meta, body = split_front_matter(text)
-        description = meta.get("description") or _first_line(body) or f"Run {file_name}"
+        if skills and _NAME.fullmatch(meta.get("name", "")):
+            name = meta["name"]
+        if not _NAME.fullmatch(name):
+            notes.append(f"{one_line(str(path))}: skipped, not a usable command name")
+            continue
+        description = meta.get("description") or _first_line(body) or f"Run {name}"
         hint = meta.get("argument-hint") or None
         found.append(
             CustomCommand(
@@ -145,9 +161,17 @@ def _scan_directory(
                 hint=_cap(one_line(hint)) if hint else None,
                 path=path,
                 must_stay_in=must_stay_in,
+                skill=skills,
             )
         )
     return found
+
+
+def _inside(directory: Path, root: Path) -> bool:
+    try:
+        return Path(real_path(str(directory))).is_relative_to(real_path(str(root)))
+    except (OSError, PathRefused):
+        return False
 
 
 def split_front_matter(text: str) -> tuple[dict[str, str], str]:
@@ -204,6 +228,11 @@ def expand_command(command: CustomCommand, arguments: str) -> str:
             f"{where} has {size:,} bytes; command files are limited to {MAX_BODY_BYTES:,}"
         )
     _, body = split_front_matter(text)
+    if command.skill:
+        where_dir = one_line(str(command.path.parent))
+        body = body.strip("\n")
+        head = f"Use the skill {command.name} (its files are in {where_dir}):\n\n{body}"
+        return f"{head}\n\n{arguments}" if arguments else head
     try:
         words = shlex.split(arguments)
     except ValueError:  # an unclosed quote: plain words then

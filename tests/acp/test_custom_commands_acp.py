@@ -161,3 +161,37 @@ async def test_hostile_command_files_are_refused_without_blocking(tmp_path: Path
     assert said[1] == "/leak"  # not a command: an ordinary prompt, the secret never read
     assert said[2] == "fine"
     assert all("private notes" not in s and "outside the repository" not in s for s in said)
+
+
+async def test_skills_are_listed_and_slash_name_loads_the_body(tmp_path: Path) -> None:
+    repo, _, env = workspace(tmp_path)
+    deploy = repo / ".agents" / "skills" / "deploy-dir"
+    deploy.mkdir(parents=True)
+    (deploy / "SKILL.md").write_text(
+        "---\nname: deploy\ndescription: Deploy the service safely\n---\nRun ./deploy.sh $1\n"
+    )
+    legacy = repo / ".claude" / "skills" / "legacy"
+    legacy.mkdir(parents=True)
+    (legacy / "SKILL.md").write_text("---\ndescription: An older skill\n---\nOld body\n")
+    user_skill = tmp_path / "config" / "acp-server" / "skills" / "mine"
+    user_skill.mkdir(parents=True)
+    (user_skill / "SKILL.md").write_text("---\nname: mine\ndescription: The user's\n---\nMine\n")
+    elsewhere = tmp_path / "elsewhere-skill"
+    elsewhere.mkdir()
+    (elsewhere / "SKILL.md").write_text("---\nname: stolen\n---\nprivate\n")
+    (repo / ".agents" / "skills" / "stolen").symlink_to(elsewhere)  # a folder leading out
+    async with running_agent("--model", "echo", env=env) as (conn, _, frames, _):
+        await conn.initialize(protocol_version=1)
+        sid = (await conn.new_session(cwd=str(repo), mcp_servers=[])).session_id
+        await conn.prompt(session_id=sid, prompt=[text_block("/deploy prod")])
+
+    [update] = listed(frames)
+    assert ("deploy", "Deploy the service safely") in update
+    assert ("legacy", "An older skill") in update
+    assert ("mine", "The user's") in update
+    assert "stolen" not in [name for name, _ in update]
+    [said] = messages(frames)
+    # The body as written ($1 untouched), naming the folder, then the arguments.
+    assert (
+        said == f"Use the skill deploy (its files are in {deploy}):\n\nRun ./deploy.sh $1\n\nprod"
+    )
