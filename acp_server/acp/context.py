@@ -53,6 +53,10 @@ class BridgeContext:
     """Why the command sandbox cannot run here ("" when it can, or before the probe)."""
     sandbox_notice_due: bool = False
     """The client has not yet been told why sandboxed mode is not offered."""
+    commands_shown: dict[str, tuple[tuple[str, str, str | None], ...]] = field(default_factory=dict)
+    """By session id: the custom slash commands last advertised (`acp/command_listing.py`)."""
+    clashes_told: dict[str, frozenset[str]] = field(default_factory=dict)
+    """By session id: custom command names shadowed by a built-in the user was told about."""
 
     @property
     def ids(self) -> IdFactory:

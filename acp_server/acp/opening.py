@@ -25,9 +25,9 @@ from acp_server.session import records as rec
 from acp_server.session.journal import Journal, JournalStore
 from acp_server.session.journal_format import JournalError, JournalExists, JournalHeader
 
+from .command_listing import advertise
 from .context import BridgeContext
 from .mode_options import (
-    available_commands,
     config_options,
     mode_state,
     offered_modes,
@@ -35,7 +35,6 @@ from .mode_options import (
 )
 from .sandbox_availability import tell_about_sandbox
 from .system_prompt import Requested, requested_prompt
-from .update_sender import send_update
 
 log = logging.getLogger(__name__)
 
@@ -96,8 +95,7 @@ class SessionOpening:
         """After a new session's answer: its slash commands, and why sandboxed mode is not
         offered or not used, if so."""
         context = self._context
-        commands = available_commands(context.options.offered_models)
-        await send_update(context.peer, start.session_id, commands)
+        await advertise(context, start.session_id, start.cwd, always=True)
         await tell_about_sandbox(context, start.session_id, start.mode_fallback)
 
     def response(self, session_id: str) -> NewSessionResponse:

@@ -30,6 +30,7 @@ from acp_server.session import records as rec
 
 from .content import parts_from_prompt, read_resource_links
 from .context import BridgeContext
+from .custom_commands import CommandUnreadable, custom_invocation, expand, refresh_commands
 from .handshake import NO_MODEL_MESSAGE
 from .mode_options import slash_command
 from .modes import SessionConfig
@@ -129,12 +130,25 @@ class PromptMethods:
         session = self.context.session(prompt.session_id)
         text = "\n".join(p.text for p in prompt.prompt if isinstance(p, TextContent))
         offered = self.context.options.offered_models
-        command = slash_command(text, offered) if len(prompt.prompt) == 1 else None
+        single = len(prompt.prompt) == 1
+        scan = await refresh_commands(self.context, session, in_prompt=True)
+        command = slash_command(text, offered) if single else None
         if command is not None and command[0] == "compact":
             return await self._compact(request, session, command[1])
         if command is not None:
             request.admit()
             return await self._run_command(session, *command)
+        custom = custom_invocation(text, scan) if single else None
+        if custom is not None:
+            try:
+                expanded = expand(scan, *custom)
+            except CommandUnreadable as exc:
+                request.admit()
+                await self._say(session, f"The /{custom[0]} command was not run: {exc}")
+                return PromptResponse(stop_reason="end_turn")
+            prompt = PromptRequest(
+                session_id=prompt.session_id, prompt=[TextContent(text=expanded)]
+            )
         agent = session.agent
         if agent is None:
             raise RpcError(errors.AUTH_REQUIRED, f"Authentication required: {NO_MODEL_MESSAGE}")
@@ -225,12 +239,16 @@ class PromptMethods:
                 message = f"Model set to {argument}."
         except RpcError as exc:
             message = f"The {name} was not changed: {exc.data}"
+        await self._say(session, message)
+        return PromptResponse(stop_reason="end_turn")
+
+    async def _say(self, session: AcpSession, message: str) -> None:
+        """An agent message outside the model's turn (a command's answer)."""
         ids = self.context.options.ids
         message_id = ids("cmd") if ids is not None else f"cmd_{rec.utc_now()}"
         await SessionUpdates(self.context.peer, session.id).send(
             AgentMessageChunk(content=TextContent(text=message), message_id=message_id)
         )
-        return PromptResponse(stop_reason="end_turn")
 
     async def _announce_title(self, session: AcpSession, text: str | None) -> None:
         """Send the session's title once, derived from its first prompt."""

@@ -47,7 +47,7 @@ from acp_server.tools.permission_rules import workspace_key
 
 from .child_sessions import child_histories, replay_with_children, shows_subagents
 from .context import BridgeContext, session_not_found
-from .mode_options import available_commands
+from .custom_commands import refresh_commands
 from .modes import SessionConfig
 from .notices import send_notice
 from .opening import (
@@ -178,11 +178,10 @@ class SessionMethods:
         session whose journaled mode was not restored also gets its current mode announced,
         after the replayed history whose old switch it supersedes."""
         fallback, session.mode_fallback = session.mode_fallback, None
-        commands = available_commands(self.context.options.offered_models)
 
         async def tell() -> None:
             # Every opened session learns its slash commands, not only a new one.
-            await SessionUpdates(self.context.peer, session.id).send(commands)
+            await refresh_commands(self.context, session, in_prompt=False)
             await self._tell_model_fallback(session)
             if fallback is not None:
                 await self.config.announce_mode(session)

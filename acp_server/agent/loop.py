@@ -299,6 +299,7 @@ class AgentLoop:
         signal = holder.signal
         turn_id = self._ids("turn")
         self.last_usage = None  # usage describes this turn only, never a previous one
+        self._drafted = frozenset()
         self.turn_usage = None
         opened = False
         outcome: rec.Outcome | None = None
@@ -380,6 +381,16 @@ class AgentLoop:
                         at=rec.utc_now(),
                     )
                 )
+                if call.call_id in self._drafted:
+                    # Shown while the model wrote it: the client hears it will not run.
+                    await self._emit(
+                        ToolCallProgress(
+                            turn_id,
+                            call.call_id,
+                            "failed",
+                            "not run: the turn ended before this tool call started",
+                        )
+                    )
             _, context = self.inbox.take_staged()
             for extra in context:
                 self._user_message(turn_id, extra, "context")

@@ -1,0 +1,73 @@
+"""The slash commands a session is shown: the built-ins, then the custom commands found in
+`.acp-server/commands/` and the user's config dir (`acp_server/tools/custom_commands.py`).
+
+Light on purpose (no runtime imports): `session/new` sends the list right after its answer,
+before the runtime is loaded (acp/opening.py). What each session was last shown is kept in the
+connection's context, so a prompt sends a new list only when the files changed. See
+docs/rfc/implemented/feature/2026-12-01-custom-commands.md.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+
+from msgspec import UNSET
+
+from acp_protocol.session_update import (
+    AvailableCommand,
+    AvailableCommandsUpdate,
+    UnstructuredCommandInput,
+)
+from acp_server.tools.custom_commands import CommandScan, scan_commands, user_commands_dir
+from acp_server.tools.repo_files import user_instructions_file
+
+from .context import BridgeContext
+from .mode_options import COMMANDS, MODEL_COMMAND, available_commands
+from .update_sender import send_update
+
+log = logging.getLogger(__name__)
+
+BUILTIN_NAMES = frozenset([*(c.name for c in COMMANDS.available_commands), MODEL_COMMAND.name])
+"""Reserved even when `/model` is not offered, so a file means the same on every setup."""
+
+
+def scan_for(session_id: str, cwd: str) -> CommandScan:
+    """The custom commands of `cwd` and the user's config dir, read now."""
+    try:
+        return scan_commands(Path(cwd), user_commands_dir(user_instructions_file()), BUILTIN_NAMES)
+    except (OSError, RuntimeError, ValueError, RecursionError) as exc:
+        # A hostile repository may lose its commands, never the session.
+        log.warning("session %s: reading custom commands failed: %s", session_id, exc)
+        return CommandScan(notes=(f"custom commands were not read: {exc}",))
+
+
+def commands_update(offered_models: Sequence[str], scan: CommandScan) -> AvailableCommandsUpdate:
+    """The built-ins, then the custom commands by name."""
+    builtins = available_commands(offered_models).available_commands
+    custom = [
+        AvailableCommand(
+            name=name,
+            description=description,
+            input=UnstructuredCommandInput(hint=hint) if hint else UNSET,
+        )
+        for name, description, hint in scan.listing()
+    ]
+    return AvailableCommandsUpdate(available_commands=[*builtins, *custom])
+
+
+async def advertise(
+    context: BridgeContext, session_id: str, cwd: str, *, always: bool
+) -> CommandScan:
+    """Scan; send the list if `always` or if it differs from what the session was last shown."""
+    scan = scan_for(session_id, cwd)
+    for note in scan.notes:
+        log.warning("session %s: custom command %s", session_id, note)
+    listing = scan.listing()
+    if always or context.commands_shown.get(session_id) != listing:
+        context.commands_shown[session_id] = listing
+        await send_update(
+            context.peer, session_id, commands_update(context.options.offered_models, scan)
+        )
+    return scan
