@@ -26,6 +26,10 @@ pytestmark = [
     needs_bwrap,
 ]
 
+# The base interpreter, not the venv's link to it: a checkout under /tmp (a fresh clone, say)
+# is hidden inside the sandbox, whose /tmp is private. The scripts need only the stdlib.
+PYTHON = os.path.realpath(sys.executable)
+
 CONNECT = (
     "import socket, sys\n"
     "family = socket.AF_UNIX\n"
@@ -96,7 +100,7 @@ def host_sockets(ws: Path) -> Iterator[list[str]]:
 async def test_host_unix_sockets_are_unreachable_without_the_network(
     ws: Path, host_sockets: list[str]
 ) -> None:
-    out, err, _ = await confined(ws, [sys.executable, "-c", CONNECT, *host_sockets])
+    out, err, _ = await confined(ws, [PYTHON, "-c", CONNECT, *host_sockets])
     assert "reached" not in out, out + err
     assert [line.split()[0] for line in out.splitlines()] == ["refused"] * len(host_sockets)
 
@@ -105,7 +109,7 @@ async def test_with_the_network_host_sockets_under_run_and_var_tmp_stay_hidden(
     ws: Path, host_sockets: list[str]
 ) -> None:
     pathname = [p for p in host_sockets if not p.startswith("@")]
-    out, err, _ = await confined(ws, [sys.executable, "-c", CONNECT, *pathname], network=True)
+    out, err, _ = await confined(ws, [PYTHON, "-c", CONNECT, *pathname], network=True)
     assert "reached" not in out, out + err
     assert [line.split()[0] for line in out.splitlines()] == ["refused"] * len(pathname)
 
@@ -143,7 +147,7 @@ async def test_the_hosts_sysv_shared_memory_is_out_of_reach(ws: Path) -> None:
     try:
         address = libc.shmat(shmid, None, 0)
         ctypes.memmove(address, b"host\0\0\0", 7)
-        out, err, _ = await confined(ws, [sys.executable, "-c", SHM, str(key)])
+        out, err, _ = await confined(ws, [PYTHON, "-c", SHM, str(key)])
         assert "wrote" not in out and "no segment" in out, out + err
         assert ctypes.string_at(address, 4) == b"host"
         libc.shmdt(ctypes.c_void_p(address))
