@@ -28,6 +28,7 @@ ANSWER_TIMEOUT_S = 120.0
 TOOL_TASK_TIMEOUT_S = 300.0
 CANCEL_CHUNKS = 3
 QUIET_AFTER_S = 1.0
+SLOTS_IDLE_S = 15.0
 HELLO_PROMPT = "Say hello in five words."
 STORY_PROMPT = "Write a very long story about a lighthouse keeper. Do not use any tool."
 SECRET = "7481"
@@ -230,9 +231,17 @@ async def cancelled_stream(conn: Any, client: Client, cwd: Path, port: int) -> d
         if closed_ms is not None:
             closed = ", ".join(str(p) for p in closed_ports)
             info(f"connection from port {closed} closed {closed_ms:.1f} ms after cancel")
+    # llama-server notices a closed connection at its next token: wait for its slots to idle.
     busy = busy_slots(port)
+    while busy and time.monotonic() - cancelled_at < SLOTS_IDLE_S:
+        await anyio.sleep(0.05)
+        busy = busy_slots(port)
+    idle_ms = (time.monotonic() - cancelled_at) * 1000
     children = children_of(client.agent_pid)
-    info(f"llama-server slots still processing: {busy}; acp-server child processes: {children}")
+    info(
+        f"llama-server slots still processing: {busy} ({idle_ms:.0f} ms after cancel); "
+        f"acp-server child processes: {children}"
+    )
     if stop_reason != "cancelled":
         raise Failure(f"prompt (b): stopReason {stop_reason!r}, expected 'cancelled'")
     if late:
@@ -248,6 +257,7 @@ async def cancelled_stream(conn: Any, client: Client, cwd: Path, port: int) -> d
         "cancel_to_response_ms": round(latency_ms, 1),
         "connection_closed_ms": None if closed_ms is None else round(closed_ms, 1),
         "open_requests": busy,
+        "slots_idle_after_ms": round(idle_ms),
         "surviving_processes": len(children),
         "chunks_after_response": len(late),
     }
