@@ -160,6 +160,9 @@ async def test_a_nul_byte_in_a_session_path_is_invalid_params_and_creates_nothin
     ):
         await conn.initialize(protocol_version=1)
         first = (await conn.new_session(cwd=str(ws), mcp_servers=[])).session_id
+        # The runtime loads and wires the session after the first answer (the warm-up); a
+        # call that needs the runtime waits for it, so the descriptors counted are settled.
+        await conn.list_sessions()
         before = sorted(os.listdir(data / "sessions"))
         fds = open_fds(process.pid)
         params: dict[str, Any] = {"cwd": str(ws), "mcpServers": []}
