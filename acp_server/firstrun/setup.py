@@ -11,9 +11,11 @@ with mode 0600 (`configfile`).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -59,6 +61,13 @@ NO_KEY = "No key (a local server that needs none)"
 TYPE_MODEL = "(type a model name)"
 
 
+def say(text: str = "") -> None:
+    """Show `text` to the user. Setup talks to the terminal through stderr, its questions too
+    (`run_setup`): stdout belongs to the protocol in every acp-server process, and a client
+    that runs `setup` for terminal auth may not expect it to write there."""
+    print(text, file=sys.stderr, flush=True)
+
+
 class Cancelled(Exception):
     """The user pressed Ctrl-C or ended the input."""
 
@@ -81,11 +90,10 @@ def run_setup(args: argparse.Namespace) -> int:
     from acp_server.models.config import config_path
 
     path = config_path()
-    if not (sys.stdin.isatty() and sys.stdout.isatty()):
-        print(
+    if not (sys.stdin.isatty() and sys.stderr.isatty()):
+        say(
             "acp-server setup asks questions: run it in a terminal. Without one, write "
             f"{path} yourself (see docs/editors.md) or pass --model SPEC.",
-            file=sys.stderr,
         )
         return 2
     try:
@@ -93,52 +101,63 @@ def run_setup(args: argparse.Namespace) -> int:
     except FileNotFoundError:
         existing = ""
     except (OSError, UnicodeDecodeError) as exc:
-        print(f"acp-server setup: cannot read {path}: {exc}", file=sys.stderr)
+        say(f"acp-server setup: cannot read {path}: {exc}")
         return 2
     try:
         edited_config(existing, ProviderChoice("openai", "http://x", KeySource(), "m"))
     except ValueError as exc:
-        print(
+        say(
             f"acp-server setup: {path} is not valid TOML ({exc}). Fix or move it, then run "
             "setup again.",
-            file=sys.stderr,
         )
         return 2
-    print(f"Set up the model acp-server uses. The answers go to {path}.")
-    print("Ctrl-C stops at any time and leaves that file as it is.\n")
+    say(f"Set up the model acp-server uses. The answers go to {path}.")
+    say("Ctrl-C stops at any time and leaves that file as it is.\n")
     try:
-        choice, answer = _choose(existing)
+        with _questions_on_stderr():
+            choice, answer = _choose(existing)
     except (Cancelled, KeyboardInterrupt, EOFError):  # Ctrl-C between two questions too
-        print(f"\nSetup cancelled; {path} is unchanged.")
+        say(f"\nSetup cancelled; {path} is unchanged.")
         return 1
     try:
         from acp_server.firstrun.configfile import write_atomically
 
         write_atomically(path, edited_config(existing, choice))
     except OSError as exc:
-        print(f"acp-server setup: cannot write {path}: {exc}", file=sys.stderr)
+        say(f"acp-server setup: cannot write {path}: {exc}")
         return 2
     except KeyboardInterrupt:
-        print(f"\nSetup cancelled; {path} is unchanged.")
+        say(f"\nSetup cancelled; {path} is unchanged.")
         return 1
     shown = redaction.redact(answer.strip())[:80]
-    print(f"\n{choice.spec} answered: {shown!r}")
-    print(f"Wrote {path} (mode 0600): default_model = {choice.spec!r}.")
+    say(f"\n{choice.spec} answered: {shown!r}")
+    say(f"Wrote {path} (mode 0600): default_model = {choice.spec!r}.")
     if args.model:
-        print(
+        say(
             f"Note: this command line also names --model {args.model}, which wins over the "
             "config file; remove it from your client's agent settings to use the new model."
         )
     elif os.environ.get("ACP_SERVER_MODEL"):
-        print("Note: ACP_SERVER_MODEL is set in this environment and wins over the config file.")
+        say("Note: ACP_SERVER_MODEL is set in this environment and wins over the config file.")
     base_url_env = f"{choice.provider.upper()}_BASE_URL"
     if os.environ.get(base_url_env):
-        print(
+        say(
             f"Note: {base_url_env} is set in this environment and wins over the base_url just "
             "written; unset it where the agent runs to use the new one."
         )
-    print("Check everything with: acp-server doctor")
+    say("Check everything with: acp-server doctor")
     return 0
+
+
+@contextlib.contextmanager
+def _questions_on_stderr() -> Iterator[None]:
+    """questionary asks through prompt_toolkit, which writes to stdout unless the app session
+    says otherwise."""
+    from prompt_toolkit.application import create_app_session
+    from prompt_toolkit.output import create_output
+
+    with create_app_session(output=create_output(stdout=sys.stderr)):
+        yield
 
 
 def _choose(existing: str) -> tuple[ProviderChoice, str]:
@@ -159,7 +178,7 @@ def _choose(existing: str) -> tuple[ProviderChoice, str]:
         try:
             models = list_models(kind.provider, base_url, _key_value(key))
         except ProbeFailure as failure:
-            print(f"  {failure.message}")
+            say(f"  {failure.message}")
             if failure.kind == "unreachable":
                 base_url = _ask_url(kind, base_url)
                 continue
@@ -169,11 +188,11 @@ def _choose(existing: str) -> tuple[ProviderChoice, str]:
             models = []  # no list: the name is typed
         model = _ask_model(models)
         choice = ProviderChoice(kind.provider, base_url, key, model)
-        print(f"  Sending {choice.spec} one tiny request...")
+        say(f"  Sending {choice.spec} one tiny request...")
         try:
             answer = _try(existing, choice)
         except ProbeFailure as failure:
-            print(f"  {redaction.redact(failure.message)}")
+            say(f"  {redaction.redact(failure.message)}")
             if failure.kind == "unreachable":
                 base_url = _ask_url(kind, base_url)
             elif failure.kind == "key":
@@ -223,7 +242,7 @@ def _ask_key(kind: Kind) -> KeySource:
     name = str(_ask(questionary.text("Variable name:", default=kind.key_env, validate=valid)))
     name = name.strip()
     if not os.environ.get(name):
-        print(
+        say(
             f"  {name} is not set here, so the models cannot be listed with it; your editor "
             "must set it for the agent."
         )

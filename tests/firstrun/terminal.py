@@ -48,11 +48,11 @@ def spawn(home: Path, *args: str, **extra: str) -> pexpect.spawn:
         timeout=60,
         dimensions=(40, 160),
     )
-    child.logfile_read = _Tee()
+    child.logfile_read = Tee()
     return child
 
 
-class _Tee(io.StringIO):
+class Tee(io.StringIO):
     def write(self, text: str) -> int:
         if os.environ.get("SETUP_TEST_LOG"):
             sys.stderr.write(text)
@@ -62,7 +62,7 @@ class _Tee(io.StringIO):
 def shown(child: pexpect.spawn) -> str:
     """Everything the program wrote to the terminal so far."""
     log = child.logfile_read
-    assert isinstance(log, _Tee)
+    assert isinstance(log, Tee)
     return log.getvalue()
 
 

@@ -8,12 +8,14 @@ import subprocess
 import tomllib
 from pathlib import Path
 
+import pexpect
 import pytest
 
 from tests.firstrun.terminal import (
     CTRL_C,
     CTRL_D,
     ENTER,
+    Tee,
     answer_text,
     clean_env,
     config_file,
@@ -97,6 +99,32 @@ def test_bad_url_bad_key_and_unknown_model_each_get_a_message_and_another_try(
     assert read_config(tmp_path)["providers"] == {
         "anthropic": {"base_url": server.url, "api_key": KEY}
     }
+
+
+def test_setup_writes_nothing_to_stdout(tmp_path: Path) -> None:
+    # stdout belongs to the protocol in every acp-server process: the questions and messages
+    # go to the terminal through stderr, so a redirected stdout stays empty.
+    out = tmp_path / "stdout"
+    with fake_provider() as server:
+        child = pexpect.spawn(
+            "/bin/sh",
+            ["-c", 'exec "$0" setup > "$1"', SERVER, str(out)],
+            env=clean_env(tmp_path),
+            encoding="utf-8",
+            timeout=60,
+            dimensions=(40, 160),
+        )
+        child.logfile_read = Tee()
+        pick(child, "Which provider?", COMPATIBLE)
+        answer_text(child, "Base URL", server.url + "/v1")
+        pick(child, "The API key:", TYPE_KEY)
+        child.expect_exact("Key:")
+        child.send(KEY + ENTER)
+        pick(child, f"Model ({len(MODELS)} listed by the server):", 1)
+        status, _ = finish(child)
+    assert status == 0, shown(child)
+    assert "Wrote " in shown(child)
+    assert out.read_bytes() == b""
 
 
 def test_a_key_in_a_variable_is_named_not_written(tmp_path: Path) -> None:
