@@ -14,7 +14,7 @@ unless `report_usage` is off); a request over
 `n_prompt_tokens` and `n_ctx`. `GET /props` reports `n_ctx` as llama.cpp's server does (and
 `modalities.vision` when `vision` is set). Every
 request is recorded (`Seen`) with its size and what was answered. Used by the tests and by
-`scripts/bench long-session`.
+`benchmarks long-session`.
 """
 
 from __future__ import annotations
