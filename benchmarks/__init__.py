@@ -7,7 +7,8 @@ is a result, not an error.
 Layout: one module per mode in benchmarks/modes/ (each defines `MODE`, found by
 benchmarks.mode.discover); shared support beside it: measure (paths, limits, percentiles,
 verdicts), report (the docs section), baseline (the SDK's echo agent, fetched at run time),
-client (the raw-pipe client), streaming_cancel (the cancel sample two modes share);
+client (the raw-pipe client), sampling (the one sampling loop of the cancel-style modes),
+streaming_cancel (the cancel sample two modes share);
 benchmarks/programs/ holds the stand-alone programs modes spawn (baseline agents, a fake
 provider, a profiler wrapper).
 

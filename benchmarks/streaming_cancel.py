@@ -9,7 +9,6 @@ from benchmarks.measure import Result
 # what acp-server streams until cancelled, and how many updates to await first.
 CANCEL_SCRIPT = {"responses": [[{"text": "tick ", "repeat": 1_000_000, "delay_ms": 1}]]}
 CANCEL_AFTER_UPDATES = 3
-CANCEL_WARMUP = 5
 
 
 def cancel_sample(agent: AgentProcess, session_id: str) -> Result:

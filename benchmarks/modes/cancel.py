@@ -10,6 +10,7 @@ import statistics
 import sys
 import tempfile
 from contextlib import ExitStack
+from functools import partial
 from pathlib import Path
 
 from benchmarks.client import AgentProcess
@@ -19,22 +20,23 @@ from benchmarks.measure import (
     Result,
     Target,
     evaluate,
-    percentile,
     require_positive,
     subject_exe,
     versions,
 )
 from benchmarks.mode import Mode
 from benchmarks.report import exit_warnings, render_header, render_verdicts, run_context
-from benchmarks.streaming_cancel import (
-    CANCEL_AFTER_UPDATES,
-    CANCEL_SCRIPT,
-    CANCEL_WARMUP,
-    cancel_sample,
+from benchmarks.sampling import (
+    WARMUP,
+    alternate,
+    cancel_stats,
+    spread_cells,
+    stop_reason_warnings,
 )
+from benchmarks.streaming_cancel import CANCEL_AFTER_UPDATES, CANCEL_SCRIPT, cancel_sample
 
 CANCEL_TARGETS: tuple[Target, ...] = (
-    ("acp-server cancel p99 <= 10 ms", "subject_p99_ms", "<=", 10.0),
+    ("acp-server cancel p99 <= 1 ms", "subject_p99_ms", "<=", 1.0),
 )
 
 
@@ -46,8 +48,6 @@ def add_cancel_args(parser: argparse.ArgumentParser) -> None:
 
 def mode_cancel(args: argparse.Namespace) -> Result:
     require_positive(samples=args.samples)
-    samples: dict[str, list[Result]] = {}
-    exit_codes: dict[str, int] = {}
     with tempfile.TemporaryDirectory(prefix="acp-bench-") as tmp, ExitStack() as stack:
         script = Path(tmp) / "cancel-script.json"
         script.write_text(json.dumps(CANCEL_SCRIPT))
@@ -59,30 +59,17 @@ def mode_cancel(args: argparse.Namespace) -> Result:
             ],
         }
         agents = {name: stack.enter_context(AgentProcess(name, a)) for name, a in argvs.items()}
-        sessions = {}
+        samplers = {}
         for name, agent in agents.items():
             agent.initialize()
-            sessions[name] = agent.new_session(tmp)
-            samples[name] = []
-        for _ in range(CANCEL_WARMUP):  # not counted
-            for name, agent in agents.items():
-                cancel_sample(agent, sessions[name])
-        for _ in range(args.samples):  # alternated: A B A B ...
-            for name, agent in agents.items():
-                samples[name].append(cancel_sample(agent, sessions[name]))
+            samplers[name] = partial(cancel_sample, agent, agent.new_session(tmp))
+        samples = alternate(samplers, args.samples)
         exit_codes = {name: agent.close() for name, agent in agents.items()}
     stats = {}
     for name, runs in samples.items():
-        ms = [r["ms"] for r in runs]
         after = [r["chunks_after_cancel"] for r in runs]
         stats[name] = {
-            "p50_ms": percentile(ms, 50),
-            "p90_ms": percentile(ms, 90),
-            "p99_ms": percentile(ms, 99),
-            "max_ms": max(ms),
-            "min_ms": min(ms),
-            "cancelled": sum(r["stop_reason"] == "cancelled" for r in runs),
-            "stop_reasons": sorted({str(r["stop_reason"]) for r in runs}),
+            **cancel_stats(runs),
             "chunks_after_cancel_median": statistics.median(after),
             "chunks_after_cancel_max": max(after),
         }
@@ -103,7 +90,7 @@ def render_cancel(results: Result) -> str:
     agents = results["agents"]
     n = results["samples_per_agent"]
     method = (
-        f"{n} timed cancels per agent, alternated A B A B ... after {CANCEL_WARMUP} uncounted"
+        f"{n} timed cancels per agent, alternated A B A B ... after {WARMUP} uncounted"
         " ones each; one long-lived process and one session per agent. Per sample: send"
         f" `session/prompt`, read until {CANCEL_AFTER_UPDATES} `agent_message_chunk` updates of"
         " it arrived, then time from right before writing the `session/cancel` notification to"
@@ -124,14 +111,11 @@ def render_cancel(results: Result) -> str:
     ]
     for name, s in agents.items():
         lines.append(
-            f"| {name} | {s['p50_ms']:.2f} | {s['p90_ms']:.2f} | {s['p99_ms']:.2f}"
-            f" | {s['max_ms']:.2f} | {s['min_ms']:.2f} | {s['cancelled']}/{n}"
+            f"| {name} | {spread_cells(s)} | {s['cancelled']}/{n}"
             f" | {s['chunks_after_cancel_median']:g} / {s['chunks_after_cancel_max']} |"
         )
     lines += render_verdicts(results)
-    for name, s in agents.items():
-        if s["cancelled"] != n:
-            lines.append(f"- WARNING: {name}: stop reasons {s['stop_reasons']}")
+    lines += stop_reason_warnings(agents, n)
     lines += exit_warnings(results["exit_codes"])
     return "\n".join(lines) + "\n"
 

@@ -15,6 +15,7 @@ import tempfile
 import threading
 import time
 from contextlib import ExitStack, suppress
+from functools import partial
 from pathlib import Path
 
 from benchmarks.client import AgentError, AgentProcess, text_prompt
@@ -25,14 +26,13 @@ from benchmarks.measure import (
     Result,
     Target,
     evaluate,
-    percentile,
     require_positive,
     subject_exe,
     versions,
 )
 from benchmarks.mode import Mode
 from benchmarks.report import exit_warnings, render_header, render_verdicts, run_context
-from benchmarks.streaming_cancel import CANCEL_WARMUP
+from benchmarks.sampling import WARMUP, alternate, cancel_stats, spread, spread_cells
 
 PROVIDER_TARGETS: tuple[Target, ...] = (
     (
@@ -172,16 +172,6 @@ def provider_cancel_sample(
     }
 
 
-def spread(ms: list[float]) -> Result:
-    return {
-        "p50_ms": percentile(ms, 50),
-        "p90_ms": percentile(ms, 90),
-        "p99_ms": percentile(ms, 99),
-        "max_ms": max(ms),
-        "min_ms": min(ms),
-    }
-
-
 def add_provider_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--prompts", type=int, default=10, help="timed prompts per series (default 10)"
@@ -235,12 +225,14 @@ def mode_provider(args: argparse.Namespace) -> Result:
                     )
                 )
         subject = agents[PROVIDER_SERIES]
-        for _ in range(CANCEL_WARMUP):  # not counted
-            provider_cancel_sample(subject, server, sessions[PROVIDER_SERIES])
-        cancels = [
-            provider_cancel_sample(subject, server, sessions[PROVIDER_SERIES])
-            for _ in range(args.cancel_samples)
-        ]
+        cancels = alternate(
+            {
+                PROVIDER_SERIES: partial(
+                    provider_cancel_sample, subject, server, sessions[PROVIDER_SERIES]
+                )
+            },
+            args.cancel_samples,
+        )[PROVIDER_SERIES]
         exit_codes = {name: agent.close() for name, agent in agents.items()}
     latency = {}
     for name, runs in prompts.items():
@@ -256,12 +248,13 @@ def mode_provider(args: argparse.Namespace) -> Result:
             "all_complete": all(r["complete"] for r in runs),
             "requests": sorted({r["request"] for r in runs}),
         }
+    response = cancel_stats(cancels, "response_ms")
     cancel = {
         "response": spread([c["response_ms"] for c in cancels]),
         "close": spread([c["close_ms"] for c in cancels]),
         "closed": sum(math.isfinite(c["close_ms"]) for c in cancels),
-        "cancelled": sum(c["stop_reason"] == "cancelled" for c in cancels),
-        "stop_reasons": sorted({str(c["stop_reason"]) for c in cancels}),
+        "cancelled": response["cancelled"],
+        "stop_reasons": response["stop_reasons"],
         "sent_after_cancel_max": max(c["sent_after_cancel"] for c in cancels),
     }
     metrics = {
@@ -305,7 +298,7 @@ def render_provider(results: Result) -> str:
         f" acp-server runs `--model {PROVIDER_MODEL}` with OPENAI_BASE_URL pointing at the fake"
         " server (no API key, a temporary --data-dir and XDG_CONFIG_HOME). The target counts"
         " the whole figure (floor not subtracted). **Cancel**: the same acp-server process;"
-        f" {samples} timed cancels after {CANCEL_WARMUP} uncounted ones; the server sends a chunk"
+        f" {samples} timed cancels after {WARMUP} uncounted ones; the server sends a chunk"
         f" every {PROVIDER_CANCEL_INTERVAL_MS:g} ms; after {PROVIDER_CANCEL_AFTER} chunks are"
         " read, time from right before writing `session/cancel` to (a) reading the prompt's"
         " response (`stopReason` must be `cancelled`) and (b) the server seeing the connection"
@@ -349,10 +342,7 @@ def render_provider(results: Result) -> str:
         ("(b) the server seeing the connection close", "close"),
     ):
         s = cancel[key]
-        lines.append(
-            f"| {label} | {s['p50_ms']:.2f} | {s['p90_ms']:.2f} | {s['p99_ms']:.2f}"
-            f" | {s['max_ms']:.2f} | {s['min_ms']:.2f} |"
-        )
+        lines.append(f"| {label} | {spread_cells(s)} |")
     lines += [
         "",
         f"Chunks the server sent after the cancel was written: at most"

@@ -16,6 +16,7 @@ import shutil
 import tempfile
 import time
 from contextlib import ExitStack
+from functools import partial
 from pathlib import Path
 
 from benchmarks.client import AgentError, AgentProcess, text_prompt
@@ -24,19 +25,24 @@ from benchmarks.measure import (
     Result,
     Target,
     evaluate,
-    percentile,
     require_positive,
     subject_exe,
     versions,
 )
 from benchmarks.mode import Mode
 from benchmarks.report import exit_warnings, render_header, render_verdicts, run_context
+from benchmarks.sampling import (
+    WARMUP,
+    alternate,
+    cancel_stats,
+    spread_cells,
+    stop_reason_warnings,
+)
 
 TARGETS: tuple[Target, ...] = (
     ("sandboxed cancel p99 <= 2x the unsandboxed p99", "p99_ratio", "<=", 2.0),
     ("no process of either tree left at any `cancelled` response", "empty_share", ">=", 1.0),
 )
-WARMUP = 5
 SETTLE_S = 0.05
 READY_TIMEOUT_S = 10.0
 SANDBOXED = "sandboxed: bwrap, own pid namespace (target)"
@@ -121,30 +127,20 @@ def run(args: argparse.Namespace) -> Result:
     require_positive(samples=args.samples)
     if shutil.which("bwrap") is None:
         raise AgentError("bwrap is not installed: apt-get install bubblewrap")
-    samples: dict[str, list[Result]] = {SANDBOXED: [], PLAIN: []}
     with tempfile.TemporaryDirectory(prefix="acp-bench-") as tmp, ExitStack() as stack:
         agents = {
             SANDBOXED: agent_for(stack, Path(tmp), SANDBOXED, "sandboxed", {}),
             # ACP_SERVER_SANDBOXED=1 lets root use bypass: no permission round trip either way.
             PLAIN: agent_for(stack, Path(tmp), PLAIN, "bypass", {"ACP_SERVER_SANDBOXED": "1"}),
         }
-        for round_ in range(WARMUP + args.samples):  # alternated: A B A B ...
-            for name, (agent, session_id, workspace, mark) in agents.items():
-                result = sample(agent, session_id, workspace, mark)
-                if round_ >= WARMUP:
-                    samples[name].append(result)
+        samples = alternate(
+            {name: partial(sample, *parts) for name, parts in agents.items()}, args.samples
+        )
         exit_codes = {name: parts[0].close() for name, parts in agents.items()}
     stats = {}
     for name, runs in samples.items():
-        ms = [r["ms"] for r in runs]
         stats[name] = {
-            "p50_ms": percentile(ms, 50),
-            "p90_ms": percentile(ms, 90),
-            "p99_ms": percentile(ms, 99),
-            "max_ms": max(ms),
-            "min_ms": min(ms),
-            "cancelled": sum(r["stop_reason"] == "cancelled" for r in runs),
-            "stop_reasons": sorted({str(r["stop_reason"]) for r in runs}),
+            **cancel_stats(runs),
             "empty": sum(not r["left"] for r in runs),
             "running_before": sorted({r["running_before"] for r in runs}),
             "left": sorted({pid for r in runs for pid in r["left"]}),
@@ -191,14 +187,11 @@ def render(results: Result) -> str:
     for name, s in series.items():
         before = "/".join(str(c) for c in s["running_before"])
         lines.append(
-            f"| {name} | {s['p50_ms']:.2f} | {s['p90_ms']:.2f} | {s['p99_ms']:.2f}"
-            f" | {s['max_ms']:.2f} | {s['min_ms']:.2f} | {s['cancelled']}/{n} | {before}"
-            f" | {s['empty']}/{n} |"
+            f"| {name} | {spread_cells(s)} | {s['cancelled']}/{n} | {before} | {s['empty']}/{n} |"
         )
     lines += render_verdicts(results)
+    lines += stop_reason_warnings(series, n)
     for name, s in series.items():
-        if s["cancelled"] != n:
-            lines.append(f"- WARNING: {name}: stop reasons {s['stop_reasons']}")
         if s["left"]:
             lines.append(f"- WARNING: {name}: pids alive at the response: {s['left']}")
     lines += exit_warnings(results["exit_codes"])

@@ -33,7 +33,7 @@ from benchmarks.mode import Mode
 from benchmarks.report import exit_warnings, render_header, render_verdicts, run_context
 
 STREAMING_TARGETS: tuple[Target, ...] = (
-    ("acp-server chunk rate >= 5x baseline", "ratio", ">=", 5.0),
+    ("acp-server chunk rate >= 8x baseline", "ratio", ">=", 8.0),
 )
 PROFILE_TOP = 15
 

@@ -11,6 +11,7 @@ import os
 import tempfile
 import time
 from contextlib import ExitStack
+from functools import partial
 from pathlib import Path
 
 from benchmarks.client import AgentError, AgentProcess, text_prompt
@@ -19,19 +20,20 @@ from benchmarks.measure import (
     Result,
     Target,
     evaluate,
-    percentile,
     require_positive,
     subject_exe,
     versions,
 )
 from benchmarks.mode import Mode
 from benchmarks.report import exit_warnings, render_header, render_verdicts, run_context
-from benchmarks.streaming_cancel import (
-    CANCEL_AFTER_UPDATES,
-    CANCEL_SCRIPT,
-    CANCEL_WARMUP,
-    cancel_sample,
+from benchmarks.sampling import (
+    WARMUP,
+    alternate,
+    cancel_stats,
+    spread_cells,
+    stop_reason_warnings,
 )
+from benchmarks.streaming_cancel import CANCEL_AFTER_UPDATES, CANCEL_SCRIPT, cancel_sample
 
 TOOL_CANCEL_TARGETS: tuple[Target, ...] = (
     ("acp-server tool cancel p99 <= 50 ms", "subject_p99_ms", "<=", 50.0),
@@ -109,7 +111,6 @@ def add_tool_cancel_args(parser: argparse.ArgumentParser) -> None:
 
 def mode_tool_cancel(args: argparse.Namespace) -> Result:
     require_positive(samples=args.samples)
-    samples: dict[str, list[Result]] = {TOOL_SERIES: [], STREAM_SERIES: []}
     with tempfile.TemporaryDirectory(prefix="acp-bench-") as tmp, ExitStack() as stack:
         workspace = Path(tmp) / "workspace"
         workspace.mkdir()
@@ -131,39 +132,22 @@ def mode_tool_cancel(args: argparse.Namespace) -> Result:
                 f"{SUBJECT} ({STREAM_SERIES})", [exe, "--model", f"script:{stream_script}"]
             )
         )
-        sessions = {}
-        for name, agent in ((TOOL_SERIES, tool_agent), (STREAM_SERIES, stream_agent)):
+        for agent in (tool_agent, stream_agent):
             agent.initialize()
-            sessions[name] = agent.new_session(str(workspace))
-
-        def one_each() -> tuple[Result, Result]:
-            return (
-                tool_cancel_sample(tool_agent, sessions[TOOL_SERIES], pidfile),
-                cancel_sample(stream_agent, sessions[STREAM_SERIES]),
-            )
-
-        for _ in range(CANCEL_WARMUP):  # not counted
-            one_each()
-        for _ in range(args.samples):  # alternated: A B A B ...
-            tool, stream = one_each()
-            samples[TOOL_SERIES].append(tool)
-            samples[STREAM_SERIES].append(stream)
+        samplers = {
+            TOOL_SERIES: partial(
+                tool_cancel_sample, tool_agent, tool_agent.new_session(str(workspace)), pidfile
+            ),
+            STREAM_SERIES: partial(
+                cancel_sample, stream_agent, stream_agent.new_session(str(workspace))
+            ),
+        }
+        samples = alternate(samplers, args.samples)
         exit_codes = {
             name: agent.close()
             for name, agent in ((TOOL_SERIES, tool_agent), (STREAM_SERIES, stream_agent))
         }
-    stats = {}
-    for name, runs in samples.items():
-        ms = [r["ms"] for r in runs]
-        stats[name] = {
-            "p50_ms": percentile(ms, 50),
-            "p90_ms": percentile(ms, 90),
-            "p99_ms": percentile(ms, 99),
-            "max_ms": max(ms),
-            "min_ms": min(ms),
-            "cancelled": sum(r["stop_reason"] == "cancelled" for r in runs),
-            "stop_reasons": sorted({str(r["stop_reason"]) for r in runs}),
-        }
+    stats = {name: cancel_stats(runs) for name, runs in samples.items()}
     tool_runs = samples[TOOL_SERIES]
     stats[TOOL_SERIES] |= {
         "group_empty": sum(r["group_empty"] for r in tool_runs),
@@ -189,7 +173,7 @@ def mode_tool_cancel(args: argparse.Namespace) -> Result:
 def render_tool_cancel(results: Result) -> str:
     series, n = results["series"], results["samples"]
     method = (
-        f"{n} timed cancels per series, alternated A B A B ... after {CANCEL_WARMUP} uncounted"
+        f"{n} timed cancels per series, alternated A B A B ... after {WARMUP} uncounted"
         " ones each; one long-lived acp-server process and one session per series. Target"
         f" series: `acp-server --mode bypass` with {next(iter(TOOL_CANCEL_ENV))}=1 (no"
         " permission round trip) and a `--model script:PATH` whose only response calls `bash`"
@@ -215,14 +199,9 @@ def render_tool_cancel(results: Result) -> str:
     ]
     for name, s in series.items():
         empty = f"{s['group_empty']}/{n}" if "group_empty" in s else "-"
-        lines.append(
-            f"| {name} | {s['p50_ms']:.2f} | {s['p90_ms']:.2f} | {s['p99_ms']:.2f}"
-            f" | {s['max_ms']:.2f} | {s['min_ms']:.2f} | {s['cancelled']}/{n} | {empty} |"
-        )
+        lines.append(f"| {name} | {spread_cells(s)} | {s['cancelled']}/{n} | {empty} |")
     lines += render_verdicts(results)
-    for name, s in series.items():
-        if s["cancelled"] != n:
-            lines.append(f"- WARNING: {name}: stop reasons {s['stop_reasons']}")
+    lines += stop_reason_warnings(series, n)
     tool = series[TOOL_SERIES]
     if tool["all_running_before"] != n:
         lines.append(
