@@ -325,6 +325,9 @@ class ToolResult(_TaggedByType, tag="tool/result", frozen=True, kw_only=True):
     """Files the call touched."""
     checkpoints: list[FileCheckpoint] = []
     """What the call's writes replaced (write_file, edit_file), for a rewind."""
+    images: list[ImagePart] = []
+    """Images the tool returned (`read_file` of an image file), stored here once: the output
+    only describes them. The model is sent them when it takes images; replay shows them."""
     at: str
 
 
