@@ -12,7 +12,7 @@ unless `report_usage` is off); a request over
 `n_ctx` gets llama.cpp's answer: HTTP 400 with `error.type` `exceed_context_size_error`,
 `n_prompt_tokens` and `n_ctx`. `GET /props` reports `n_ctx` as llama.cpp's server does. Every
 request is recorded (`Seen`) with its size and what was answered. Used by the tests and by
-`scripts/bench long-session`.
+`benchmarks long-session`.
 """
 
 from __future__ import annotations
