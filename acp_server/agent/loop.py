@@ -710,6 +710,7 @@ class AgentLoop:
                     diffs=tuple(output.diffs),
                     locations=tuple(output.locations),
                     terminal_id=output.terminal_id,
+                    images=tuple(output.images),
                 )
             )
 
@@ -771,6 +772,7 @@ class AgentLoop:
                 status="failed" if output.failed else "completed",
                 output=output.text,
                 synthetic=synthetic,
+                images=[rec.ImagePart(data=i.data, mime_type=i.mime_type) for i in output.images],
                 at=rec.utc_now(),
             )
         )

@@ -29,6 +29,7 @@ from acp_server.tools.builtin._common import (
     str_arg,
 )
 from acp_server.tools.builtin.near_miss import near_misses
+from acp_server.tools.images import read_image
 from acp_server.tools.local_files import Stopped, in_thread, open_checked, special_kind, stopper
 from acp_server.tools.text_window import TextWindow
 from acp_server.tools.workspace import FileAccess, NotRegularFile, Sandbox
@@ -121,18 +122,22 @@ class ReadFile(BuiltinTool[ReadFileArgs]):
         *,
         max_lines: int = _DEFAULT.max_read_lines,
         max_bytes: int = _DEFAULT.body_bytes,
+        max_image_bytes: int = _DEFAULT.max_image_bytes,
     ) -> None:
         super().__init__(sandbox)
         self.files = files
         self.max_lines = max_lines
         self.max_bytes = max_bytes
+        self.max_image_bytes = max_image_bytes
         self.description = (
             "Read a text file from the workspace. `path` is absolute or relative to the working "
             "directory. By default the whole file is returned, up to "
             f"{plural(max_lines, 'line')} or {max_bytes // 1024} KiB; for larger files, pass "
             "`offset` (1-based number of the first line) and `limit` (number of lines) to read "
             "it in parts. The text is returned as it is in the file, without line numbers, so "
-            "it can be copied into `edit_file`'s `old_text`."
+            "it can be copied into `edit_file`'s `old_text`. A PNG, JPEG, GIF or WebP image "
+            f"(up to {max_image_bytes // 1024} KiB) is returned as the image itself when the "
+            "model takes images, else described (type, pixels, bytes)."
         )
 
     def title(self, arguments: Mapping[str, Any]) -> str:
@@ -158,7 +163,10 @@ class ReadFile(BuiltinTool[ReadFileArgs]):
         wanted = self.max_lines if args.limit is None else min(args.limit, self.max_lines)
         try:
             # Asked of the local disk even when the client reads: a FIFO must not block either.
-            await in_thread(local_state, path)
+            if await in_thread(local_state, path) == "file":
+                image = await read_image(path, self.max_image_bytes, signal)  # images: local
+                if image is not None:
+                    return image
             window = await self.files.read_window(path, start, wanted, self.max_bytes, signal)
         except FileNotFoundError:
             return failed(f"File not found: {path}")
