@@ -3,7 +3,7 @@ what it leaves (edited by hand, over the cap, now a FIFO, a directory or a symbo
 outside the roots), the exact guarantee of a cancelled rewind (cancelled while restoring
 files, or just before the record: the files and the log as they were), and the conversation
 the model is sent afterwards (what `session/load` rebuilds is checked in
-tests/acp/test_rewind_acp.py)."""
+tests/e2e/test_rewind_acp.py)."""
 
 from __future__ import annotations
 
