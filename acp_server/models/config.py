@@ -81,6 +81,7 @@ from pathlib import Path
 from typing import Any
 
 from acp_server.models.base import ModelConfigError
+from acp_server.paths import config_dir
 from acp_server.tools.budget import ToolBudget
 from acp_server.tools.command_sandbox import SandboxSettings, sandbox_settings
 from acp_server.tools.skill_places import SkillPlaces, skill_places
@@ -264,17 +265,8 @@ def url_credentials(environ: Mapping[str, str] = os.environ) -> dict[str, str]:
 
 
 def config_path(environ: Mapping[str, str] = os.environ) -> Path:
-    """`$XDG_CONFIG_HOME/acp-server/config.toml`, else `~/.config/acp-server/config.toml`.
-
-    A relative XDG_CONFIG_HOME is ignored, as the XDG spec says.
-    """
-    xdg = environ.get("XDG_CONFIG_HOME")
-    if xdg and Path(xdg).is_absolute():
-        base = Path(xdg)
-    else:
-        home = environ.get("HOME")
-        base = (Path(home) if home else Path.home()) / ".config"
-    return base / "acp-server" / "config.toml"
+    """`config.toml` in the user's config dir (`acp_server.paths.config_dir`)."""
+    return config_dir(environ) / "config.toml"
 
 
 def check_spec(spec: str) -> str | None:
@@ -367,6 +359,22 @@ _TOOL_MINIMUMS = {
 """The `[tools]` keys and their smallest values (a result must hold its closing note)."""
 
 
+def _table_header(line: str) -> str | None:
+    """The name of the `[table]` a line opens (quotes and spaces dropped), else None.
+
+    Found with `find`, not a regex: the regex it replaces retried its lazy name group at every
+    character of a long run of spaces, which was quadratic in the line's length.
+    """
+    stripped = line.lstrip()
+    if not stripped.startswith("[") or stripped.startswith("[["):
+        return None
+    end = stripped.find("]")
+    if end < 0:
+        return None
+    name = stripped[1:end].strip().replace('"', "").replace(" ", "")
+    return name or None
+
+
 class _Reader:
     """Validates a decoded file; messages say `config file PATH, line N: ...`."""
 
@@ -383,11 +391,10 @@ class _Reader:
         """Where `key = ...` is written (inside `[table]` when given); a best effort."""
         current: str | None = None
         key_re = re.compile(rf"\s*(?:\"{re.escape(key)}\"|{re.escape(key)})\s*=")
-        header_re = re.compile(r"\s*\[\s*([^\]]+?)\s*\]")
         for number, line in enumerate(self.lines, start=1):
-            header = header_re.match(line)
-            if header is not None and not line.lstrip().startswith("[["):
-                current = header[1].replace('"', "").replace(" ", "")
+            header = _table_header(line)
+            if header is not None:
+                current = header
                 if table is not None and current == table and key == "":
                     return number
                 continue
