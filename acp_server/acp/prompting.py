@@ -140,6 +140,9 @@ class PromptMethods:
                 "a rewind of this session is running: prompt again once it has answered",
             )
         scan = await refresh_commands(self.context, session, in_prompt=True)
+        if session.offer_skills is not None and any(c.skill for c in scan.commands.values()):
+            session.offer_skills()  # a skill appeared since the session started
+            session.offer_skills = None
         command = slash_command(text, offered) if single else None
         if command is not None and command[0] == "rewind":
             await self._say(session, await self.rewinds.command(request, session, command[1]))
