@@ -132,6 +132,9 @@ class PromptMethods:
         offered = self.context.options.offered_models
         single = len(prompt.prompt) == 1
         scan = await refresh_commands(self.context, session, in_prompt=True)
+        if session.offer_skills is not None and any(c.skill for c in scan.commands.values()):
+            session.offer_skills()  # a skill appeared since the session started
+            session.offer_skills = None
         command = slash_command(text, offered) if single else None
         if command is not None and command[0] == "compact":
             return await self._compact(request, session, command[1])

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -35,6 +35,9 @@ class AcpSession:
     here); the client is told once the session exists."""
     client_prompt: ClientPrompt | None = None
     """The client's `systemPrompt` in the model's system message (restored from the journal)."""
+    offer_skills: Callable[[], None] | None = None
+    """Offers the `skill` tool to a session that had no skills when it started; called when a
+    prompt's scan finds one (None when it is offered already)."""
 
     @property
     def agent(self) -> Agent | None:
