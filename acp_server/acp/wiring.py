@@ -44,6 +44,7 @@ from acp_server.tools.ask_user import AskUser
 from acp_server.tools.base import Tool, ToolKind
 from acp_server.tools.builtin import Ripgrep, builtin_tools
 from acp_server.tools.builtin.skill import SkillTool
+from acp_server.tools.checkpoints import CHECKPOINTS_DIR, Checkpoints, CheckpointStore
 from acp_server.tools.command_sandbox import CommandSandbox
 from acp_server.tools.custom_commands import scan_skills, user_commands_dir
 from acp_server.tools.local_commands import LocalCommands
@@ -326,6 +327,10 @@ class SessionWiring:
             command_sandbox,
             Ripgrep(self._context.processes),
             self._context.options.web_fetch,
+            Checkpoints(
+                CheckpointStore(self._context.options.data_dir / CHECKPOINTS_DIR),
+                self._context.options.tool_budget.max_checkpoint_bytes,
+            ),
         )
         if asks_forms(caps):
             tools.append(AskUser(AcpFormAsker(peer, session_id)))

@@ -38,6 +38,7 @@ A missing file at the default place is the same as an empty one. Example:
     max_result_bytes = 65536    # the most of one tool result the model is sent
     max_read_lines = 2000       # read_file's window when no limit is given
     max_search_results = 500    # matches grep, paths glob, entries list_dir show
+    max_checkpoint_bytes = 4194304  # largest file whose content is kept for /rewind (0: none)
     max_image_bytes = 3932160   # the largest image file read_file returns as an image
 
     [instructions]
@@ -354,6 +355,7 @@ _TOOL_MINIMUMS = {
     "max_result_bytes": 1024,
     "max_read_lines": 1,
     "max_search_results": 1,
+    "max_checkpoint_bytes": 0,
     "max_image_bytes": 1024,
 }
 """The `[tools]` keys and their smallest values (a result must hold its closing note)."""
