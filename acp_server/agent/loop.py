@@ -769,6 +769,7 @@ class AgentLoop:
                     rec.LocationRecord(path=loc.path, line=loc.line)
                     for loc in (output.locations or shown.locations)
                 ],
+                checkpoints=list(output.checkpoints),
                 status="failed" if output.failed else "completed",
                 output=output.text,
                 synthetic=synthetic,
