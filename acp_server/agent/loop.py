@@ -74,7 +74,6 @@ from .events import (
 )
 from .failures import durable_error
 from .inbox import Blocked, CompactTicket, Dropped, Inbox, PromptTicket
-from .initiator import Initiator, enter_initiator, leave_initiator
 from .instructions import DEFAULT_SYSTEM_PROMPT
 from .no_progress import FailedCalls
 from .progress import ALIVE_INTERVAL_S, Drafts, keep_alive
@@ -112,7 +111,6 @@ class AgentLoop:
 
     def __init__(
         self,
-        agent: Initiator,
         session: SessionLog,
         config: AgentConfig,
         seams: Seams,
@@ -120,7 +118,6 @@ class AgentLoop:
         ids: IdFactory,
         durability_flush: Callable[[], Awaitable[None]] | None,
     ) -> None:
-        self.agent = agent
         self.session = session
         self.config = config
         self.seams = seams
@@ -263,7 +260,6 @@ class AgentLoop:
                 log.exception("a status listener failed")
 
     async def _drive(self) -> None:
-        token = enter_initiator(self.agent)
         try:
             while not self.disposing:
                 ticket = self.inbox.claim()
@@ -291,7 +287,6 @@ class AgentLoop:
             self._quiescent.set()
             if not self.disposing:
                 self._set_status("idle")
-            leave_initiator(token)
 
     # -- one turn -----------------------------------------------------------------------
 
@@ -711,6 +706,7 @@ class AgentLoop:
                     diffs=tuple(output.diffs),
                     locations=tuple(output.locations),
                     terminal_id=output.terminal_id,
+                    images=tuple(output.images),
                 )
             )
 
@@ -769,9 +765,11 @@ class AgentLoop:
                     rec.LocationRecord(path=loc.path, line=loc.line)
                     for loc in (output.locations or shown.locations)
                 ],
+                checkpoints=list(output.checkpoints),
                 status="failed" if output.failed else "completed",
                 output=output.text,
                 synthetic=synthetic,
+                images=[rec.ImagePart(data=i.data, mime_type=i.mime_type) for i in output.images],
                 at=rec.utc_now(),
             )
         )
