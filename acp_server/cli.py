@@ -87,9 +87,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def default_data_dir() -> Path:
-    """`$XDG_DATA_HOME/acp-server`, or `~/.local/share/acp-server` (the XDG default)."""
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "acp-server"
+    """`$XDG_DATA_HOME/acp-server`, or `~/.local/share/acp-server` (`acp_server.paths`)."""
+    from acp_server.paths import data_dir
+
+    return data_dir()
 
 
 def _positive_int(text: str) -> int:
@@ -189,6 +190,7 @@ def main(argv: list[str] | None = None) -> int:
             instruction_files=settings.instructions,
             sandbox=settings.sandbox,
             web_fetch=settings.web_fetch,
+            skill_places=settings.skills,
             today=determinism.today if deterministic else None,
             deterministic=deterministic,
         )

@@ -18,9 +18,9 @@ REPO = Path(__file__).resolve().parent.parent
 PACKAGES = ("acp_protocol", "acp_server", "acp_fixture")
 
 LAYERS: tuple[frozenset[str], ...] = (
-    # The leaves: the turn signal, the approval verdicts, ids, redaction, the version. Import
-    # nothing.
-    frozenset({"acp_server", "cancellation", "verdicts", "ids", "redaction"}),
+    # The leaves: the turn signal, the approval verdicts, ids, redaction, the XDG dirs, the
+    # version. Import nothing.
+    frozenset({"acp_server", "cancellation", "verdicts", "ids", "redaction", "paths"}),
     frozenset({"acp_protocol"}),  # wire types only
     frozenset({"rpc"}),  # the JSON-RPC peer over byte streams
     frozenset({"models", "tools", "process", "session"}),  # what the runtime is built from

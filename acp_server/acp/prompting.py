@@ -34,6 +34,7 @@ from .custom_commands import CommandUnreadable, custom_invocation, expand, refre
 from .handshake import NO_MODEL_MESSAGE
 from .mode_options import slash_command
 from .modes import SessionConfig
+from .rewind import RewindMethods
 from .session_methods import derive_title
 from .sessions import AcpSession
 from .updates import SessionUpdates
@@ -122,6 +123,7 @@ class PromptMethods:
     context: BridgeContext
     wiring: SessionWiring
     config: SessionConfig
+    rewinds: RewindMethods
 
     async def prompt(
         self, request: IncomingRequest, params: msgspec.Raw | None
@@ -131,8 +133,20 @@ class PromptMethods:
         text = "\n".join(p.text for p in prompt.prompt if isinstance(p, TextContent))
         offered = self.context.options.offered_models
         single = len(prompt.prompt) == 1
+        if session.rewind is not None:
+            raise RpcError(
+                errors.INVALID_REQUEST,
+                "Invalid request",
+                "a rewind of this session is running: prompt again once it has answered",
+            )
         scan = await refresh_commands(self.context, session, in_prompt=True)
+        if session.offer_skills is not None and any(c.skill for c in scan.commands.values()):
+            session.offer_skills()  # a skill appeared since the session started
+            session.offer_skills = None
         command = slash_command(text, offered) if single else None
+        if command is not None and command[0] == "rewind":
+            await self._say(session, await self.rewinds.command(request, session, command[1]))
+            return PromptResponse(stop_reason="end_turn")
         if command is not None and command[0] == "compact":
             return await self._compact(request, session, command[1])
         if command is not None:
@@ -202,6 +216,8 @@ class PromptMethods:
             child.cancel(UserCancel())
             return
         session = self.context.sessions.get(cancel.session_id)
+        if session is not None and session.rewind is not None:
+            session.rewind.abort(UserCancel())  # a rewind runs only while no turn does
         if session is None or session.agent is None:
             return  # cancelling nothing is a no-op; a notification cannot be answered
         session.agent.cancel(UserCancel(), keep_inbox=wants_keep_inbox(cancel.meta))

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 
 from acp_server.models import base as model
 from acp_server.session import records as rec
+from acp_server.session.rewind import retained
 
 
 def part_for_model(part: rec.Part) -> model.Part:
@@ -46,7 +47,7 @@ def trimmed(item: model.ConversationItem) -> model.ConversationItem:
     """The item with a tool result's body cut to its stub (other items and stubs unchanged)."""
     if not isinstance(item, model.ToolResultTurn) or item.output.startswith("[tool output rem"):
         return item
-    return model.ToolResultTurn(
+    return model.ToolResultTurn(  # its images go with the body
         call_id=item.call_id, output=tool_result_stub(item.output), is_error=item.is_error
     )
 
@@ -64,7 +65,7 @@ def item_chars(item: model.ConversationItem) -> int:
         )
     if isinstance(item, model.AssistantTurn):
         return len(item.text) + sum(len(c.name) + len(str(c.arguments)) for c in item.tool_calls)
-    return len(item.output)
+    return len(item.output) + sum(len(image.data) for image in item.images)
 
 
 class Conversation:
@@ -76,9 +77,16 @@ class Conversation:
     cutting back to where the turn began removes exactly that turn.
     """
 
-    __slots__ = ("_chars", "_items", "_positions", "_prompts", "_turn_starts")
+    __slots__ = ("_chars", "_items", "_positions", "_prompts", "_records", "_turn_starts")
 
     def __init__(self, records: Iterable[rec.Record] = ()) -> None:
+        self._records: list[rec.Record] = []
+        """Every record applied (references), for rebuilding after a rewind."""
+        self._start()
+        for record in records:
+            self.add(record)
+
+    def _start(self) -> None:
         self._items: list[model.ConversationItem] = []
         self._chars = 0
         self._positions: dict[str, int] = {}
@@ -87,8 +95,6 @@ class Conversation:
         """Message ids of the turns' prompts, oldest first (the turns a compaction keeps)."""
         self._turn_starts: dict[str, int] = {}
         """Item count when each turn of the log began (refusals cut back to it)."""
-        for record in records:
-            self.add(record)
 
     @property
     def items(self) -> Sequence[model.ConversationItem]:
@@ -111,6 +117,17 @@ class Conversation:
 
     def add(self, record: rec.Record) -> None:
         """Apply one record appended to the session log."""
+        self._records.append(record)
+        if isinstance(record, rec.Rewind):
+            # Rare: rebuilt from the records the rewind leaves (acp_server/session/rewind.py).
+            self._start()
+            for kept in retained(self._records):
+                if not isinstance(kept, rec.Rewind):
+                    self._apply(kept)
+        else:
+            self._apply(record)
+
+    def _apply(self, record: rec.Record) -> None:
         if isinstance(record, rec.TurnStart):
             self._turn_starts[record.turn_id] = len(self._items)
         elif isinstance(record, rec.UserMessage):
@@ -136,6 +153,9 @@ class Conversation:
                     call_id=record.call_id,
                     output=record.output,
                     is_error=record.status == "failed",
+                    images=[
+                        model.ImagePart(data=i.data, mime_type=i.mime_type) for i in record.images
+                    ],
                 )
             )
         elif isinstance(record, rec.TurnEndRecord):

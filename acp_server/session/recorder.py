@@ -14,7 +14,7 @@ the session package imports nothing of the runtime, the tools or the bridge.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, TypeVar
 
 from . import records as rec
 from .journal_format import JournalHeader
@@ -22,6 +22,8 @@ from .journal_format import JournalHeader
 __all__ = [
     "CallLike",
     "DiffLike",
+    "ImageLike",
+    "KeptLike",
     "LocationLike",
     "PlanItemLike",
     "Recorder",
@@ -49,6 +51,26 @@ class LocationLike(Protocol):
     def line(self) -> int | None: ...
 
 
+class ImageLike(Protocol):
+    """An image a tool returned (`acp_server.tools.base.ImageData` is one)."""
+
+    @property
+    def data(self) -> str: ...
+    @property
+    def mime_type(self) -> str: ...
+
+
+class KeptLike(Protocol):
+    """A file a rewind left as it was (`acp_server.tools.checkpoints.Keep` is one)."""
+
+    @property
+    def path(self) -> str: ...
+    @property
+    def reason(self) -> str: ...
+    @property
+    def kept_at(self) -> str | None: ...
+
+
 class PlanItemLike(Protocol):
     """One entry of the agent's plan (`acp_server.tools.base.PlanItem` is one)."""
 
@@ -71,6 +93,9 @@ class CallLike(Protocol):
     def arguments(self) -> Mapping[str, Any]: ...
 
 
+R = TypeVar("R", bound=rec.Record)
+
+
 class Recorder:
     """Builds one session's records, stamps each with the clock, and hands it to `append`
     (the session log's, or a list's for crash repair). Every method returns the record."""
@@ -83,13 +108,13 @@ class Recorder:
         self._append = append
         self._clock = clock
 
-    def _add(self, record: rec.Record) -> rec.Record:
+    def _add(self, record: R) -> R:
         self._append(record)
         return record
 
     # --- a turn -------------------------------------------------------------------------------
 
-    def turn_started(self, turn_id: str) -> rec.Record:
+    def turn_started(self, turn_id: str) -> rec.TurnStart:
         return self._add(rec.TurnStart(turn_id=turn_id, at=self._clock()))
 
     def user_message(
@@ -98,7 +123,7 @@ class Recorder:
         content: list[rec.Part],
         origin: rec.Origin,
         turn_id: str | None = None,
-    ) -> rec.Record:
+    ) -> rec.UserMessage:
         """A prompt, context or steering of a turn; an idle inject has no `turn_id`."""
         return self._add(
             rec.UserMessage(
@@ -110,7 +135,7 @@ class Recorder:
             )
         )
 
-    def step_started(self, turn_id: str, step: int) -> rec.Record:
+    def step_started(self, turn_id: str, step: int) -> rec.StepStart:
         return self._add(rec.StepStart(turn_id=turn_id, step=step, at=self._clock()))
 
     def assistant_message(
@@ -122,7 +147,7 @@ class Recorder:
         *,
         from_text: frozenset[str] | set[str] = frozenset(),
         origin: Literal["model", "agent"] = "model",
-    ) -> rec.Record:
+    ) -> rec.AssistantMessage:
         """The model's answer of one step (`calls` whose id is in `from_text` were written as
         text); `origin="agent"` for a notice of the agent's own."""
         return self._add(
@@ -156,7 +181,9 @@ class Recorder:
         kind: str | None = None,
         diffs: Iterable[DiffLike] = (),
         locations: Iterable[LocationLike] = (),
-    ) -> rec.Record:
+        checkpoints: Iterable[rec.FileCheckpoint] = (),
+        images: Iterable[ImageLike] = (),
+    ) -> rec.ToolResult:
         """The result of one tool call; `synthetic` when the runtime made it up (see
         `acp_server.session.records.ToolResult`)."""
         return self._add(
@@ -173,17 +200,19 @@ class Recorder:
                     for d in diffs
                 ],
                 locations=[rec.LocationRecord(path=loc.path, line=loc.line) for loc in locations],
+                checkpoints=list(checkpoints),
+                images=[rec.ImagePart(data=i.data, mime_type=i.mime_type) for i in images],
                 at=self._clock(),
             )
         )
 
-    def step_ended(self, turn_id: str, step: int, finish: str) -> rec.Record:
+    def step_ended(self, turn_id: str, step: int, finish: str) -> rec.StepEnd:
         return self._add(rec.StepEnd(turn_id=turn_id, step=step, finish=finish, at=self._clock()))
 
-    def turn_ended(self, turn_id: str, outcome: rec.Outcome) -> rec.Record:
+    def turn_ended(self, turn_id: str, outcome: rec.Outcome) -> rec.TurnEndRecord:
         return self._add(rec.TurnEndRecord(turn_id=turn_id, outcome=outcome, at=self._clock()))
 
-    def plan(self, turn_id: str, entries: Iterable[PlanItemLike]) -> rec.Record:
+    def plan(self, turn_id: str, entries: Iterable[PlanItemLike]) -> rec.PlanRecord:
         """The agent's complete new plan."""
         return self._add(
             rec.PlanRecord(
@@ -205,7 +234,7 @@ class Recorder:
         turn_id: str | None,
         tokens_before: int,
         tokens_after: int,
-    ) -> rec.Record:
+    ) -> rec.Compaction:
         return self._add(
             rec.Compaction(
                 compaction_id=compaction_id,
@@ -218,12 +247,35 @@ class Recorder:
             )
         )
 
+    def rewound(
+        self,
+        rewind_id: str,
+        turn_id: str,
+        *,
+        restored: Iterable[str],
+        kept: Iterable[KeptLike],
+        commands: Iterable[str],
+    ) -> rec.Rewind:
+        """The conversation was cut back to before `turn_id` (see `acp_server.session.rewind`)."""
+        return self._add(
+            rec.Rewind(
+                rewind_id=rewind_id,
+                turn_id=turn_id,
+                restored=list(restored),
+                kept=[
+                    rec.RewindKept(path=k.path, reason=k.reason, kept_at=k.kept_at) for k in kept
+                ],
+                commands=list(commands),
+                at=self._clock(),
+            )
+        )
+
     # --- the session's settings (see acp_server.session.state) ---------------------------------
 
-    def mode_changed(self, mode: str) -> rec.Record:
+    def mode_changed(self, mode: str) -> rec.ModeChange:
         return self._add(rec.ModeChange(mode=mode, at=self._clock()))
 
-    def model_changed(self, model: str) -> rec.Record:
+    def model_changed(self, model: str) -> rec.ModelChange:
         return self._add(rec.ModelChange(model=model, at=self._clock()))
 
     def permission_rule(
@@ -233,7 +285,7 @@ class Recorder:
         allow: bool,
         scope: str,
         workspace: list[str],
-    ) -> rec.Record:
+    ) -> rec.PermissionRule:
         """An "always" answer, given in `workspace` (see `acp_server.session.state`)."""
         return self._add(
             rec.PermissionRule(
@@ -245,7 +297,9 @@ class Recorder:
             )
         )
 
-    def system_prompt(self, mode: Literal["append", "override"], text: str) -> rec.Record:
+    def system_prompt(
+        self, mode: Literal["append", "override"], text: str
+    ) -> rec.SystemPromptChange:
         """The client's system prompt, already cut to its budget."""
         return self._add(rec.SystemPromptChange(mode=mode, text=text, at=self._clock()))
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from acp_server.cancellation import TurnSignal
+from acp_server.session.records import FileCheckpoint
 
 ToolKind = Literal[
     "read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"
@@ -45,6 +46,14 @@ class PlanItem:
 
 
 @dataclass(frozen=True)
+class ImageData:
+    """An image a tool returns (`read_file` of an image file): base64 bytes and their type."""
+
+    data: str
+    mime_type: str
+
+
+@dataclass(frozen=True)
 class ToolOutput:
     """What a tool returns: text for the model, plus what the client is shown."""
 
@@ -56,7 +65,12 @@ class ToolOutput:
     """A client terminal the output came from (the client shows it live)."""
     plan: Sequence[PlanItem] | None = None
     """The complete new plan, when the tool changed it."""
+    checkpoints: Sequence[FileCheckpoint] = ()
+    """What the call's file writes replaced (kept for a rewind)."""
     extra: Mapping[str, Any] = field(default_factory=dict)
+    images: Sequence[ImageData] = ()
+    """Images for the model (those that take images; the text describes them for the others)
+    and for the client, shown with the call."""
 
 
 class Tool(Protocol):

@@ -34,6 +34,19 @@ class Item:
 
 
 @dataclass(frozen=True)
+class Image:
+    data: str
+    mime_type: str
+
+
+@dataclass(frozen=True)
+class Kept:
+    path: str
+    reason: str
+    kept_at: str | None = None
+
+
+@dataclass(frozen=True)
 class Call:
     call_id: str
     name: str
@@ -63,6 +76,8 @@ def every_kind(recorder: Recorder) -> list[rec.Record]:
             kind="execute",
             diffs=[Diff("a", None, "x")],
             locations=[Location("a", 3)],
+            checkpoints=[rec.FileCheckpoint(path="/w/a", after="ab12")],
+            images=[Image("aGk=", "image/png")],
         ),
         recorder.tool_result("t1", "c2", failed=True, output="not run", synthetic="not_run"),
         recorder.plan("t1", [Item("write tests", "high", "in_progress")]),
@@ -76,6 +91,9 @@ def every_kind(recorder: Recorder) -> list[rec.Record]:
         recorder.permission_rule("edit", allow=True, scope="edit", workspace=["/w"]),
         recorder.system_prompt("append", "be brief"),
         recorder.user_message("m3", list(text), "context"),
+        recorder.rewound(
+            "rw1", "t1", restored=["/w/a"], kept=[Kept("/w/b", "edited since")], commands=["ls"]
+        ),
     ]
 
 
@@ -115,6 +133,8 @@ def test_the_recorded_fields_are_the_ones_given() -> None:
         kind="execute",
         diffs=[rec.DiffRecord(path="a", old_text=None, new_text="x")],
         locations=[rec.LocationRecord(path="a", line=3)],
+        checkpoints=[rec.FileCheckpoint(path="/w/a", after="ab12")],
+        images=[rec.ImagePart(data="aGk=", mime_type="image/png")],
         at=AT,
     )
     assert isinstance(failed, rec.ToolResult)
@@ -127,8 +147,16 @@ def test_the_recorded_fields_are_the_ones_given() -> None:
     assert rule == rec.PermissionRule(
         tool_kind="edit", decision="allow", scope="edit", workspace=["/w"], at=AT
     )
-    idle = made[-1]
+    idle = made[-2]
     assert isinstance(idle, rec.UserMessage) and idle.turn_id is None
+    assert made[-1] == rec.Rewind(
+        rewind_id="rw1",
+        turn_id="t1",
+        restored=["/w/a"],
+        kept=[rec.RewindKept(path="/w/b", reason="edited since")],
+        commands=["ls"],
+        at=AT,
+    )
 
 
 def test_the_log_s_recorder_appends_to_the_log_and_its_listeners() -> None:

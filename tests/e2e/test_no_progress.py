@@ -1,0 +1,70 @@
+"""Loops the exact-repeat check used to miss, through the real process against a local
+OpenAI-compatible server: the same file named two ways, a command whose output differs only in
+its run time, and a command failing the same way with small variations each end the turn with a
+clear message within the configured limit; the notes reach the model in the tool results."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from acp import text_block
+
+from tests.e2e.test_model_limits import (
+    WINDOW_16K,
+    chat_bodies,
+    environment,
+    start,
+    text_reply,
+    tool_call,
+    updates_of,
+)
+from tests.support.agent_process import running_agent
+from tests.support.sse_server import serve
+from tests.support.tool_client import SANDBOXED
+
+pytestmark = pytest.mark.anyio
+
+
+async def run(tmp_path: Path, config: str, calls: list[tuple[str, str]]) -> tuple[str, list]:
+    replies = [tool_call(f"c{i}", name, args) for i, (name, args) in enumerate(calls)]
+    async with serve(*replies, text_reply("never asked")) as server:
+        env = {**environment(tmp_path, server, config + WINDOW_16K), **SANDBOXED}
+        args = ("--model", "openai:qwen", "--mode", "bypass", "--data-dir", str(tmp_path / "d"))
+        async with running_agent(*args, env=env) as (conn, _, _, client):
+            sid = await start(conn, tmp_path)
+            response = await conn.prompt(session_id=sid, prompt=[text_block("go")])
+    assert response.stop_reason == "end_turn"
+    chunks = updates_of(client, "agent_message_chunk")
+    stop = [u.content.text for u in chunks if u.field_meta]
+    assert len(stop) == 1
+    return stop[0], chat_bodies(server)
+
+
+async def test_one_file_named_two_ways_is_one_call(tmp_path: Path) -> None:
+    (tmp_path / "f.txt").write_text("same\n")
+    paths = ["f.txt", "./f.txt", str(tmp_path / "f.txt"), "./f.txt"]
+    calls = [("read_file", json.dumps({"path": p})) for p in paths]
+    stop, bodies = await run(tmp_path, "", calls)
+    assert stop.startswith("Stopped: the same call read_file(") and "4 times" in stop
+    assert len(bodies) == 4
+
+
+async def test_a_run_time_in_the_output_does_not_make_it_new(tmp_path: Path) -> None:
+    command = "python3 -c \"import time; print(f'1 failed in {time.time() % 1:.4f}s')\""
+    calls = [("bash", json.dumps({"command": command}))] * 4
+    stop, bodies = await run(tmp_path, "", calls)
+    assert "was made 4 times" in stop
+    assert len(bodies) == 4
+
+
+async def test_the_same_failure_with_variations_is_stopped(tmp_path: Path) -> None:
+    commands = [f"echo 'error: unrecognized arguments: --cov=src{i}' >&2; exit 4" for i in range(3)]
+    calls = [("bash", json.dumps({"command": c})) for c in commands]
+    stop, bodies = await run(tmp_path, "max_failed_calls = 3\n", calls)
+    assert stop.startswith("Stopped: bash failed 3 times in a row")
+    assert len(bodies) == 3
+    results = [m["content"] for m in bodies[-1]["messages"] if m["role"] == "tool"]
+    assert "Note from acp-server" not in results[0]
+    assert "2nd bash call in a row that failed with the same kind of error" in results[1]
