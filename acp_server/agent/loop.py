@@ -74,7 +74,6 @@ from .events import (
 )
 from .failures import durable_error
 from .inbox import Blocked, CompactTicket, Dropped, Inbox, PromptTicket
-from .initiator import Initiator, enter_initiator, leave_initiator
 from .instructions import DEFAULT_SYSTEM_PROMPT
 from .no_progress import FailedCalls
 from .progress import ALIVE_INTERVAL_S, Drafts, keep_alive
@@ -112,7 +111,6 @@ class AgentLoop:
 
     def __init__(
         self,
-        agent: Initiator,
         session: SessionLog,
         config: AgentConfig,
         seams: Seams,
@@ -120,7 +118,6 @@ class AgentLoop:
         ids: IdFactory,
         durability_flush: Callable[[], Awaitable[None]] | None,
     ) -> None:
-        self.agent = agent
         self.session = session
         self.config = config
         self.seams = seams
@@ -259,7 +256,6 @@ class AgentLoop:
                 log.exception("a status listener failed")
 
     async def _drive(self) -> None:
-        token = enter_initiator(self.agent)
         try:
             while not self.disposing:
                 ticket = self.inbox.claim()
@@ -287,7 +283,6 @@ class AgentLoop:
             self._quiescent.set()
             if not self.disposing:
                 self._set_status("idle")
-            leave_initiator(token)
 
     # -- one turn -----------------------------------------------------------------------
 

@@ -255,6 +255,7 @@ class Recorder:
         restored: Iterable[str],
         kept: Iterable[KeptLike],
         commands: Iterable[str],
+        tasks: Iterable[str] = (),
     ) -> rec.Rewind:
         """The conversation was cut back to before `turn_id` (see `acp_server.session.rewind`)."""
         return self._add(
@@ -266,6 +267,7 @@ class Recorder:
                     rec.RewindKept(path=k.path, reason=k.reason, kept_at=k.kept_at) for k in kept
                 ],
                 commands=list(commands),
+                tasks=list(tasks),
                 at=self._clock(),
             )
         )

@@ -92,7 +92,12 @@ def every_kind(recorder: Recorder) -> list[rec.Record]:
         recorder.system_prompt("append", "be brief"),
         recorder.user_message("m3", list(text), "context"),
         recorder.rewound(
-            "rw1", "t1", restored=["/w/a"], kept=[Kept("/w/b", "edited since")], commands=["ls"]
+            "rw1",
+            "t1",
+            restored=["/w/a"],
+            kept=[Kept("/w/b", "edited since")],
+            commands=["ls"],
+            tasks=["explore"],
         ),
     ]
 
@@ -155,6 +160,7 @@ def test_the_recorded_fields_are_the_ones_given() -> None:
         restored=["/w/a"],
         kept=[rec.RewindKept(path="/w/b", reason="edited since")],
         commands=["ls"],
+        tasks=["explore"],
         at=AT,
     )
 
