@@ -55,6 +55,16 @@ def wants_keep_inbox(meta: Any) -> bool:
     return isinstance(ours, dict) and ours.get("keepInbox") is True
 
 
+def refuse_while_rewinding(session: AcpSession) -> None:
+    """-32600 while a rewind of the session runs (acp/rewind.py): no turn may start then."""
+    if session.rewind is not None:
+        raise RpcError(
+            errors.INVALID_REQUEST,
+            "Invalid request",
+            "a rewind of this session is running: prompt again once it has answered",
+        )
+
+
 def stop_reason_for(result: TicketResult, error_detail: str | None = None) -> StopReason:
     """The ACP stop reason of a prompt's turn; an error turn raises a JSON-RPC error instead,
     with the full `error_detail` when the runtime has one (the durable outcome is coarse).
@@ -133,12 +143,7 @@ class PromptMethods:
         text = "\n".join(p.text for p in prompt.prompt if isinstance(p, TextContent))
         offered = self.context.options.offered_models
         single = len(prompt.prompt) == 1
-        if session.rewind is not None:
-            raise RpcError(
-                errors.INVALID_REQUEST,
-                "Invalid request",
-                "a rewind of this session is running: prompt again once it has answered",
-            )
+        refuse_while_rewinding(session)
         scan = await refresh_commands(self.context, session, in_prompt=True)
         if session.offer_skills is not None and any(c.skill for c in scan.commands.values()):
             session.offer_skills()  # a skill appeared since the session started
@@ -168,6 +173,7 @@ class PromptMethods:
             raise RpcError(errors.AUTH_REQUIRED, f"Authentication required: {NO_MODEL_MESSAGE}")
         await self.wiring.before_prompt(session)  # MCP servers still connecting
         parts = await read_resource_links(parts_from_prompt(prompt.prompt), session.policy.sandbox)
+        refuse_while_rewinding(session)  # again: one may have started during the awaits
         ticket = agent.followup(parts)
 
         # `$/cancel_request` for this prompt stops it alone: dropped if queued, aborted (queue
@@ -230,6 +236,7 @@ class PromptMethods:
         agent = session.agent
         if agent is None:
             raise RpcError(errors.AUTH_REQUIRED, f"Authentication required: {NO_MODEL_MESSAGE}")
+        refuse_while_rewinding(session)
         ticket = agent.compact(instructions or None)
 
         def stop_this_prompt() -> None:

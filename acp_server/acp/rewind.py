@@ -43,12 +43,28 @@ class HistoryPoint(msgspec.Struct, rename="camel"):
     message_occurrence: int = msgspec.field(default=1)
 
 
+class OurOptions(msgspec.Struct, rename="camel"):
+    """`_meta["acp-server"]` of `_session/rewind`."""
+
+    restore_files: bool = True
+    """False: cut the conversation only (a client that restores the files itself)."""
+
+
 class RewindRequest(msgspec.Struct, rename="camel"):
     """`_session/rewind` params (unknown fields, such as `interruptIfRunning`, are ignored)."""
 
     session_id: str
     before_message: HistoryPoint
     resume_at_message: HistoryPoint | None = None
+    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+
+
+def our_options(meta: dict[str, Any] | None) -> OurOptions:
+    """Our `_meta` entry of a request (other namespaces are not ours to read)."""
+    try:
+        return msgspec.convert((meta or {}).get(META) or {}, OurOptions)
+    except msgspec.ValidationError as exc:
+        raise RpcError(errors.INVALID_PARAMS, "Invalid params", f"_meta.{META}: {exc}") from None
 
 
 def checkpoint_store(context: BridgeContext) -> CheckpointStore:
@@ -103,7 +119,13 @@ def _stale(why: str) -> RpcError:
 
 def report(done: RewindDone, cwd: str) -> str:
     """What a rewind did, for the user (the `/rewind` answer and the replayed notice)."""
-    return rewind_text(done.record, done.turn.number, cwd)
+    text = rewind_text(done.record, done.turn.number, cwd)
+    if done.not_saved is not None:
+        text += (
+            f"\nThe rewind is not saved to the data directory yet ({done.not_saved}); it is "
+            "saved with the next turn that can be written."
+        )
+    return text
 
 
 def listing(turns: list[Turn]) -> str:
@@ -132,8 +154,9 @@ class RewindMethods:
         session = self.context.session(asked.session_id)
         self._check_idle(request, session)
         turn = resolve(session_turns(session.log), asked)
+        ours = our_options(asked.meta)
         try:
-            done = await self._run(request, session, turn)
+            done = await self._run(request, session, turn, restore_files=ours.restore_files)
         except TurnAborted:
             raise RpcError(
                 errors.REQUEST_CANCELLED,
@@ -154,7 +177,9 @@ class RewindMethods:
                         for k in record.kept
                     ],
                     "commands": record.commands,
+                    "tasks": record.tasks,
                     "message": report(done, session.cwd),
+                    **({"notSaved": str(done.not_saved)} if done.not_saved else {}),
                 }
             },
         }
@@ -193,7 +218,14 @@ class RewindMethods:
             request.admit()
             raise RpcError(errors.INVALID_REQUEST, "Invalid request", "a rewind is already running")
 
-    async def _run(self, request: IncomingRequest, session: AcpSession, turn: Turn) -> RewindDone:
+    async def _run(
+        self,
+        request: IncomingRequest,
+        session: AcpSession,
+        turn: Turn,
+        *,
+        restore_files: bool = True,
+    ) -> RewindDone:
         """Rewind `session` to before `turn`, unless a turn or another rewind runs."""
         self._check_idle(request, session)
         holder = TurnCancellation()
@@ -213,6 +245,7 @@ class RewindMethods:
                 signal=holder.signal,
                 ids=self.context.ids,
                 flush=session.journal.flush if session.journal is not None else None,
+                restore_files=restore_files,
             )
         except RewindFailed as exc:
             raise RpcError(errors.INTERNAL_ERROR, "Internal error", str(exc)) from None

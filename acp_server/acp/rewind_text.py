@@ -34,4 +34,7 @@ def rewind_text(record: rec.Rewind, number: int | None, cwd: str) -> str:
             "Not restored: whatever these bash commands of the rewound turns changed "
             f"(acp-server does not track a command's writes): {shown}{more}."
         )
+    if record.tasks:
+        shown = "; ".join(one_line(t)[:80] for t in record.tasks[:20])
+        lines.append(f"Not restored: what the subagents of the rewound turns changed: {shown}.")
     return "\n".join(lines)

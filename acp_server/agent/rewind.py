@@ -52,6 +52,9 @@ class RewindDone:
     record: rec.Rewind
     turn: Turn
     unchanged: list[str]
+    not_saved: Exception | None = None
+    """Why the journal flush after the record failed (disk full...): the rewind happened, and
+    the record waits in memory for the next flush that can write it."""
 
 
 def session_turns(log: SessionLog) -> list[Turn]:
@@ -69,14 +72,17 @@ async def rewind_to(
     ids: IdFactory,
     flush: Callable[[], Awaitable[None]] | None = None,
     seam: RewindSeam | None = None,
+    restore_files: bool = True,
 ) -> RewindDone:
     """Rewind `log` to before `turn` (see the module docstring). The caller makes sure no turn
-    runs meanwhile. Raises `TurnAborted` when `signal` aborts before the record, `RewindFailed`
+    runs meanwhile; `restore_files=False` cuts the conversation only (a client that restores
+    files itself). Raises `TurnAborted` when `signal` aborts before the record, `RewindFailed`
     when a file cannot be put back (both with everything as it was)."""
     records = retained(log.records)
-    changes, commands = changes_since(records, turn.turn_id)
+    changes = changes_since(records, turn.turn_id)
     since = f"turn {turn.number}"
-    restores, keeps, unchanged = await in_thread(plan_restore, changes, store, sandbox, since)
+    files = changes.files if restore_files else []
+    restores, keeps, unchanged = await in_thread(plan_restore, files, store, sandbox, since)
     done: list[Restore] = []
     try:
         for step in restores:
@@ -108,11 +114,17 @@ async def rewind_to(
         turn_id=turn.turn_id,
         restored=[step.path for step in restores],
         kept=[rec.RewindKept(path=k.path, reason=k.reason, kept_at=k.kept_at) for k in keeps],
-        commands=commands,
+        commands=changes.commands,
+        tasks=changes.tasks,
         at=rec.utc_now(),
     )
     log.append(record)  # the commit point: no await between the last check and here
+    not_saved: Exception | None = None
     if flush is not None:
         with anyio.CancelScope(shield=True):
-            await flush()
-    return RewindDone(record, turn, unchanged)
+            try:
+                await flush()
+            except Exception as exc:  # the journal keeps the record in memory (journal.py)
+                logger.error("session %s: the rewind was not saved: %s", log.session_id, exc)
+                not_saved = exc
+    return RewindDone(record, turn, unchanged, not_saved)

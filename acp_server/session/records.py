@@ -435,6 +435,9 @@ class Rewind(_TaggedByType, tag="session/rewind", frozen=True, kw_only=True):
     kept: list[RewindKept] = []
     commands: list[str] = []
     """`bash` commands that ran in the rewound turns: what they changed is not restored."""
+    tasks: list[str] = []
+    """Descriptions of the subagents (`task` calls) of the rewound turns: what they changed is
+    not restored either."""
     at: str
 
 

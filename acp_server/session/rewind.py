@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from . import records as rec
 from .fork import SETTINGS
 
-__all__ = ["FileChange", "Turn", "changes_since", "fingerprint", "retained", "turns"]
+__all__ = ["Changes", "FileChange", "Turn", "changes_since", "fingerprint", "retained", "turns"]
 
 
 def retained(records: Iterable[rec.Record]) -> list[rec.Record]:
@@ -101,13 +101,25 @@ class FileChange:
     calls: list[str] = field(default_factory=list)
 
 
-def changes_since(
-    records: Sequence[rec.Record], turn_id: str
-) -> tuple[list[FileChange], list[str]]:
-    """What the file tools changed from turn `turn_id` on (in retained `records`), by path in
-    the order first changed, and the `bash` commands that ran meanwhile."""
+@dataclass
+class Changes:
+    """What the rewound turns changed, as far as the log knows."""
+
+    files: list[FileChange]
+    """By path, in the order first changed."""
+    commands: list[str]
+    """The `bash` commands asked for (what they changed is unknown)."""
+    tasks: list[str]
+    """The subagents started (`task` calls, by description or prompt): their file changes are
+    in their own journals."""
+
+
+def changes_since(records: Sequence[rec.Record], turn_id: str) -> Changes:
+    """What the file tools changed from turn `turn_id` on (in retained `records`), and the
+    `bash` commands and subagents that ran meanwhile."""
     changes: dict[str, FileChange] = {}
     commands: list[str] = []
+    tasks: list[str] = []
     started = False
     for record in records:
         if isinstance(record, rec.TurnStart) and record.turn_id == turn_id:
@@ -119,6 +131,9 @@ def changes_since(
                 command = call.arguments.get("command")
                 if call.name == "bash" and isinstance(command, str):
                     commands.append(command)
+                task = call.arguments.get("description") or call.arguments.get("prompt")
+                if call.name == "task" and isinstance(task, str):
+                    tasks.append(task)
         elif isinstance(record, rec.ToolResult):
             for cp in record.checkpoints:
                 change = changes.get(cp.path)
@@ -126,4 +141,4 @@ def changes_since(
                     change = changes[cp.path] = FileChange(cp.path, cp.before, cp.after, cp.skipped)
                 change.after = cp.after
                 change.calls.append(record.call_id)
-    return list(changes.values()), commands
+    return Changes(list(changes.values()), commands, tasks)

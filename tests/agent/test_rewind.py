@@ -128,12 +128,14 @@ async def test_rewind_restores_files_and_cuts_the_model_context(tmp_path: Path) 
         ("edit_file", {"path": "a.txt", "old_text": "one", "new_text": "two"}),
         write("sub/new.txt", "new\n"),
         ("bash", {"command": "touch made.txt"}),
+        ("task", {"prompt": "fix it", "description": "Fix the tests"}),
     )
     await w.turn("three", write("a.txt", "three\n"))
     done = await w.rewind(2)
     assert w.files() == {"a.txt": b"one\n"}
     assert done.record.restored == [str(w.ws / "a.txt"), str(w.ws / "sub/new.txt")]
     assert done.record.commands == ["touch made.txt"]
+    assert done.record.tasks == ["Fix the tests"]
     # The model is sent turn 1 only, and a rebuilt conversation agrees.
     prompts = [i.parts[0].text for i in w.conversation.items if isinstance(i, UserTurn)]  # type: ignore[union-attr]
     assert prompts == ["one"]
@@ -241,3 +243,18 @@ async def test_old_records_without_checkpoints_still_load() -> None:
     assert isinstance(record, rec.ToolResult) and record.checkpoints == []
     rewind = rec.Rewind(rewind_id="r", turn_id="t", at=AT)
     assert rec.decode_record(rec.encode_record(rewind)) == rewind
+
+
+async def test_a_flush_that_fails_after_the_record_still_rewinds_and_says_so(
+    tmp_path: Path,
+) -> None:
+    w = World(tmp_path)
+    await w.turn("one", write("a.txt", "agent\n"))
+
+    async def full_disk() -> None:
+        raise OSError(28, "No space left on device")
+
+    done = await w.rewind(1, flush=full_disk)
+    assert isinstance(done.not_saved, OSError)
+    assert w.files() == {}
+    assert isinstance(w.log.records[-1], rec.Rewind)

@@ -3,8 +3,8 @@
 cuts the conversation, a file edited by hand since is reported and left, `bash`'s commands are
 named as not restored, `session/load` replays the cut conversation with the rewind's notice,
 and `_session/rewind` (the AIR contract of the Claude and Codex adapters) does the same by
-message id or fingerprint, refused while a turn runs. Every agent frame is schema-checked
-(tests/support/agent_process.py).
+message id or fingerprint (or cuts the conversation only), refused while a turn runs. Every
+agent frame is schema-checked (tests/support/agent_process.py).
 """
 
 from __future__ import annotations
@@ -126,17 +126,19 @@ async def test_session_rewind_extension_by_message_id_and_fingerprint(
                 },
             )
         assert stale.value.code == -32602
+        # Conversation only (a client restoring files itself); others' `_meta` is not ours.
         result = await loaded.conn.ext_method(
             "session/rewind",
             {
                 "sessionId": loaded.sid,
                 "beforeMessage": {"messageId": ids["third"]},
                 "resumeAtMessage": {"messageId": replies[1]},
+                "_meta": {"acp-server": {"restoreFiles": False}, "example.com/trace": "x"},
             },
         )
         assert result["rewound"] is True
-        assert result["_meta"]["acp-server"]["restored"] == [str(ws / "b.txt")]
-        assert (ws / "b.txt").read_text() == "original b\n"
+        assert result["_meta"]["acp-server"]["restored"] == []
+        assert (ws / "b.txt").read_text() == "turn three\n"
         # By fingerprint alone (what a client sends when ids changed): turn 1.
         first = "sha256:" + hashlib.sha256(b"first").hexdigest()
         result = await loaded.conn.ext_method(
