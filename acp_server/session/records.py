@@ -29,6 +29,9 @@ See docs/rfc/implemented/architecture/2026-11-30-explicit-turn-cancellation.md.
 Wire names are the snake_case attribute names and are part of the on-disk format: keep them
 stable. Optional fields are left out when they hold their default. Timestamps (``at``) are
 ISO 8601 UTC strings with millisecond precision, as produced by `utc_now()`.
+
+Over 500 lines: one union: the on-disk format is one tagged union, kept in one place field by
+field.
 """
 
 from __future__ import annotations
