@@ -2,8 +2,6 @@
 delete.
 
 A session's title comes from its first prompt; `session/list` pages with an opaque cursor.
-
-Over 400 lines: every method that opens a session shares its journal and announcement helpers.
 """
 
 from __future__ import annotations
