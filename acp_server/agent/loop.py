@@ -627,7 +627,8 @@ class AgentLoop:
         names = ", ".join(call.name for call in found)
         log.info("the model wrote %d call(s) as text (%s); running them", len(found), names)
         if len(found) == 1:
-            said = f"the model wrote a {names} call as text; it runs as a tool call."
+            article = "an" if names[0] in "aeiou" else "a"
+            said = f"the model wrote {article} {names} call as text; it runs as a tool call."
         else:
             said = f"the model wrote {len(found)} calls as text ({names}); they run as tool calls."
         note = f"\n\n(acp-server: {said})"

@@ -29,7 +29,7 @@ from acp_server.tools.builtin._common import (
     plural,
     str_arg,
 )
-from acp_server.tools.builtin.near_miss import near_misses
+from acp_server.tools.builtin.near_miss import edited_lines, near_misses
 from acp_server.tools.checkpoints import Checkpoints
 from acp_server.tools.images import read_image
 from acp_server.tools.local_files import Stopped, in_thread, open_checked, special_kind, stopper
@@ -400,7 +400,8 @@ class EditFile(BuiltinTool[EditFileArgs]):
                 f"old_text was not found in {path}. It must match the file exactly, including "
                 "whitespace, indentation and line breaks."
                 f"{near_misses(content, old_text)}\n"
-                "Read the file again with read_file and copy the text to replace exactly."
+                "Call edit_file again with old_text copied exactly from the file (read it with "
+                "read_file if it is not shown above)."
             )
         if len(found) > 1:
             lines = ", ".join(str(line_of(content, index)) for index in found[:20])
@@ -421,7 +422,8 @@ class EditFile(BuiltinTool[EditFileArgs]):
         removed, added = count_lines(old_text), count_lines(new_text)
         return ToolOutput(
             f"Edited {path} at line {line}: replaced {plural(removed, 'line')} with "
-            f"{plural(added, 'line')}{_not_kept(kept)}",
+            f"{plural(added, 'line')}{_not_kept(kept)}"
+            f"{edited_lines(updated, line, max(added, 1))}",
             diffs=[Diff(path, content, updated)],
             locations=[Location(path, line)],
             checkpoints=kept,
