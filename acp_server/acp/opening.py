@@ -21,9 +21,9 @@ from acp_protocol import errors
 from acp_protocol.session import NewSessionRequest, NewSessionResponse
 from acp_server.ids import new_session_id
 from acp_server.rpc.handlers import RpcError, decode_params
-from acp_server.session import records as rec
 from acp_server.session.journal import Journal, JournalStore
-from acp_server.session.journal_format import JournalError, JournalExists, JournalHeader
+from acp_server.session.journal_format import JournalError, JournalExists
+from acp_server.session.recorder import new_header
 
 from .command_listing import advertise
 from .context import BridgeContext
@@ -160,11 +160,10 @@ def create_journal(
     while True:
         while ids is not None and store.exists(session_id):
             session_id = new_session_id(ids)
-        header = JournalHeader(
-            session_id=session_id,
-            cwd=cwd,
-            created_at=rec.utc_now(),
-            additional_directories=extra_roots,
+        header = new_header(
+            session_id,
+            cwd,
+            extra_roots,
             forked_from=forked_from,
             forked_at_turn=forked_at_turn,
         )

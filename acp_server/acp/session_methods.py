@@ -11,7 +11,6 @@ from __future__ import annotations
 import base64
 import contextlib
 import logging
-from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import msgspec
@@ -44,6 +43,7 @@ from acp_server.session.journal_format import (
     is_session_id,
 )
 from acp_server.session.rewind import retained
+from acp_server.session.state import SessionState
 from acp_server.tools.permission_rules import workspace_key
 
 from .child_sessions import child_histories, replay_with_children, shows_subagents
@@ -102,14 +102,6 @@ def _leading_words(text: str, start: int, end: int) -> str:
         if stop == end or len(words) > TITLE_LENGTH:
             return words  # a word cut at `stop` lies beyond the title's length
         window *= 4
-
-
-def first_prompt_text(records: Sequence[rec.Record]) -> str | None:
-    """The text of the session's first prompt, if it has one."""
-    for record in records:
-        if isinstance(record, rec.UserMessage) and record.origin == "prompt":
-            return "\n".join(p.text for p in record.content if isinstance(p, rec.TextPart))
-    return None
 
 
 @dataclass
@@ -230,7 +222,7 @@ class SessionMethods:
         session = self.wiring.start(
             session_id, fork.cwd, extra_roots, list(fork.mcp_servers or []), point.records, journal
         )
-        session.title = derive_title(first_prompt_text(point.records))
+        session.title = derive_title(SessionState.of(point.records).first_prompt)
         apply_prompt(session, system_prompt)
         log.info("session %s forked from %s at %s", session_id, fork.session_id, point.turn_id)
         self._tell_after(request, session)
@@ -265,7 +257,7 @@ class SessionMethods:
             log.warning("closing the journal of %s after reading it failed: %s", session_id, exc)
         ids = self.context.options.ids
         if ids is not None:
-            ids.reserve(_record_ids(loaded.records))
+            ids.reserve(SessionState.of(loaded.records).ids)
         header = loaded.header
         return loaded.records, workspace_key(header.cwd, header.additional_directories)
 
@@ -367,11 +359,11 @@ class SessionMethods:
         if ids is not None:
             # Deterministic turn and message ids restart in every process: skip those the
             # journal already holds, so the session's next turn gets fresh ones.
-            ids.reserve(_record_ids(loaded.records))
+            ids.reserve(SessionState.of(loaded.records).ids)
         session = self.wiring.start(
             session_id, cwd, extra_roots, mcp_servers, loaded.records, loaded.journal
         )
-        session.title = derive_title(first_prompt_text(loaded.records))
+        session.title = derive_title(SessionState.of(loaded.records).first_prompt)
         return session
 
 
@@ -382,18 +374,9 @@ def apply_prompt(session: AcpSession, requested: Requested | None) -> None:
         return
     mode, text = requested
     text = cap_client_prompt(text)
-    session.log.append(rec.SystemPromptChange(mode=mode, text=text, at=rec.utc_now()))
+    session.log.recorder.system_prompt(mode, text)
     if session.client_prompt is not None:
         session.client_prompt.set(mode, text)
-
-
-def _record_ids(records: Sequence[rec.Record]) -> Iterator[str]:
-    """The turn and message ids that records hold."""
-    for record in records:
-        for name in ("turn_id", "message_id"):
-            value = getattr(record, name, None)
-            if isinstance(value, str):
-                yield value
 
 
 def _encode_cursor(offset: int) -> str:

@@ -56,8 +56,9 @@ from acp_server.models.config import (
 )
 from acp_server.session import records as rec
 from acp_server.session.journal import JournalStore
-from acp_server.session.journal_format import JournalExists, JournalHeader
+from acp_server.session.journal_format import JournalExists
 from acp_server.session.log import SessionLog
+from acp_server.session.recorder import new_header
 from acp_server.tools.base import Location, Tool, ToolCallContext, ToolKind, ToolOutput
 from acp_server.tools.permissions import Answer, PermissionPolicy
 from acp_server.verdicts import Deny
@@ -117,11 +118,10 @@ def journal_children(
 
     def create(session_id: str, parent_session_id: str, parent_tool_call_id: str) -> ChildJournal:
         journal = store.create(
-            JournalHeader(
-                session_id=session_id,
-                cwd=cwd,
-                created_at=rec.utc_now(),
-                additional_directories=list(extra_roots),
+            new_header(
+                session_id,
+                cwd,
+                extra_roots,
                 parent_session_id=parent_session_id,
                 parent_tool_call_id=parent_tool_call_id,
             )
