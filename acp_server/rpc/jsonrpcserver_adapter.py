@@ -26,6 +26,7 @@ from msgspec import UNSET
 from acp_protocol.jsonrpc import JSONRPC_VERSION, ResultResponse
 from acp_server.redaction import redact, redact_value
 
+from . import jsonrpcserver_core
 from .handlers import HandlerTable, NotificationHandler, RequestHandler, invoke
 from .peer import IncomingRequest, error_frame
 
@@ -36,9 +37,8 @@ def _load_jsonrpcserver() -> Any:
     # 5.0.9 calls importlib.resources.read_text (-> open_text) at import, deprecated on 3.11
     # and 3.12 only.
     warnings.filterwarnings("ignore", r"(read_text|open_text) is deprecated", DeprecationWarning)
-    import jsonrpcserver
-
-    return jsonrpcserver
+    # Its dispatch core only: no jsonschema validator we would switch off, no HTTP server.
+    return jsonrpcserver_core.load()
 
 
 class JsonRpcDispatcher:

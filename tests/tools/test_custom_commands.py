@@ -1,5 +1,5 @@
 """Reading and expanding custom command files (the process-level behaviour is in
-tests/acp/test_custom_commands_acp.py)."""
+tests/e2e/test_custom_commands_acp.py)."""
 
 from __future__ import annotations
 

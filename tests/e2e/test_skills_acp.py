@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from acp import text_block
 
-from tests.acp.test_model_limits import environment, text_reply, tool_call
+from tests.e2e.test_model_limits import environment, text_reply, tool_call
 from tests.support.agent_process import running_agent
 from tests.support.sse_server import serve
 

@@ -39,11 +39,11 @@ async def test_initialize_answers_version_1_and_describes_the_agent() -> None:
         "close": {},
         "delete": {},
         "fork": {},  # unstable schema's session/fork
-        # append and override (tests/acp/test_client_system_prompt.py)
+        # append and override (tests/e2e/test_client_system_prompt.py)
         "systemPrompt": {"mode": {"override": {}}},
     }
     assert raw["promptCapabilities"] == {"image": True, "embeddedContext": True}
-    # stdio always; streamable HTTP and SSE tested (tests/acp/test_mcp_sse_acp.py)
+    # stdio always; streamable HTTP and SSE tested (tests/e2e/test_mcp_sse_acp.py)
     assert raw["mcpCapabilities"] == {"http": True, "sse": True}
     # No model configured, no terminal auth: the one `agent` method says how to configure one.
     assert [m.id for m in response.auth_methods] == ["configure-model"]

@@ -22,7 +22,7 @@ from acp_server.session import records
 from tests.support.agent_process import SERVER
 from tests.support.scripted_model import script
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 FIXTURE_COMMAND = [str(Path(sys.executable).parent / "acp-fixture")]  # the console script
 EXAMPLES = sorted(
     path for path in REPO.glob("examples/*/*.jsonl") if not path.name.endswith(".golden.jsonl")
