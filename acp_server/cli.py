@@ -173,8 +173,11 @@ def main(argv: list[str] | None = None) -> int:
     from acp_server.tools.repo_files import user_instructions_file
 
     # The one translation: the file's sections, plus what only the command line knows (the
-    # user's own AGENTS.md, the fixed date of --deterministic), into what their owners take.
-    instructions = replace(config.instructions, user_file=user_instructions_file())
+    # user's own AGENTS.md, the fixed date of --deterministic), into what their owners take;
+    # `[skills]` serves the system prompt's listing and the skill tool alike.
+    instructions = replace(
+        config.instructions, user_file=user_instructions_file(), skill_places=config.skills
+    )
     if deterministic:
         instructions = replace(instructions, today=determinism.today)
     run(
@@ -193,6 +196,7 @@ def main(argv: list[str] | None = None) -> int:
             instructions=instructions,
             sandbox=config.sandbox,
             web_fetch=config.web_fetch,
+            skill_places=config.skills,
             deterministic=deterministic,
         )
     )

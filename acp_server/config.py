@@ -40,6 +40,7 @@ Example:
     max_result_bytes = 65536    # the most of one tool result the model is sent
     max_read_lines = 2000       # read_file's window when no limit is given
     max_search_results = 500    # matches grep, paths glob, entries list_dir show
+    max_checkpoint_bytes = 4194304  # largest file whose content is kept for /rewind (0: none)
     max_image_bytes = 3932160   # the largest image file read_file returns as an image
 
     [instructions]
@@ -56,6 +57,11 @@ Example:
     max_redirects = 5                    # same-host redirects followed
     allow_private_addresses = false      # fetch loopback / private / link-local hosts
 
+    [skills]                             # where skills (folders with SKILL.md) are found
+    dirs = [".agents/skills", ".claude/skills"]   # relative: in each directory from the
+                                         # repository root down to the cwd; absolute or ~: the
+                                         # user's own (the config dir's skills/ is always read)
+
 Each table's type and its validation live with the code that uses it; this module only maps the
 file's keys to them (`_SECTIONS`), finds the line a message names, and picks the model:
 
@@ -66,7 +72,8 @@ file's keys to them (`_SECTIONS`), finds the line a message names, and picks the
 - `[tools]`: `ToolBudget`, `tools/budget.py`;
 - `[instructions]`: `InstructionSettings`, `agent/instructions.py`;
 - `[sandbox]`: `SandboxSettings`, `tools/command_sandbox.py`;
-- `[web_fetch]`: `WebFetchSettings`, `tools/web_access.py`.
+- `[web_fetch]`: `WebFetchSettings`, `tools/web_access.py`;
+- `[skills]`: `SkillPlaces`, `tools/skill_places.py`.
 
 A new key is a field and a check in its owner's module (and a row here for a new table).
 
@@ -96,6 +103,7 @@ from acp_server.models.spec import check_spec
 from acp_server.paths import config_dir
 from acp_server.tools.budget import ToolBudget, tool_budget
 from acp_server.tools.command_sandbox import SandboxSettings, sandbox_settings
+from acp_server.tools.skill_places import SkillPlaces, skill_places
 from acp_server.tools.web_access import WebFetchSettings, web_fetch_settings
 
 __all__ = [
@@ -133,6 +141,8 @@ class Config:
     """`[sandbox]`: what commands may do in sandboxed mode."""
     web_fetch: WebFetchSettings = field(default_factory=WebFetchSettings)
     """`[web_fetch]`: the web_fetch tool's limits and reach."""
+    skills: SkillPlaces = field(default_factory=SkillPlaces)
+    """`[skills]`: where skills are looked for (`acp_server/tools/skill_places.py`)."""
 
     def provider(self, name: str) -> ProviderSettings:
         """The settings of provider `name` (empty when the file has no table for it)."""
@@ -197,13 +207,14 @@ _SECTIONS: dict[str, tuple[str, Callable[[Any, Error], Any]]] = {
     "instructions": ("instructions", instruction_settings),
     "sandbox": ("sandbox", sandbox_settings),
     "web_fetch": ("web_fetch", web_fetch_settings),
+    "skills": ("skills", skill_places),
 }
 """Table name -> (`Config` field, the owner's reader)."""
 
 _EXPECTED = (
     "default_model, models, max_steps, context_threshold, max_repeated_calls, "
-    "max_failed_calls, [providers.NAME], [tools], [instructions], [sandbox], [subagents] or "
-    "[web_fetch]"
+    "max_failed_calls, [providers.NAME], [tools], [instructions], [sandbox], [subagents], "
+    "[web_fetch] or [skills]"
 )
 
 

@@ -47,6 +47,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+REWIND_METHOD = "_session/rewind"
+"""The AIR session-rewind extension (acp/rewind.py), named as the Claude and Codex adapters do."""
+
 RUNTIME_MODULE = "acp_server.acp.runtime_methods"
 """Everything the runtime's method groups need (agent, tools, models, session wiring)."""
 
@@ -96,6 +99,7 @@ class AcpConnection:
                 m.SESSION_SET_MODE: deferred(lambda r: r.config.set_mode),
                 m.SESSION_SET_CONFIG_OPTION: deferred(lambda r: r.config.set_config_option),
                 m.SESSION_PROMPT: deferred(lambda r: r.prompts.prompt),
+                REWIND_METHOD: deferred(lambda r: r.rewinds.extension),
             },
             notifications={m.SESSION_CANCEL: self._cancel},
             gate=self.handshake.check_order,

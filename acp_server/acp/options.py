@@ -16,6 +16,7 @@ from acp_server.agent import InstructionSettings, TurnLimits
 from acp_server.rpc.framing import DEFAULT_MAX_LINE_BYTES
 from acp_server.tools.budget import ToolBudget
 from acp_server.tools.command_sandbox import SandboxSettings
+from acp_server.tools.skill_places import SkillPlaces
 from acp_server.tools.web_access import WebFetchSettings
 
 if TYPE_CHECKING:
@@ -48,9 +49,12 @@ class ServerOptions:
     """`[sandbox]` of the config file: what commands in sandboxed mode may do."""
     web_fetch: WebFetchSettings = field(default_factory=WebFetchSettings)
     """`[web_fetch]` of the config file: the web_fetch tool's limits and reach."""
+    skill_places: SkillPlaces = field(default_factory=SkillPlaces)
+    """`[skills] dirs` of the config file: where skills are looked for."""
     instructions: InstructionSettings = field(default_factory=InstructionSettings)
-    """`[instructions]` of the config file, the user's own AGENTS.md (None: not read) and the
-    date the model is told (fixed under --deterministic)."""
+    """`[instructions]` of the config file, the user's own AGENTS.md (None: not read), the
+    `[skills]` places the prompt lists skills from, and the date the model is told (fixed
+    under --deterministic)."""
     deterministic: bool = False
     """--deterministic: nothing machine-dependent may reach a transcript (so the command
     sandbox, which depends on bubblewrap being installed, is not offered)."""

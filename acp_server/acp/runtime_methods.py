@@ -11,6 +11,7 @@ from acp_server.session.journal import JournalStore
 from .context import BridgeContext
 from .modes import SessionConfig
 from .prompting import PromptMethods
+from .rewind import RewindMethods
 from .session_methods import SessionMethods
 from .wiring import SessionWiring
 
@@ -22,4 +23,5 @@ class RuntimeMethods:
         self.wiring = SessionWiring(context, store)
         self.config = SessionConfig(context)
         self.sessions = SessionMethods(context, self.wiring, self.config)
-        self.prompts = PromptMethods(context, self.wiring, self.config)
+        self.rewinds = RewindMethods(context)
+        self.prompts = PromptMethods(context, self.wiring, self.config, self.rewinds)

@@ -43,6 +43,7 @@ from acp_server.session.journal_format import (
     JournalNotFound,
     is_session_id,
 )
+from acp_server.session.rewind import retained
 from acp_server.tools.permission_rules import workspace_key
 
 from .child_sessions import child_histories, replay_with_children, shows_subagents
@@ -146,7 +147,9 @@ class SessionMethods:
         updates = SessionUpdates(self.context.peer, session.id)
         compaction = shows_compactions(self.context.client_capabilities)
         plans = PlanView(shows_plan_operations(self.context.client_capabilities))
-        replayed = replay_updates(session.log.records, compaction=compaction, plans=plans)
+        replayed = replay_updates(
+            retained(session.log.records), compaction=compaction, plans=plans, cwd=session.cwd
+        )
         if shows_subagents(self.context.client_capabilities):
             # Each `task` call followed by its child's announcement and history.
             children = child_histories(self.wiring.store, session.id)

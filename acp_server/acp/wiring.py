@@ -41,6 +41,7 @@ from acp_server.tools.ask_user import AskUser
 from acp_server.tools.base import Tool, ToolKind
 from acp_server.tools.builtin import Ripgrep, builtin_tools
 from acp_server.tools.builtin.skill import SkillTool
+from acp_server.tools.checkpoints import CHECKPOINTS_DIR, Checkpoints, CheckpointStore
 from acp_server.tools.command_sandbox import CommandSandbox
 from acp_server.tools.custom_commands import scan_skills, user_commands_dir
 from acp_server.tools.local_commands import LocalCommands
@@ -95,7 +96,7 @@ class SessionWiring:
         log_ = SessionLog(session_id, records)
         log_.on_append(journal.append)
         announced: dict[str, Mapping[str, Any]] = {}  # inputs a permission request shows whole
-        tools, policy, mode_fallback = self._tools_for(
+        tools, policy, mode_fallback, skill_tool = self._tools_for(
             session_id, cwd, extra_roots, log_, records, announced
         )
         handle = None
@@ -169,6 +170,18 @@ class SessionWiring:
             mcp = McpServers(servers, cwd, add_tools, context.processes)
             self._mcp[session_id] = mcp
             mcp.start(context.task_group)
+        offer_skills = None
+        if skill_tool is not None:
+            late_skill, agent_ = skill_tool, handle.agent if handle is not None else None
+
+            def offer_skills() -> None:
+                """Offer the `skill` tool from the next model request on (once)."""
+                if late_skill in tools:
+                    return
+                tools.append(late_skill)  # the policy's live view sees it too
+                if agent_ is not None:
+                    agent_.add_tools([late_skill])
+
         session = AcpSession(
             session_id,
             cwd,
@@ -182,6 +195,7 @@ class SessionWiring:
             model_fallback=model_fallback,
             mode_fallback=mode_fallback,
             client_prompt=client_prompt,
+            offer_skills=offer_skills,
         )
         context.sessions.add(session)
         return session
@@ -274,12 +288,13 @@ class SessionWiring:
         session_log: SessionLog,
         records: Sequence[rec.Record],
         announced: Mapping[str, Mapping[str, Any]],
-    ) -> tuple[list[Tool], PermissionPolicy, str | None]:
+    ) -> tuple[list[Tool], PermissionPolicy, str | None, Tool | None]:
         """The session's tools, reaching files and commands through the client when it offers
         them (unsaved buffers, live terminals), else locally; its permission policy with the
-        mode and "always" answers restored from its records; and why the mode fell back to
+        mode and "always" answers restored from its records; why the mode fell back to
         `default`, if it did (sandboxed mode where the command sandbox cannot run, or a mode
-        this process refuses, such as bypass as root outside a sandbox)."""
+        this process refuses, such as bypass as root outside a sandbox); and the `skill` tool
+        when it is not offered yet (no skills now: offered once one appears)."""
         peer = self._context.peer
         caps = self._context.client_capabilities
         sandbox = Sandbox(cwd, extra_roots)
@@ -306,17 +321,23 @@ class SessionWiring:
             command_sandbox,
             Ripgrep(self._context.processes),
             self._context.options.web_fetch,
+            Checkpoints(
+                CheckpointStore(self._context.options.data_dir / CHECKPOINTS_DIR),
+                self._context.options.tool_budget.max_checkpoint_bytes,
+            ),
         )
         if asks_forms(caps):
             tools.append(AskUser(AcpFormAsker(peer, session_id)))
         user_dir = user_commands_dir(user_instructions_file())
+        places = self._context.options.skill_places
         try:
-            has_skills = bool(scan_skills(Path(cwd), user_dir).commands)
+            has_skills = bool(scan_skills(Path(cwd), user_dir, places).commands)
         except (OSError, RuntimeError, ValueError) as exc:  # a hostile repository
             log.warning("session %s: skills were not read: %s", session_id, exc)
             has_skills = False
+        skill_tool = SkillTool(sandbox, Path(cwd), user_dir, places)
         if has_skills:
-            tools.append(SkillTool(sandbox, Path(cwd), user_dir))  # the model loads skills
+            tools.append(skill_tool)  # the model loads skills
         mode: Mode = self._context.options.mode
         rules = Rules()
         here = workspace_key(cwd, extra_roots)
@@ -349,7 +370,7 @@ class SessionWiring:
             remember=remember,
             command_sandbox=command_sandbox,
         )
-        return tools, policy, fallback
+        return tools, policy, fallback, None if has_skills else skill_tool
 
 
 class _ToolsByName(Mapping[str, Tool]):

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
         user_instructions_file,
     )
     from .loop import AgentConfig
+    from .rewind import RewindDone, RewindFailed, rewind_to, session_turns
     from .seams import PromptSubmission, Seams, StepInfo, StepResult, TurnProgress
     from .settings import SubagentLimits, TurnLimits
     from .subagents import offered_by, session_task_tool
@@ -60,6 +61,8 @@ _HOME = {
     "ProjectInstructions": "instructions",
     "PromptSubmission": "seams",
     "PromptTicket": "inbox",
+    "RewindDone": "rewind",
+    "RewindFailed": "rewind",
     "Seams": "seams",
     "Status": "events",
     "StepInfo": "seams",
@@ -76,7 +79,9 @@ _HOME = {
     "Workspace": "instructions",
     "cap_client_prompt": "client_prompt",
     "offered_by": "subagents",
+    "rewind_to": "rewind",
     "session_task_tool": "subagents",
+    "session_turns": "rewind",
     "spawn_agent": "agent",
     "user_instructions_file": "instructions",
 }
@@ -100,6 +105,8 @@ __all__ = [
     "ProjectInstructions",
     "PromptSubmission",
     "PromptTicket",
+    "RewindDone",
+    "RewindFailed",
     "Seams",
     "Status",
     "StepInfo",
@@ -116,7 +123,9 @@ __all__ = [
     "Workspace",
     "cap_client_prompt",
     "offered_by",
+    "rewind_to",
     "session_task_tool",
+    "session_turns",
     "spawn_agent",
     "user_instructions_file",
 ]

@@ -68,7 +68,6 @@ from .events import (
 )
 from .failures import durable_error
 from .inbox import Blocked, CompactTicket, Dropped, Inbox, PromptTicket
-from .initiator import Initiator, enter_initiator, leave_initiator
 from .instructions import DEFAULT_SYSTEM_PROMPT
 from .no_progress import FailedCalls
 from .progress import ALIVE_INTERVAL_S, Drafts, keep_alive
@@ -107,7 +106,6 @@ class AgentLoop:
 
     def __init__(
         self,
-        agent: Initiator,
         session: SessionLog,
         config: AgentConfig,
         seams: Seams,
@@ -115,7 +113,6 @@ class AgentLoop:
         ids: IdFactory,
         durability_flush: Callable[[], Awaitable[None]] | None,
     ) -> None:
-        self.agent = agent
         self.session = session
         self.config = config
         self.seams = seams
@@ -258,7 +255,6 @@ class AgentLoop:
                 log.exception("a status listener failed")
 
     async def _drive(self) -> None:
-        token = enter_initiator(self.agent)
         try:
             while not self.disposing:
                 ticket = self.inbox.claim()
@@ -286,7 +282,6 @@ class AgentLoop:
             self._quiescent.set()
             if not self.disposing:
                 self._set_status("idle")
-            leave_initiator(token)
 
     # -- one turn -----------------------------------------------------------------------
 
@@ -627,7 +622,8 @@ class AgentLoop:
         names = ", ".join(call.name for call in found)
         log.info("the model wrote %d call(s) as text (%s); running them", len(found), names)
         if len(found) == 1:
-            said = f"the model wrote a {names} call as text; it runs as a tool call."
+            article = "an" if names[0] in "aeiou" else "a"
+            said = f"the model wrote {article} {names} call as text; it runs as a tool call."
         else:
             said = f"the model wrote {len(found)} calls as text ({names}); they run as tool calls."
         note = f"\n\n(acp-server: {said})"
@@ -764,6 +760,7 @@ class AgentLoop:
                     rec.LocationRecord(path=loc.path, line=loc.line)
                     for loc in (output.locations or shown.locations)
                 ],
+                checkpoints=list(output.checkpoints),
                 status="failed" if output.failed else "completed",
                 output=output.text,
                 synthetic=synthetic,

@@ -115,7 +115,7 @@ async def test_every_frame_of_a_session_is_schema_valid(tmp_path: Path) -> None:
     update = frames.received[2]["params"]["update"]
     assert update["sessionUpdate"] == "available_commands_update"
     # No model: no /model.
-    assert [c["name"] for c in update["availableCommands"]] == ["mode", "compact"]
+    assert [c["name"] for c in update["availableCommands"]] == ["mode", "compact", "rewind"]
 
 
 TERMINAL_SETUP = {

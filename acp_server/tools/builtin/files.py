@@ -18,6 +18,7 @@ from typing import Annotated, Any
 import msgspec
 
 from acp_server.cancellation import TurnSignal
+from acp_server.session.records import FileCheckpoint
 from acp_server.tools.base import Diff, Location, ToolKind, ToolOutput
 from acp_server.tools.budget import ToolBudget, utf8_size
 from acp_server.tools.builtin._common import (
@@ -28,7 +29,8 @@ from acp_server.tools.builtin._common import (
     plural,
     str_arg,
 )
-from acp_server.tools.builtin.near_miss import near_misses
+from acp_server.tools.builtin.near_miss import edited_lines, near_misses
+from acp_server.tools.checkpoints import Checkpoints
 from acp_server.tools.images import read_image
 from acp_server.tools.local_files import Stopped, in_thread, open_checked, special_kind, stopper
 from acp_server.tools.text_window import TextWindow
@@ -66,6 +68,13 @@ def local_state(path: str) -> str | None:
     if kind is not None:
         raise NotRegularFile(path, kind)
     return "dir" if stat.S_ISDIR(mode) else "file"
+
+
+async def _keep(
+    checkpoints: Checkpoints | None, path: str, content: str, signal: TurnSignal
+) -> list[FileCheckpoint]:
+    """The checkpoint of `path` before `content` is written there (none without a store)."""
+    return [] if checkpoints is None else [await checkpoints.keep(path, content, signal)]
 
 
 async def _read_existing(
@@ -253,9 +262,12 @@ class WriteFile(BuiltinTool[WriteFileArgs]):
         "additionalProperties": False,
     }
 
-    def __init__(self, sandbox: Sandbox, files: FileAccess) -> None:
+    def __init__(
+        self, sandbox: Sandbox, files: FileAccess, checkpoints: Checkpoints | None = None
+    ) -> None:
         super().__init__(sandbox)
         self.files = files
+        self.checkpoints = checkpoints
 
     def title(self, arguments: Mapping[str, Any]) -> str:
         path = str_arg(arguments, "path")
@@ -275,6 +287,7 @@ class WriteFile(BuiltinTool[WriteFileArgs]):
         if isinstance(old, ToolOutput):
             return old
         signal.raise_if_aborted()
+        kept = await _keep(self.checkpoints, path, args.content, signal)
         try:
             await self.files.write_text(path, args.content, signal)
         except OSError as exc:
@@ -286,7 +299,12 @@ class WriteFile(BuiltinTool[WriteFileArgs]):
             text = f"Wrote {path}: the content is unchanged ({lines})"
         else:
             text = f"Overwrote {path} ({lines}, previously {count_lines(old)})"
-        return ToolOutput(text, diffs=[Diff(path, old, args.content)], locations=[Location(path)])
+        return ToolOutput(
+            text,
+            diffs=[Diff(path, old, args.content)],
+            locations=[Location(path)],
+            checkpoints=kept,
+        )
 
 
 # edit_file -----------------------------------------------------------------------------------
@@ -333,9 +351,12 @@ class EditFile(BuiltinTool[EditFileArgs]):
         "additionalProperties": False,
     }
 
-    def __init__(self, sandbox: Sandbox, files: FileAccess) -> None:
+    def __init__(
+        self, sandbox: Sandbox, files: FileAccess, checkpoints: Checkpoints | None = None
+    ) -> None:
         super().__init__(sandbox)
         self.files = files
+        self.checkpoints = checkpoints
 
     def title(self, arguments: Mapping[str, Any]) -> str:
         path = str_arg(arguments, "path")
@@ -372,7 +393,8 @@ class EditFile(BuiltinTool[EditFileArgs]):
                 f"old_text was not found in {path}. It must match the file exactly, including "
                 "whitespace, indentation and line breaks."
                 f"{near_misses(content, old_text)}\n"
-                "Read the file again with read_file and copy the text to replace exactly."
+                "Call edit_file again with old_text copied exactly from the file (read it with "
+                "read_file if it is not shown above)."
             )
         if len(found) > 1:
             lines = ", ".join(str(line_of(content, index)) for index in found[:20])
@@ -384,6 +406,7 @@ class EditFile(BuiltinTool[EditFileArgs]):
             )
         index = found[0]
         updated = content[:index] + new_text + content[index + len(old_text) :]
+        kept = await _keep(self.checkpoints, path, updated, signal)
         try:
             await self.files.write_text(path, updated, signal)
         except OSError as exc:
@@ -392,9 +415,10 @@ class EditFile(BuiltinTool[EditFileArgs]):
         removed, added = count_lines(old_text), count_lines(new_text)
         return ToolOutput(
             f"Edited {path} at line {line}: replaced {plural(removed, 'line')} with "
-            f"{plural(added, 'line')}",
+            f"{plural(added, 'line')}{edited_lines(updated, line, max(added, 1))}",
             diffs=[Diff(path, content, updated)],
             locations=[Location(path, line)],
+            checkpoints=kept,
         )
 
 
