@@ -214,3 +214,183 @@ def test_the_checker_accepts_downward_imports_and_finds_cycles(tmp_path: Path) -
     write(tmp_path, "acp_server/process/y.py", "from ..session import x\n")
     assert violations(tmp_path) == []
     assert package_cycles(tmp_path) == [["process", "session", "process"]]
+
+
+# -- One error exit (issue 25): every error the client sees is built by rpc/error_exit.py's
+# redacting `error_frame`, asked only by the router and by the peer for the lines it answers
+# itself; jsonrpcserver (and its oslash answers) stay inside the router's engine.
+
+ENGINE = frozenset({"acp_server/rpc/engine.py", "acp_server/rpc/jsonrpcserver_core.py"})
+"""The router's engine and its loader of jsonrpcserver's dispatch core."""
+
+EXIT_RULES: tuple[tuple[str, str | None, frozenset[str], str], ...] = (
+    ("jsonrpcserver", None, ENGINE, "only the engine"),
+    ("oslash", None, ENGINE, "only the engine"),
+    (
+        "acp_protocol.jsonrpc",
+        "ErrorResponse",
+        frozenset({"acp_server/rpc/error_exit.py"}),
+        "only the error exit builds error frames",
+    ),
+    (
+        "acp_server.rpc.error_exit",
+        "error_frame",
+        frozenset({"acp_server/rpc/dispatch.py", "acp_server/rpc/peer.py"}),
+        "only the router and the peer answer errors",
+    ),
+)
+"""(module, name or None for the module itself, the files that may import it, why)."""
+
+
+def named_imports(root: Path) -> Iterator[tuple[str, str, str | None, int]]:
+    """(file, module, imported name or None, line) of every import under the packages and
+    scripts/, relative imports resolved."""
+    for package in (*PACKAGES, "scripts"):
+        for path in sorted((root / package).rglob("*.py")):
+            parts = list(path.relative_to(root).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+                here = parts
+            else:
+                here = parts[:-1]
+            file = str(path.relative_to(root))
+            for node in ast.walk(ast.parse(path.read_text(), file)):
+                if isinstance(node, ast.Import):
+                    for alias in node.names:
+                        yield file, alias.name, None, node.lineno
+                elif isinstance(node, ast.ImportFrom):
+                    module = node.module or ""
+                    if node.level:
+                        base = here[: len(here) - node.level + 1]
+                        module = ".".join([*base, module] if module else base)
+                    for alias in node.names:
+                        yield file, module, alias.name, node.lineno
+
+
+def exit_violations(root: Path) -> list[str]:
+    found: list[str] = []
+    for file, module, name, line in named_imports(root):
+        for target, wanted, allowed, why in EXIT_RULES:
+            if wanted is None:
+                hit = module == target or module.startswith(f"{target}.")
+            else:
+                hit = module == target and name == wanted
+            if hit and file not in allowed:
+                what = target if wanted is None else f"{target}.{wanted}"
+                found.append(f"{file}:{line}: imports {what}: {why}")
+    return found
+
+
+def test_one_error_exit() -> None:
+    assert exit_violations(REPO) == []
+
+
+@pytest.mark.parametrize(
+    ("relative", "source", "reason"),
+    [
+        ("acp_server/acp/x.py", "def f():\n    import jsonrpcserver\n", "only the engine"),
+        ("acp_server/rpc/x.py", "from jsonrpcserver.result import Error\n", "only the engine"),
+        (
+            "acp_server/acp/x.py",
+            "from acp_protocol.jsonrpc import ErrorResponse\n",
+            "only the error exit builds",
+        ),
+        (
+            "acp_server/rpc/x.py",
+            "from .error_exit import error_frame\n",
+            "only the router and the peer",
+        ),
+    ],
+)
+def test_the_exit_checker_reports_a_second_exit(
+    tmp_path: Path, relative: str, source: str, reason: str
+) -> None:
+    write(tmp_path, "acp_server/rpc/error_exit.py", "")
+    write(tmp_path, "acp_server/rpc/engine.py", "import jsonrpcserver\n")
+    write(tmp_path, "acp_server/rpc/dispatch.py", "from .error_exit import error_frame\n")
+    write(tmp_path, relative, source)
+    found = exit_violations(tmp_path)
+    assert len(found) == 1 and reason in found[0], found
+
+
+# --- records are built only in session/ (issue 25: the session package owns its vocabulary) ---
+
+RECORDS_MODULE = Path("acp_server/session/records.py")
+RECORD_OWNER = Path("acp_server/session")
+
+
+def record_types(root: Path) -> frozenset[str]:
+    """The members of the `Record` union, read from records.py, plus the journal header: the
+    durable things whose construction (and time stamp) belongs to the session package."""
+    tree = ast.parse((root / RECORDS_MODULE).read_text())
+    for node in tree.body:
+        if (
+            isinstance(node, ast.AnnAssign)
+            and isinstance(node.target, ast.Name)
+            and node.target.id == "Record"
+            and node.value is not None
+        ):
+            names = {n.id for n in ast.walk(node.value) if isinstance(n, ast.Name)}
+            return frozenset({*names, "JournalHeader"})
+    raise AssertionError(f"no `Record` union in {RECORDS_MODULE}")
+
+
+def record_constructions(root: Path) -> list[str]:
+    """Every call of a record type (by name, attribute or import alias) in `acp_server` outside
+    the session package, as `file:line: why`."""
+    types = record_types(root)
+    found: list[str] = []
+    for path in sorted((root / "acp_server").rglob("*.py")):
+        relative = path.relative_to(root)
+        if relative.is_relative_to(RECORD_OWNER):
+            continue
+        tree = ast.parse(path.read_text(), str(path))
+        aliases = {
+            alias.asname: alias.name
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom)
+            for alias in node.names
+            if alias.asname and alias.name in types
+        }
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call):
+                continue
+            func = node.func
+            name = (
+                func.id
+                if isinstance(func, ast.Name)
+                else func.attr
+                if isinstance(func, ast.Attribute)
+                else None
+            )
+            name = aliases.get(name, name) if name is not None else None
+            if name in types:
+                found.append(
+                    f"{relative}:{node.lineno}: builds a {name}; ask "
+                    "acp_server.session.recorder instead"
+                )
+    return found
+
+
+def test_records_are_built_only_in_the_session_package() -> None:
+    assert len(record_types(REPO)) >= 14
+    assert record_constructions(REPO) == []
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "from acp_server.session import records as rec\nrec.TurnStart(turn_id='t', at='')\n",
+        "from acp_server.session.records import ModeChange\nModeChange(mode='x', at='')\n",
+        "from acp_server.session.records import ModeChange as M\nM(mode='x', at='')\n",
+        "from acp_server.session.journal import JournalHeader\nJournalHeader(session_id='s')\n",
+    ],
+)
+def test_the_checker_reports_a_record_built_outside_session(tmp_path: Path, source: str) -> None:
+    (tmp_path / RECORDS_MODULE).parent.mkdir(parents=True)
+    (tmp_path / RECORDS_MODULE).write_text((REPO / RECORDS_MODULE).read_text())
+    write(tmp_path, "acp_server/session/recorder.py", source)  # the owner may
+    assert record_constructions(tmp_path) == []
+    write(tmp_path, "acp_server/agent/x.py", source)
+    found = record_constructions(tmp_path)
+    assert len(found) == 1 and "acp_server/agent/x.py:2: builds a" in found[0], found

@@ -4,8 +4,6 @@
 
 from __future__ import annotations
 
-import msgspec
-
 from acp_protocol import errors
 from acp_protocol.session import (
     SetSessionConfigOptionRequest,
@@ -16,9 +14,8 @@ from acp_protocol.session import (
 from acp_protocol.session_config import SessionConfigOption, SessionModeState
 from acp_protocol.session_update import ConfigOptionUpdate, CurrentModeUpdate
 from acp_server.models.base import ModelConfigError
-from acp_server.rpc.handlers import RpcError, decode_params
+from acp_server.rpc.handlers import RpcError
 from acp_server.rpc.peer import IncomingRequest
-from acp_server.session import records as rec
 from acp_server.tools.permissions import ModeInfo, ModeRefused, check_mode
 
 from .context import BridgeContext
@@ -41,16 +38,14 @@ class SessionConfig:
         self._context = context
 
     async def set_mode(
-        self, request: IncomingRequest, params: msgspec.Raw | None
+        self, request: IncomingRequest, change: SetSessionModeRequest
     ) -> SetSessionModeResponse:
-        change = decode_params(params, SetSessionModeRequest)
         await self.change_mode(self._context.session(change.session_id), change.mode_id)
         return SetSessionModeResponse()
 
     async def set_config_option(
-        self, request: IncomingRequest, params: msgspec.Raw | None
+        self, request: IncomingRequest, change: SetSessionConfigOptionRequest
     ) -> SetSessionConfigOptionResponse:
-        change = decode_params(params, SetSessionConfigOptionRequest)
         session = self._context.session(change.session_id)
         if change.config_id not in (MODE_OPTION_ID, MODEL_OPTION_ID) or (
             change.config_id == MODEL_OPTION_ID and session.model is None
@@ -100,7 +95,7 @@ class SessionConfig:
             session.model.switch(spec)
         except (ModelConfigError, ValueError) as exc:
             raise RpcError(errors.INVALID_PARAMS, "Invalid params", str(exc)) from None
-        session.log.append(rec.ModelChange(model=spec, at=rec.utc_now()))
+        session.log.recorder.model_changed(spec)
 
     async def change_mode(self, session: AcpSession, mode: str) -> None:
         """Switch the permission mode, remember it, and tell the client both ways."""
@@ -109,7 +104,7 @@ class SessionConfig:
         except ModeRefused as exc:
             raise RpcError(errors.INVALID_PARAMS, "Invalid params", str(exc)) from None
         session.policy.mode = checked
-        session.log.append(rec.ModeChange(mode=checked, at=rec.utc_now()))
+        session.log.recorder.mode_changed(checked)
         await self.announce_mode(session)
 
     async def announce_mode(self, session: AcpSession) -> None:

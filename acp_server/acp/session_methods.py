@@ -2,8 +2,6 @@
 delete.
 
 A session's title comes from its first prompt; `session/list` pages with an opaque cursor.
-
-Over 400 lines: every method that opens a session shares its journal and announcement helpers.
 """
 
 from __future__ import annotations
@@ -11,12 +9,12 @@ from __future__ import annotations
 import base64
 import contextlib
 import logging
-from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import msgspec
 
 from acp_protocol import errors
+from acp_protocol.newer import LoadSessionWithPrompt, ResumeSessionWithPrompt
 from acp_protocol.session import (
     CloseSessionRequest,
     CloseSessionResponse,
@@ -24,15 +22,13 @@ from acp_protocol.session import (
     DeleteSessionResponse,
     ListSessionsRequest,
     ListSessionsResponse,
-    LoadSessionRequest,
     LoadSessionResponse,
-    ResumeSessionRequest,
     ResumeSessionResponse,
     SessionInfo,
 )
 from acp_protocol.unstable import ForkSessionRequest, ForkSessionResponse
 from acp_server.agent import cap_client_prompt
-from acp_server.rpc.handlers import RpcError, decode_params
+from acp_server.rpc.handlers import RpcError
 from acp_server.rpc.peer import IncomingRequest
 from acp_server.session import records as rec
 from acp_server.session.fork import fork_point
@@ -44,6 +40,7 @@ from acp_server.session.journal_format import (
     is_session_id,
 )
 from acp_server.session.rewind import retained
+from acp_server.session.state import SessionState
 from acp_server.tools.permission_rules import workspace_key
 
 from .child_sessions import child_histories, replay_with_children, shows_subagents
@@ -104,14 +101,6 @@ def _leading_words(text: str, start: int, end: int) -> str:
         window *= 4
 
 
-def first_prompt_text(records: Sequence[rec.Record]) -> str | None:
-    """The text of the session's first prompt, if it has one."""
-    for record in records:
-        if isinstance(record, rec.UserMessage) and record.origin == "prompt":
-            return "\n".join(p.text for p in record.content if isinstance(p, rec.TextPart))
-    return None
-
-
 @dataclass
 class SessionMethods:
     """`session/new`, `load`, `resume`, `list`, `close` and `delete` of one connection."""
@@ -135,11 +124,10 @@ class SessionMethods:
         return session
 
     async def load_session(
-        self, request: IncomingRequest, params: msgspec.Raw | None
+        self, request: IncomingRequest, load: LoadSessionWithPrompt
     ) -> LoadSessionResponse:
         await probe_sandbox(self.context)
-        load = decode_params(params, LoadSessionRequest)
-        system_prompt = requested_prompt(params)
+        system_prompt = requested_prompt(load.system_prompt)
         session = self._reopen(load)
         apply_prompt(session, system_prompt)
         # Replay precedes the response: clients register the session before awaiting it and
@@ -163,11 +151,10 @@ class SessionMethods:
         )
 
     async def resume_session(
-        self, request: IncomingRequest, params: msgspec.Raw | None
+        self, request: IncomingRequest, resume: ResumeSessionWithPrompt
     ) -> ResumeSessionResponse:
         await probe_sandbox(self.context)
-        resume = decode_params(params, ResumeSessionRequest)
-        system_prompt = requested_prompt(params)
+        system_prompt = requested_prompt(resume.system_prompt)
         session = self._reopen(resume)
         apply_prompt(session, system_prompt)
         self._tell_after(request, session)
@@ -193,17 +180,16 @@ class SessionMethods:
         request.after_response.append(tell)
 
     async def fork_session(
-        self, request: IncomingRequest, params: msgspec.Raw | None
+        self, request: IncomingRequest, fork: ForkSessionRequest
     ) -> ForkSessionResponse:
         """A new session from an existing one's history up to its last ended turn, journaled
         with its origin (see docs/rfc/implemented/feature/2026-12-01-session-fork.md)."""
-        fork = decode_params(params, ForkSessionRequest)
         await probe_sandbox(self.context)
         require_directory("cwd", fork.cwd)
         extra_roots = list(fork.additional_directories or [])
         for path in extra_roots:
             require_absolute("additionalDirectories", path)
-        system_prompt = requested_prompt(params)
+        system_prompt = requested_prompt(fork.system_prompt)
         records, source_workspace = self._source_records(fork.session_id)
         same = source_workspace == workspace_key(fork.cwd, extra_roots)
         point = fork_point(records, same_workspace=same)
@@ -230,7 +216,7 @@ class SessionMethods:
         session = self.wiring.start(
             session_id, fork.cwd, extra_roots, list(fork.mcp_servers or []), point.records, journal
         )
-        session.title = derive_title(first_prompt_text(point.records))
+        session.title = derive_title(SessionState.of(point.records).first_prompt)
         apply_prompt(session, system_prompt)
         log.info("session %s forked from %s at %s", session_id, fork.session_id, point.turn_id)
         self._tell_after(request, session)
@@ -265,7 +251,7 @@ class SessionMethods:
             log.warning("closing the journal of %s after reading it failed: %s", session_id, exc)
         ids = self.context.options.ids
         if ids is not None:
-            ids.reserve(_record_ids(loaded.records))
+            ids.reserve(SessionState.of(loaded.records).ids)
         header = loaded.header
         return loaded.records, workspace_key(header.cwd, header.additional_directories)
 
@@ -278,9 +264,8 @@ class SessionMethods:
         await send_notice(self.context, session.id, "warning", title, why)
 
     async def list_sessions(
-        self, request: IncomingRequest, params: msgspec.Raw | None
+        self, request: IncomingRequest, query: ListSessionsRequest
     ) -> ListSessionsResponse:
-        query = decode_params(params, ListSessionsRequest)
         start = _decode_cursor(query.cursor) if isinstance(query.cursor, str) else 0
         summaries = [
             s
@@ -306,9 +291,8 @@ class SessionMethods:
         )
 
     async def close_session(
-        self, request: IncomingRequest, params: msgspec.Raw | None
+        self, request: IncomingRequest, close: CloseSessionRequest
     ) -> CloseSessionResponse:
-        close = decode_params(params, CloseSessionRequest)
         session = self.context.sessions.get(close.session_id)
         if session is None:
             raise RpcError(
@@ -320,9 +304,8 @@ class SessionMethods:
         return CloseSessionResponse()
 
     async def delete_session(
-        self, request: IncomingRequest, params: msgspec.Raw | None
+        self, request: IncomingRequest, delete: DeleteSessionRequest
     ) -> DeleteSessionResponse:
-        delete = decode_params(params, DeleteSessionRequest)
         session = self.context.sessions.get(delete.session_id)
         if session is not None:
             await self.wiring.release(session)
@@ -334,7 +317,7 @@ class SessionMethods:
             raise RpcError(errors.RESOURCE_NOT_FOUND, "Session is in use", str(exc)) from None
         return DeleteSessionResponse()
 
-    def _reopen(self, reopen: LoadSessionRequest | ResumeSessionRequest) -> AcpSession:
+    def _reopen(self, reopen: LoadSessionWithPrompt | ResumeSessionWithPrompt) -> AcpSession:
         """The active session, or the one its journal holds, wired again."""
         session_id, cwd = reopen.session_id, reopen.cwd
         extra_roots = list(reopen.additional_directories or [])
@@ -367,11 +350,11 @@ class SessionMethods:
         if ids is not None:
             # Deterministic turn and message ids restart in every process: skip those the
             # journal already holds, so the session's next turn gets fresh ones.
-            ids.reserve(_record_ids(loaded.records))
+            ids.reserve(SessionState.of(loaded.records).ids)
         session = self.wiring.start(
             session_id, cwd, extra_roots, mcp_servers, loaded.records, loaded.journal
         )
-        session.title = derive_title(first_prompt_text(loaded.records))
+        session.title = derive_title(SessionState.of(loaded.records).first_prompt)
         return session
 
 
@@ -382,18 +365,9 @@ def apply_prompt(session: AcpSession, requested: Requested | None) -> None:
         return
     mode, text = requested
     text = cap_client_prompt(text)
-    session.log.append(rec.SystemPromptChange(mode=mode, text=text, at=rec.utc_now()))
+    session.log.recorder.system_prompt(mode, text)
     if session.client_prompt is not None:
         session.client_prompt.set(mode, text)
-
-
-def _record_ids(records: Sequence[rec.Record]) -> Iterator[str]:
-    """The turn and message ids that records hold."""
-    for record in records:
-        for name in ("turn_id", "message_id"):
-            value = getattr(record, name, None)
-            if isinstance(value, str):
-                yield value
 
 
 def _encode_cursor(offset: int) -> str:

@@ -109,16 +109,15 @@ async def rewind_to(
                 raise RewindFailed(message) from None
             logger.error("%s", message)  # a cancellation of the task itself goes on up
         raise
-    record = rec.Rewind(
-        rewind_id=ids("rewind"),
-        turn_id=turn.turn_id,
+    # The commit point: no await between the last check and here.
+    record = log.recorder.rewound(
+        ids("rewind"),
+        turn.turn_id,
         restored=[step.path for step in restores],
-        kept=[rec.RewindKept(path=k.path, reason=k.reason, kept_at=k.kept_at) for k in keeps],
+        kept=keeps,
         commands=changes.commands,
         tasks=changes.tasks,
-        at=rec.utc_now(),
     )
-    log.append(record)  # the commit point: no await between the last check and here
     not_saved: Exception | None = None
     if flush is not None:
         with anyio.CancelScope(shield=True):

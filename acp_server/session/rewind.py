@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from . import records as rec
-from .fork import SETTINGS
+from .state import SETTINGS
 
 __all__ = ["Changes", "FileChange", "Turn", "changes_since", "fingerprint", "retained", "turns"]
 
