@@ -3,7 +3,9 @@
 
 `NewerClientCapabilities` is the stable `ClientCapabilities` plus the unstable schema's
 `plan` and `subagents`; `initialize` is decoded with it, so a client that sends them is heard
-and one that does not sees the stable behaviour.
+and one that does not sees the stable behaviour. `NewSessionWithPrompt`, `LoadSessionWithPrompt`
+and `ResumeSessionWithPrompt` are the stable lifecycle requests plus `systemPrompt`
+(acp_protocol/system_prompt.py), so their params decode once, whole.
 """
 
 from __future__ import annotations
@@ -16,15 +18,20 @@ from msgspec import UNSET, UnsetType
 from .base import Wire
 from .initialize import ClientCapabilities, InitializeRequest
 from .plan_operations import PlanCapabilities, PlanRemoved, PlanUpdate
+from .session import LoadSessionRequest, NewSessionRequest, ResumeSessionRequest
 from .session_update import SessionUpdate
 from .subagents import LinkedToolCallUpdate, SubagentUpdate
+from .system_prompt import SystemPrompt
 
 __all__ = [
     "LinkingSessionNotification",
+    "LoadSessionWithPrompt",
+    "NewSessionWithPrompt",
     "NewerClientCapabilities",
     "NewerInitializeRequest",
     "NewerSessionNotification",
     "NewerSessionUpdate",
+    "ResumeSessionWithPrompt",
     "SubagentCapabilities",
 ]
 
@@ -48,6 +55,24 @@ class NewerInitializeRequest(InitializeRequest, frozen=True, kw_only=True):
     client_capabilities: NewerClientCapabilities = msgspec.field(
         default_factory=NewerClientCapabilities
     )
+
+
+class NewSessionWithPrompt(NewSessionRequest, frozen=True, kw_only=True):
+    """Params of `session/new` with the client's `systemPrompt`."""
+
+    system_prompt: SystemPrompt | UnsetType | None = UNSET
+
+
+class LoadSessionWithPrompt(LoadSessionRequest, frozen=True, kw_only=True):
+    """Params of `session/load` with the client's `systemPrompt`."""
+
+    system_prompt: SystemPrompt | UnsetType | None = UNSET
+
+
+class ResumeSessionWithPrompt(ResumeSessionRequest, frozen=True, kw_only=True):
+    """Params of `session/resume` with the client's `systemPrompt`."""
+
+    system_prompt: SystemPrompt | UnsetType | None = UNSET
 
 
 NewerSessionUpdate: TypeAlias = SessionUpdate | PlanUpdate | PlanRemoved | SubagentUpdate

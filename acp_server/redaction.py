@@ -1,7 +1,7 @@
 """Secrets out of text that leaves the process: one function, `redact`, at every exit.
 
 The exits that carry text the agent did not write itself (a provider's error body, an
-exception's message, a URL) are: error responses to the client (`rpc/peer.py`,
+exception's message, a URL) are: error responses to the client (`rpc/error_exit.py`,
 `error_frame`), provider errors (`models/base.py`, `ModelError`, which also reach tool
 results of subagents), the full error text of a failed turn (`agent/loop.py`; the journal
 keeps only a coarse outcome, `agent/failures.py`), and

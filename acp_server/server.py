@@ -27,7 +27,7 @@ import anyio
 from acp_server.acp.connection import AcpConnection
 from acp_server.acp.options import ServerOptions
 from acp_server.process import ProcessRegistry, become_subreaper
-from acp_server.rpc.jsonrpcserver_adapter import JsonRpcDispatcher
+from acp_server.rpc.dispatch import Router
 from acp_server.rpc.peer import Peer
 from acp_server.rpc.stdio import (
     FdReceiveStream,
@@ -78,11 +78,11 @@ def _ignore_signal(signum: int, frame: object) -> None:
 
 
 async def _serve(options: ServerOptions, protocol_fd: int, stdin_is_terminal: bool) -> None:
-    dispatcher = JsonRpcDispatcher()
+    router = Router()
     peer = Peer(
         FdReceiveStream(0),
         FdSendStream(protocol_fd),
-        dispatcher,
+        router,
         max_line_bytes=options.max_line_bytes,
     )
     stopping = anyio.Event()
@@ -131,7 +131,7 @@ async def _serve(options: ServerOptions, protocol_fd: int, stdin_is_terminal: bo
 
     async with anyio.create_task_group() as tg:
         connection = AcpConnection(peer, tg, options, processes)
-        connection.register(dispatcher)
+        connection.register(router)
         tg.start_soon(watch_signals)
         tg.start_soon(watch_output)
         tg.start_soon(connection.probe_when_initialized)

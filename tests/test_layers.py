@@ -200,6 +200,103 @@ def test_the_checker_accepts_downward_imports_and_finds_cycles(tmp_path: Path) -
     assert package_cycles(tmp_path) == [["models", "tools", "models"]]
 
 
+# -- One error exit (issue 25): every error the client sees is built by rpc/error_exit.py's
+# redacting `error_frame`, asked only by the router and by the peer for the lines it answers
+# itself; jsonrpcserver (and its oslash answers) stay inside the router's engine.
+
+ENGINE = frozenset({"acp_server/rpc/engine.py", "acp_server/rpc/jsonrpcserver_core.py"})
+"""The router's engine and its loader of jsonrpcserver's dispatch core."""
+
+EXIT_RULES: tuple[tuple[str, str | None, frozenset[str], str], ...] = (
+    ("jsonrpcserver", None, ENGINE, "only the engine"),
+    ("oslash", None, ENGINE, "only the engine"),
+    (
+        "acp_protocol.jsonrpc",
+        "ErrorResponse",
+        frozenset({"acp_server/rpc/error_exit.py"}),
+        "only the error exit builds error frames",
+    ),
+    (
+        "acp_server.rpc.error_exit",
+        "error_frame",
+        frozenset({"acp_server/rpc/dispatch.py", "acp_server/rpc/peer.py"}),
+        "only the router and the peer answer errors",
+    ),
+)
+"""(module, name or None for the module itself, the files that may import it, why)."""
+
+
+def named_imports(root: Path) -> Iterator[tuple[str, str, str | None, int]]:
+    """(file, module, imported name or None, line) of every import under the packages and
+    scripts/, relative imports resolved."""
+    for package in (*PACKAGES, "scripts"):
+        for path in sorted((root / package).rglob("*.py")):
+            parts = list(path.relative_to(root).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+                here = parts
+            else:
+                here = parts[:-1]
+            file = str(path.relative_to(root))
+            for node in ast.walk(ast.parse(path.read_text(), file)):
+                if isinstance(node, ast.Import):
+                    for alias in node.names:
+                        yield file, alias.name, None, node.lineno
+                elif isinstance(node, ast.ImportFrom):
+                    module = node.module or ""
+                    if node.level:
+                        base = here[: len(here) - node.level + 1]
+                        module = ".".join([*base, module] if module else base)
+                    for alias in node.names:
+                        yield file, module, alias.name, node.lineno
+
+
+def exit_violations(root: Path) -> list[str]:
+    found: list[str] = []
+    for file, module, name, line in named_imports(root):
+        for target, wanted, allowed, why in EXIT_RULES:
+            if wanted is None:
+                hit = module == target or module.startswith(f"{target}.")
+            else:
+                hit = module == target and name == wanted
+            if hit and file not in allowed:
+                what = target if wanted is None else f"{target}.{wanted}"
+                found.append(f"{file}:{line}: imports {what}: {why}")
+    return found
+
+
+def test_one_error_exit() -> None:
+    assert exit_violations(REPO) == []
+
+
+@pytest.mark.parametrize(
+    ("relative", "source", "reason"),
+    [
+        ("acp_server/acp/x.py", "def f():\n    import jsonrpcserver\n", "only the engine"),
+        ("acp_server/rpc/x.py", "from jsonrpcserver.result import Error\n", "only the engine"),
+        (
+            "acp_server/acp/x.py",
+            "from acp_protocol.jsonrpc import ErrorResponse\n",
+            "only the error exit builds",
+        ),
+        (
+            "acp_server/rpc/x.py",
+            "from .error_exit import error_frame\n",
+            "only the router and the peer",
+        ),
+    ],
+)
+def test_the_exit_checker_reports_a_second_exit(
+    tmp_path: Path, relative: str, source: str, reason: str
+) -> None:
+    write(tmp_path, "acp_server/rpc/error_exit.py", "")
+    write(tmp_path, "acp_server/rpc/engine.py", "import jsonrpcserver\n")
+    write(tmp_path, "acp_server/rpc/dispatch.py", "from .error_exit import error_frame\n")
+    write(tmp_path, relative, source)
+    found = exit_violations(tmp_path)
+    assert len(found) == 1 and reason in found[0], found
+
+
 # --- records are built only in session/ (issue 25: the session package owns its vocabulary) ---
 
 RECORDS_MODULE = Path("acp_server/session/records.py")

@@ -1,13 +1,14 @@
-"""One client connection: the handler table of every ACP method, and how it ends.
+"""One client connection: the route table of every ACP method, and how it ends.
 
 The connection composes the method groups around one `BridgeContext`. The handshake and the
 part of `session/new` its answer waits for (acp/opening.py) are built at once and import no
-runtime; they are the table's early methods, answered without jsonrpcserver. The groups that
-need the runtime (acp/runtime_methods.py) are loaded by the warm-up: after the first
-`session/new` answer is queued (or on the first call that needs them, if that comes first),
-in a worker thread, so the event loop keeps serving. The warm-up then wires every session
-answered meanwhile; every call that needs the runtime, `session/prompt` and `session/cancel`
-included, waits for it before it is admitted, so it behaves exactly as it does later. See
+runtime; they are the table's early methods, run by the router itself, without its
+jsonrpcserver engine. The groups that need the runtime (acp/runtime_methods.py) are loaded by
+the warm-up: after the first `session/new` answer is queued (or on the first call that needs
+them, if that comes first), in a worker thread, so the event loop keeps serving. The warm-up
+then wires every session answered meanwhile; every call that needs the runtime,
+`session/prompt` and `session/cancel` included, waits for it before it is admitted, so it
+behaves exactly as it does later. See
 docs/rfc/implemented/architecture/2026-12-01-ready-before-the-runtime.md.
 """
 
@@ -18,20 +19,36 @@ import ctypes
 import functools
 import importlib
 import logging
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, TypeVar
 
 import anyio
 import anyio.to_thread
-import msgspec
 from anyio.abc import TaskGroup
 
 from acp_protocol import errors
 from acp_protocol import methods as m
-from acp_protocol.session import NewSessionResponse
+from acp_protocol.initialize import AuthenticateRequest
+from acp_protocol.newer import (
+    LoadSessionWithPrompt,
+    NewerInitializeRequest,
+    NewSessionWithPrompt,
+    ResumeSessionWithPrompt,
+)
+from acp_protocol.session import (
+    CancelNotification,
+    CloseSessionRequest,
+    DeleteSessionRequest,
+    ListSessionsRequest,
+    NewSessionResponse,
+    PromptRequest,
+    SetSessionConfigOptionRequest,
+    SetSessionModeRequest,
+)
+from acp_protocol.unstable import ForkSessionRequest
 from acp_server.process import ProcessRegistry
-from acp_server.rpc.handlers import HandlerTable, RequestHandler, RpcError
-from acp_server.rpc.jsonrpcserver_adapter import JsonRpcDispatcher
+from acp_server.rpc.dispatch import NotificationRoute, Route, Router, RouteTable
+from acp_server.rpc.handlers import RpcError
 from acp_server.rpc.peer import IncomingRequest, Peer
 from acp_server.session.journal import JournalStore
 from acp_server.session.journal_format import JournalError
@@ -40,12 +57,17 @@ from .context import BridgeContext
 from .handshake import Handshake
 from .opening import SessionOpening, SessionStart, probe_sandbox
 from .options import ServerOptions
+from .rewind_params import RewindRequest
 from .sessions import AcpSession
 
 if TYPE_CHECKING:
     from .runtime_methods import RuntimeMethods
 
 log = logging.getLogger(__name__)
+
+P = TypeVar("P")
+R = TypeVar("R")
+Handler = Callable[[IncomingRequest, P], Awaitable[R]]
 
 REWIND_METHOD = "_session/rewind"
 """The AIR session-rewind extension (acp/rewind.py), named as the Claude and Codex adapters do."""
@@ -75,41 +97,58 @@ class AcpConnection:
         self.context = BridgeContext(peer, task_group, options, processes)
         self.handshake = Handshake(self.context)
         self.opening = SessionOpening(self.context, JournalStore(options.data_dir))
-        self._dispatcher: JsonRpcDispatcher | None = None
+        self._router: Router | None = None
         self._runtime: RuntimeMethods | None = None
         self._starts: list[SessionStart] = []
         """New sessions answered before the runtime was loaded, to be wired by the warm-up."""
         self._warming = anyio.Lock()
         self._disposed = False
 
-    def handler_table(self) -> HandlerTable:
-        """Every method this agent answers, by its `acp_protocol.methods` name."""
+    def routes(self) -> RouteTable:
+        """Every method this agent answers, by its `acp_protocol.methods` name, with the type
+        its params decode into (the table's, or one widened by the newer surface)."""
         deferred = self._deferred
-        return HandlerTable(
+        return RouteTable(
             requests={
-                m.INITIALIZE: self.handshake.initialize,
-                m.AUTHENTICATE: self.handshake.authenticate,
-                m.SESSION_NEW: self._new_session,
-                m.SESSION_LOAD: deferred(lambda r: r.sessions.load_session),
-                m.SESSION_RESUME: deferred(lambda r: r.sessions.resume_session),
-                m.SESSION_FORK: deferred(lambda r: r.sessions.fork_session),
-                m.SESSION_LIST: deferred(lambda r: r.sessions.list_sessions),
-                m.SESSION_CLOSE: deferred(lambda r: r.sessions.close_session),
-                m.SESSION_DELETE: deferred(lambda r: r.sessions.delete_session),
-                m.SESSION_SET_MODE: deferred(lambda r: r.config.set_mode),
-                m.SESSION_SET_CONFIG_OPTION: deferred(lambda r: r.config.set_config_option),
-                m.SESSION_PROMPT: deferred(lambda r: r.prompts.prompt),
-                REWIND_METHOD: deferred(lambda r: r.rewinds.extension),
+                m.INITIALIZE: Route(NewerInitializeRequest, self.handshake.initialize),
+                m.AUTHENTICATE: Route(AuthenticateRequest, self.handshake.authenticate),
+                m.SESSION_NEW: Route(NewSessionWithPrompt, self._new_session),
+                m.SESSION_LOAD: Route(
+                    LoadSessionWithPrompt, deferred(lambda r: r.sessions.load_session)
+                ),
+                m.SESSION_RESUME: Route(
+                    ResumeSessionWithPrompt, deferred(lambda r: r.sessions.resume_session)
+                ),
+                m.SESSION_FORK: Route(
+                    ForkSessionRequest, deferred(lambda r: r.sessions.fork_session)
+                ),
+                m.SESSION_LIST: Route(
+                    ListSessionsRequest, deferred(lambda r: r.sessions.list_sessions)
+                ),
+                m.SESSION_CLOSE: Route(
+                    CloseSessionRequest, deferred(lambda r: r.sessions.close_session)
+                ),
+                m.SESSION_DELETE: Route(
+                    DeleteSessionRequest, deferred(lambda r: r.sessions.delete_session)
+                ),
+                m.SESSION_SET_MODE: Route(
+                    SetSessionModeRequest, deferred(lambda r: r.config.set_mode)
+                ),
+                m.SESSION_SET_CONFIG_OPTION: Route(
+                    SetSessionConfigOptionRequest, deferred(lambda r: r.config.set_config_option)
+                ),
+                m.SESSION_PROMPT: Route(PromptRequest, deferred(lambda r: r.prompts.prompt)),
+                REWIND_METHOD: Route(RewindRequest, deferred(lambda r: r.rewinds.extension)),
             },
-            notifications={m.SESSION_CANCEL: self._cancel},
+            notifications={m.SESSION_CANCEL: NotificationRoute(CancelNotification, self._cancel)},
             gate=self.handshake.check_order,
             early=frozenset({m.INITIALIZE, m.AUTHENTICATE, m.SESSION_NEW}),
         )
 
-    def register(self, dispatcher: JsonRpcDispatcher) -> None:
-        """Install this connection's handler table."""
-        self._dispatcher = dispatcher
-        dispatcher.install(self.handler_table())
+    def register(self, router: Router) -> None:
+        """Install this connection's route table."""
+        self._router = router
+        router.install(self.routes())
 
     async def probe_when_initialized(self) -> None:
         """Once the handshake answer is out, probe the command sandbox (a `bwrap` run), so the
@@ -122,9 +161,9 @@ class AcpConnection:
             log.info("sandbox probe after the handshake failed: %s", exc)
 
     async def _new_session(
-        self, request: IncomingRequest, params: msgspec.Raw | None
+        self, request: IncomingRequest, new: NewSessionWithPrompt
     ) -> NewSessionResponse:
-        start, response = await self.opening.open(params)
+        start, response = await self.opening.open(new)
         runtime = self._runtime
         if runtime is not None:
             runtime.sessions.start_new(start)  # cleans up and raises when it fails
@@ -136,13 +175,14 @@ class AcpConnection:
         return response
 
     async def warm_up(self) -> None:
-        """Load jsonrpcserver and the runtime in worker threads, then wire every session
-        answered meanwhile. Once; callers meanwhile wait, callers after return at once."""
+        """Load the router's engine (jsonrpcserver) and the runtime in worker threads, then
+        wire every session answered meanwhile. Once; callers meanwhile wait, callers after
+        return at once."""
         async with self._warming:
             if self._runtime is not None or self._disposed:
                 return
-            if self._dispatcher is not None:
-                await self._dispatcher.load()
+            if self._router is not None:
+                await self._router.load()
             await anyio.to_thread.run_sync(_load_runtime)
             if self._disposed:  # the connection ended meanwhile: its journals are closed
                 return
@@ -191,14 +231,14 @@ class AcpConnection:
             raise RpcError(errors.REQUEST_CANCELLED, "Request cancelled", "the agent is stopping")
         return self._runtime
 
-    def _deferred(self, pick: Callable[[RuntimeMethods], RequestHandler]) -> RequestHandler:
+    def _deferred(self, pick: Callable[[RuntimeMethods], Handler[P, R]]) -> Handler[P, R]:
         """A handler that waits for the runtime's method groups (see `warm_up`)."""
 
-        async def handle(request: IncomingRequest, params: msgspec.Raw | None) -> Any:
+        async def handle(request: IncomingRequest, params: P) -> R:
             return await pick(await self._methods())(request, params)
 
         return handle
 
-    async def _cancel(self, params: msgspec.Raw | None) -> None:
+    async def _cancel(self, cancel: CancelNotification) -> None:
         if not self._disposed:  # else nothing is left to cancel
-            await (await self._methods()).prompts.cancel(params)
+            await (await self._methods()).prompts.cancel(cancel)

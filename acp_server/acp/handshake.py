@@ -16,7 +16,6 @@ from __future__ import annotations
 import logging
 
 import anyio
-import msgspec
 
 from acp_protocol import errors
 from acp_protocol.initialize import (
@@ -43,7 +42,7 @@ from acp_protocol.system_prompt import (
 )
 from acp_protocol.unstable import ForkingSessionCapabilities, SessionForkCapabilities
 from acp_server import __version__
-from acp_server.rpc.handlers import RpcError, decode_params
+from acp_server.rpc.handlers import RpcError
 from acp_server.rpc.peer import IncomingRequest
 
 from .context import BridgeContext
@@ -157,9 +156,8 @@ class Handshake:
         )
 
     async def initialize(
-        self, request: IncomingRequest, params: msgspec.Raw | None
+        self, request: IncomingRequest, init: NewerInitializeRequest
     ) -> InitializeResponse:
-        init = decode_params(params, NewerInitializeRequest)
         if self.initialized.is_set():
             # Capabilities are negotiated once per connection: sessions already wired with
             # the first answer's client capabilities keep them, and so does everything after.
@@ -184,9 +182,8 @@ class Handshake:
         )
 
     async def authenticate(
-        self, request: IncomingRequest, params: msgspec.Raw | None
+        self, request: IncomingRequest, auth: AuthenticateRequest
     ) -> AuthenticateResponse:
-        auth = decode_params(params, AuthenticateRequest)
         known = [method.id for method in self.auth_methods]
         if auth.method_id not in known:
             raise RpcError(

@@ -4,8 +4,6 @@
 
 from __future__ import annotations
 
-import msgspec
-
 from acp_protocol import errors
 from acp_protocol.session import (
     SetSessionConfigOptionRequest,
@@ -16,7 +14,7 @@ from acp_protocol.session import (
 from acp_protocol.session_config import SessionConfigOption, SessionModeState
 from acp_protocol.session_update import ConfigOptionUpdate, CurrentModeUpdate
 from acp_server.models.base import ModelConfigError
-from acp_server.rpc.handlers import RpcError, decode_params
+from acp_server.rpc.handlers import RpcError
 from acp_server.rpc.peer import IncomingRequest
 from acp_server.tools.permissions import ModeInfo, ModeRefused, check_mode
 
@@ -40,16 +38,14 @@ class SessionConfig:
         self._context = context
 
     async def set_mode(
-        self, request: IncomingRequest, params: msgspec.Raw | None
+        self, request: IncomingRequest, change: SetSessionModeRequest
     ) -> SetSessionModeResponse:
-        change = decode_params(params, SetSessionModeRequest)
         await self.change_mode(self._context.session(change.session_id), change.mode_id)
         return SetSessionModeResponse()
 
     async def set_config_option(
-        self, request: IncomingRequest, params: msgspec.Raw | None
+        self, request: IncomingRequest, change: SetSessionConfigOptionRequest
     ) -> SetSessionConfigOptionResponse:
-        change = decode_params(params, SetSessionConfigOptionRequest)
         session = self._context.session(change.session_id)
         if change.config_id not in (MODE_OPTION_ID, MODEL_OPTION_ID) or (
             change.config_id == MODEL_OPTION_ID and session.model is None

@@ -15,12 +15,11 @@ import logging
 import os
 from dataclasses import dataclass
 
-import msgspec
-
 from acp_protocol import errors
-from acp_protocol.session import NewSessionRequest, NewSessionResponse
+from acp_protocol.newer import NewSessionWithPrompt
+from acp_protocol.session import NewSessionResponse
 from acp_server.ids import new_session_id
-from acp_server.rpc.handlers import RpcError, decode_params
+from acp_server.rpc.handlers import RpcError
 from acp_server.session.journal import Journal, JournalStore
 from acp_server.session.journal_format import JournalError, JournalExists
 from acp_server.session.recorder import new_header
@@ -67,15 +66,14 @@ class SessionOpening:
         self._context = context
         self.store = store
 
-    async def open(self, params: msgspec.Raw | None) -> tuple[SessionStart, NewSessionResponse]:
-        """Decode and check the params, create the journal, probe the sandbox; the session's
-        start and its answer. Nothing is left behind when this raises."""
-        new = decode_params(params, NewSessionRequest)
+    async def open(self, new: NewSessionWithPrompt) -> tuple[SessionStart, NewSessionResponse]:
+        """Check the params, create the journal, probe the sandbox; the session's start and
+        its answer. Nothing is left behind when this raises."""
         require_directory("cwd", new.cwd)
         extra_roots = list(new.additional_directories or [])
         for path in extra_roots:
             require_absolute("additionalDirectories", path)
-        system_prompt = requested_prompt(params)
+        system_prompt = requested_prompt(new.system_prompt)
         journal = create_journal(self._context, self.store, new.cwd, extra_roots)
         try:
             await probe_sandbox(self._context)

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import msgspec
 from msgspec import UNSET, UnsetType
 
 from acp_protocol import errors
@@ -24,7 +23,7 @@ from acp_protocol.session_update import (
 from acp_server.agent import Blocked, Dropped, TicketResult
 from acp_server.cancellation import UserCancel
 from acp_server.models.base import Usage
-from acp_server.rpc.handlers import RpcError, decode_params
+from acp_server.rpc.handlers import RpcError
 from acp_server.rpc.peer import IncomingRequest
 from acp_server.session import records as rec
 
@@ -136,9 +135,8 @@ class PromptMethods:
     rewinds: RewindMethods
 
     async def prompt(
-        self, request: IncomingRequest, params: msgspec.Raw | None
+        self, request: IncomingRequest, prompt: PromptRequest
     ) -> PromptResponse | u.PromptResponse:
-        prompt = decode_params(params, PromptRequest)
         session = self.context.session(prompt.session_id)
         text = "\n".join(p.text for p in prompt.prompt if isinstance(p, TextContent))
         offered = self.context.options.offered_models
@@ -208,12 +206,7 @@ class PromptMethods:
             usage=turn_usage(ticket.usage),
         )
 
-    async def cancel(self, params: msgspec.Raw | None) -> None:
-        try:
-            cancel = msgspec.json.decode(params or b"null", type=CancelNotification)
-        except msgspec.DecodeError as exc:
-            log.warning("ignoring a malformed session/cancel: %s", exc)
-            return
+    async def cancel(self, cancel: CancelNotification) -> None:
         child = self.context.children.get(cancel.session_id)
         if child is not None:
             # A running `task` child shown as a session: stop its current work only; the

@@ -21,7 +21,7 @@ import msgspec
 from acp_protocol import errors
 from acp_server.agent import RewindDone, RewindFailed, rewind_to, session_turns
 from acp_server.cancellation import TurnAborted, TurnCancellation, UserCancel
-from acp_server.rpc.handlers import RpcError, decode_params
+from acp_server.rpc.handlers import RpcError
 from acp_server.rpc.peer import IncomingRequest
 from acp_server.session import records as rec
 from acp_server.session.rewind import Turn, fingerprint, text_of
@@ -29,18 +29,11 @@ from acp_server.tools.checkpoints import CHECKPOINTS_DIR, CheckpointStore
 from acp_server.tools.printable import one_line
 
 from .context import BridgeContext
+from .rewind_params import HistoryPoint, RewindRequest
 from .rewind_text import rewind_text
 from .sessions import AcpSession
 
 META = "acp-server"
-
-
-class HistoryPoint(msgspec.Struct, rename="camel"):
-    """A message of the conversation as an AIR client names it."""
-
-    message_id: str | None = None
-    message_fingerprint: str | None = None
-    message_occurrence: int = msgspec.field(default=1)
 
 
 class OurOptions(msgspec.Struct, rename="camel"):
@@ -48,15 +41,6 @@ class OurOptions(msgspec.Struct, rename="camel"):
 
     restore_files: bool = True
     """False: cut the conversation only (a client that restores the files itself)."""
-
-
-class RewindRequest(msgspec.Struct, rename="camel"):
-    """`_session/rewind` params (unknown fields, such as `interruptIfRunning`, are ignored)."""
-
-    session_id: str
-    before_message: HistoryPoint
-    resume_at_message: HistoryPoint | None = None
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
 
 
 def our_options(meta: dict[str, Any] | None) -> OurOptions:
@@ -148,9 +132,8 @@ class RewindMethods:
 
     context: BridgeContext
 
-    async def extension(self, request: IncomingRequest, params: msgspec.Raw | None) -> Any:
-        """`_session/rewind`."""
-        asked = decode_params(params, RewindRequest)
+    async def extension(self, request: IncomingRequest, asked: RewindRequest) -> Any:
+        """`_session/rewind` (its params decoded by the router)."""
         session = self.context.session(asked.session_id)
         self._check_idle(request, session)
         turn = resolve(session_turns(session.log), asked)

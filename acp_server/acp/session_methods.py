@@ -2,8 +2,6 @@
 delete.
 
 A session's title comes from its first prompt; `session/list` pages with an opaque cursor.
-
-Over 400 lines: every method that opens a session shares its journal and announcement helpers.
 """
 
 from __future__ import annotations
@@ -16,6 +14,7 @@ from dataclasses import dataclass
 import msgspec
 
 from acp_protocol import errors
+from acp_protocol.newer import LoadSessionWithPrompt, ResumeSessionWithPrompt
 from acp_protocol.session import (
     CloseSessionRequest,
     CloseSessionResponse,
@@ -23,15 +22,13 @@ from acp_protocol.session import (
     DeleteSessionResponse,
     ListSessionsRequest,
     ListSessionsResponse,
-    LoadSessionRequest,
     LoadSessionResponse,
-    ResumeSessionRequest,
     ResumeSessionResponse,
     SessionInfo,
 )
 from acp_protocol.unstable import ForkSessionRequest, ForkSessionResponse
 from acp_server.agent import cap_client_prompt
-from acp_server.rpc.handlers import RpcError, decode_params
+from acp_server.rpc.handlers import RpcError
 from acp_server.rpc.peer import IncomingRequest
 from acp_server.session import records as rec
 from acp_server.session.fork import fork_point
@@ -127,11 +124,10 @@ class SessionMethods:
         return session
 
     async def load_session(
-        self, request: IncomingRequest, params: msgspec.Raw | None
+        self, request: IncomingRequest, load: LoadSessionWithPrompt
     ) -> LoadSessionResponse:
         await probe_sandbox(self.context)
-        load = decode_params(params, LoadSessionRequest)
-        system_prompt = requested_prompt(params)
+        system_prompt = requested_prompt(load.system_prompt)
         session = self._reopen(load)
         apply_prompt(session, system_prompt)
         # Replay precedes the response: clients register the session before awaiting it and
@@ -155,11 +151,10 @@ class SessionMethods:
         )
 
     async def resume_session(
-        self, request: IncomingRequest, params: msgspec.Raw | None
+        self, request: IncomingRequest, resume: ResumeSessionWithPrompt
     ) -> ResumeSessionResponse:
         await probe_sandbox(self.context)
-        resume = decode_params(params, ResumeSessionRequest)
-        system_prompt = requested_prompt(params)
+        system_prompt = requested_prompt(resume.system_prompt)
         session = self._reopen(resume)
         apply_prompt(session, system_prompt)
         self._tell_after(request, session)
@@ -185,17 +180,16 @@ class SessionMethods:
         request.after_response.append(tell)
 
     async def fork_session(
-        self, request: IncomingRequest, params: msgspec.Raw | None
+        self, request: IncomingRequest, fork: ForkSessionRequest
     ) -> ForkSessionResponse:
         """A new session from an existing one's history up to its last ended turn, journaled
         with its origin (see docs/rfc/implemented/feature/2026-12-01-session-fork.md)."""
-        fork = decode_params(params, ForkSessionRequest)
         await probe_sandbox(self.context)
         require_directory("cwd", fork.cwd)
         extra_roots = list(fork.additional_directories or [])
         for path in extra_roots:
             require_absolute("additionalDirectories", path)
-        system_prompt = requested_prompt(params)
+        system_prompt = requested_prompt(fork.system_prompt)
         records, source_workspace = self._source_records(fork.session_id)
         same = source_workspace == workspace_key(fork.cwd, extra_roots)
         point = fork_point(records, same_workspace=same)
@@ -270,9 +264,8 @@ class SessionMethods:
         await send_notice(self.context, session.id, "warning", title, why)
 
     async def list_sessions(
-        self, request: IncomingRequest, params: msgspec.Raw | None
+        self, request: IncomingRequest, query: ListSessionsRequest
     ) -> ListSessionsResponse:
-        query = decode_params(params, ListSessionsRequest)
         start = _decode_cursor(query.cursor) if isinstance(query.cursor, str) else 0
         summaries = [
             s
@@ -298,9 +291,8 @@ class SessionMethods:
         )
 
     async def close_session(
-        self, request: IncomingRequest, params: msgspec.Raw | None
+        self, request: IncomingRequest, close: CloseSessionRequest
     ) -> CloseSessionResponse:
-        close = decode_params(params, CloseSessionRequest)
         session = self.context.sessions.get(close.session_id)
         if session is None:
             raise RpcError(
@@ -312,9 +304,8 @@ class SessionMethods:
         return CloseSessionResponse()
 
     async def delete_session(
-        self, request: IncomingRequest, params: msgspec.Raw | None
+        self, request: IncomingRequest, delete: DeleteSessionRequest
     ) -> DeleteSessionResponse:
-        delete = decode_params(params, DeleteSessionRequest)
         session = self.context.sessions.get(delete.session_id)
         if session is not None:
             await self.wiring.release(session)
@@ -326,7 +317,7 @@ class SessionMethods:
             raise RpcError(errors.RESOURCE_NOT_FOUND, "Session is in use", str(exc)) from None
         return DeleteSessionResponse()
 
-    def _reopen(self, reopen: LoadSessionRequest | ResumeSessionRequest) -> AcpSession:
+    def _reopen(self, reopen: LoadSessionWithPrompt | ResumeSessionWithPrompt) -> AcpSession:
         """The active session, or the one its journal holds, wired again."""
         session_id, cwd = reopen.session_id, reopen.cwd
         extra_roots = list(reopen.additional_directories or [])

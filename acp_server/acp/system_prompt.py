@@ -8,13 +8,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, TypeAlias
 
-import msgspec
-from msgspec import UNSET
+from msgspec import UNSET, UnsetType
 
 from acp_protocol import errors
 from acp_protocol.content import TextContent
-from acp_protocol.system_prompt import SystemPromptParams
-from acp_server.rpc.handlers import RpcError, decode_params
+from acp_protocol.system_prompt import SystemPrompt
+from acp_server.rpc.handlers import RpcError
 
 if TYPE_CHECKING:
     from acp_server.agent import ClientPromptMode
@@ -25,9 +24,8 @@ Requested: TypeAlias = "tuple[ClientPromptMode, str]"
 """A checked client prompt: its mode and its text (cut to its budget when it is applied)."""
 
 
-def requested_prompt(params: msgspec.Raw | None) -> Requested | None:
-    """The request's `systemPrompt`, checked; None when it has none (or `null`)."""
-    prompt = decode_params(params, SystemPromptParams).system_prompt
+def requested_prompt(prompt: SystemPrompt | UnsetType | None) -> Requested | None:
+    """A request's `systemPrompt`, checked; None when it has none (or `null`)."""
     if prompt is UNSET or prompt is None:
         return None
     mode = next((m for m in MODES if m == prompt.mode), None)

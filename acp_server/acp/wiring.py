@@ -5,8 +5,6 @@ This is the bridge's composition root for one session. Every session is journale
 data directory from the moment it exists: each record is written as it is appended, and the
 journal is fsynced at every turn end (before the prompt is answered) and on close. See
 docs/rfc/implemented/architecture/2026-11-30-session-journal.md.
-
-Over 400 lines: one session's parts are put together (and taken apart) in one place.
 """
 
 from __future__ import annotations

@@ -6,7 +6,8 @@ claim a follow-up -> install a fresh TurnCancellation -> status `running` -> pro
 settle the follow-up's ticket -> claim the next one, or status `idle`.
 See docs/rfc/implemented/architecture/2026-11-30-explicit-turn-cancellation.md.
 
-Over 400 lines: one turn's order lives in one class, each race comment beside its step.
+Over 500 lines: one state machine: one turn's order (claim, running, steps, turn/end, idle)
+lives in one class, each race comment beside its step.
 """
 
 from __future__ import annotations

@@ -26,7 +26,8 @@ after another today, so the limit only matters once calls run concurrently.
 
 See docs/shared notes "Subagents" (runtime semantics).
 
-Over 400 lines: `TaskTool` is one call's whole life, so its `finally` reads in one place.
+Over 500 lines: one state machine: one `task` call's life, from the child's journal to the
+shielded `finally` that disposes it, reads in one place.
 """
 
 from __future__ import annotations

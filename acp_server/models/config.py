@@ -67,8 +67,8 @@ endpoint. The API key is `api_key` here when set (`acp-server setup` writes it, 
 mode 0600, when the user types a key), else read from the variable named by `api_key_env`
 (default `OPENAI_API_KEY` / `ANTHROPIC_API_KEY`); a table may not set both.
 
-Over 400 lines: one validating reader for every table of the one file, so that every message
-names the file, the line and the expected values the same way.
+Over 500 lines: one wire format: the config file, one validating reader for every table,
+so that every message names the file, the line and the expected values the same way.
 """
 
 from __future__ import annotations

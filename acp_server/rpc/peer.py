@@ -22,10 +22,10 @@ from anyio.abc import ByteReceiveStream, ByteSendStream, TaskGroup
 from msgspec import UNSET
 
 from acp_protocol import errors
+from acp_protocol.base import CancelRequestNotification
 from acp_protocol.jsonrpc import (
     JSONRPC_VERSION,
     ErrorObject,
-    ErrorResponse,
     Frame,
     OutgoingNotification,
     OutgoingRequest,
@@ -33,8 +33,8 @@ from acp_protocol.jsonrpc import (
     valid_request_id,
 )
 from acp_protocol.methods import CANCEL_REQUEST
-from acp_server.redaction import redact, redact_value
 
+from .error_exit import error_frame
 from .errors import MalformedAnswer, PeerClosed, RemoteError, RequestTimeout
 from .framing import DEFAULT_MAX_LINE_BYTES, OVERSIZED, LineReader
 from .writer import FrameWriter
@@ -42,10 +42,6 @@ from .writer import FrameWriter
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
-
-
-class CancelRequestParams(msgspec.Struct):
-    request_id: RequestId = msgspec.field(name="requestId")
 
 
 class IncomingRequest:
@@ -70,20 +66,13 @@ class IncomingRequest:
 
 
 class Dispatcher(Protocol):
-    """What the peer hands requests and notifications to (see jsonrpcserver_adapter.py)."""
+    """What the peer hands requests and notifications to (the router, rpc/dispatch.py)."""
 
     async def dispatch_request(self, request: IncomingRequest) -> Any:
         """Handle `request` and return its complete response frame."""
 
     async def dispatch_notification(self, method: str, params: msgspec.Raw | None) -> None:
         """Handle a notification; unknown ones are ignored."""
-
-
-def error_frame(request_id: RequestId, code: int, message: str, data: Any = UNSET) -> ErrorResponse:
-    """An error response frame, its text redacted (acp_server/redaction.py): every error the
-    client sees is written through here."""
-    error = ErrorObject(code, redact(message), redact_value(data))
-    return ErrorResponse(JSONRPC_VERSION, request_id, error)
 
 
 class _Pending:
@@ -171,7 +160,7 @@ class Peer:
     async def _give_up(self, request_id: int) -> None:
         if self.input_closed.is_set():
             return
-        await self.notify(CANCEL_REQUEST, {"requestId": request_id})
+        await self.notify(CANCEL_REQUEST, CancelRequestNotification(request_id=request_id))
 
     def _fail_pending(self, reason: str) -> None:
         for pending in self._pending.values():
@@ -311,7 +300,7 @@ class Peer:
 
     def _cancel_incoming(self, params: msgspec.Raw | None) -> None:
         try:
-            target = msgspec.json.decode(params or b"null", type=CancelRequestParams)
+            target = msgspec.json.decode(params or b"null", type=CancelRequestNotification)
         except msgspec.DecodeError:
             log.warning("ignoring a malformed %s", CANCEL_REQUEST)
             return

@@ -30,7 +30,8 @@ Wire names are the snake_case attribute names and are part of the on-disk format
 stable. Optional fields are left out when they hold their default. Timestamps (``at``) are
 ISO 8601 UTC strings with millisecond precision, as produced by `utc_now()`.
 
-Over 400 lines: the on-disk format is one tagged union, kept in one place field by field.
+Over 500 lines: one union: the on-disk format is one tagged union, kept in one place field by
+field.
 """
 
 from __future__ import annotations

@@ -189,7 +189,9 @@ def render_cancel(results: Result) -> str:
         f"acp-server above the fsync floor (differences of percentiles): p50"
         f" {subject['p50_ms'] - floor['p50_ms']:+.2f} ms, p99"
         f" {subject['p99_ms'] - floor['p99_ms']:+.2f} ms; the SDK agent's p50 is"
-        f" {agents[BASELINE]['p50_ms']:.2f} ms.",
+        f" {agents[BASELINE]['p50_ms']:.2f} ms. Where acp-server's own share goes, stage by"
+        " stage: [the cancel-latency"
+        " RFC](rfc/implemented/architecture/2026-12-02-cancel-latency.md).",
     ]
     lines += render_verdicts(results)
     lines += stop_reason_warnings(agents, n)

@@ -41,7 +41,7 @@ LOAD_EMPTY_SESSION_ID = "sess_bench_empty"
 LOAD_SETTLED = f"{IDLE_SETTLE_S} s after initialize"
 # name -> (session loaded, pause between the initialize response and session/load). Right after
 # the handshake acp-server imports jsonrpcserver on its event loop (~0.15 s, see
-# acp_server/rpc/jsonrpcserver_adapter.py), so a load sent at once waits for that too: the
+# acp_server/rpc/engine.py), so a load sent at once waits for that too: the
 # target is on the settled series. The header-only journal shows the fixed cost of a first
 # session request.
 LOAD_SERIES = {

@@ -173,6 +173,11 @@ async def test_hostile_files_are_reported_and_left(tmp_path: Path) -> None:
             for name in ("hand", "fifo", "dir", "link", "big")
         ),
     )
+    big = next(r for r in w.log.records if isinstance(r, rec.ToolResult) and "big" in r.output)
+    assert big.output.endswith(
+        "(not kept for /rewind: it is 100 bytes, over the checkpoint cap of 64 bytes "
+        "([tools] max_checkpoint_bytes))"
+    )
     (w.ws / "hand.txt").write_text("edited by hand\n")
     (w.ws / "fifo.txt").unlink()
     os.mkfifo(w.ws / "fifo.txt")

@@ -22,7 +22,7 @@ from acp_server.acp.connection import AcpConnection
 from acp_server.acp.options import ServerOptions
 from acp_server.models.script import echo_provider
 from acp_server.process import ProcessRegistry
-from acp_server.rpc.jsonrpcserver_adapter import JsonRpcDispatcher
+from acp_server.rpc.dispatch import Router
 from tests.support.agent_process import SERVER
 from tests.support.memory import peer_harness
 
@@ -126,11 +126,11 @@ def check_responses(sent: list[bytes], raw_output: list[bytes]) -> None:
 @given(st.lists(lines, min_size=1, max_size=6))
 def test_every_request_line_gets_exactly_one_response_in_process(sent: list[bytes]) -> None:
     async def scenario() -> list[bytes]:
-        dispatcher = JsonRpcDispatcher()
+        dispatcher = Router()
         with tempfile.TemporaryDirectory() as data_dir:
             return await exchange(dispatcher, data_dir)
 
-    async def exchange(dispatcher: JsonRpcDispatcher, data_dir: str) -> list[bytes]:
+    async def exchange(dispatcher: Router, data_dir: str) -> list[bytes]:
         async with anyio.create_task_group() as agents, peer_harness(dispatcher) as (peer, client):
             options = ServerOptions(data_dir=Path(data_dir), model=echo_provider())
             AcpConnection(peer, agents, options, ProcessRegistry()).register(dispatcher)

@@ -7,8 +7,8 @@ from typing import Any
 import msgspec
 import pytest
 
-from acp_server.rpc.handlers import HandlerTable, RpcError, decode_params
-from acp_server.rpc.jsonrpcserver_adapter import JsonRpcDispatcher
+from acp_server.rpc.dispatch import Route, Router, RouteTable
+from acp_server.rpc.handlers import RpcError
 from acp_server.rpc.peer import IncomingRequest
 from tests.support.memory import peer_harness
 
@@ -20,11 +20,10 @@ class Echo(msgspec.Struct):
     count: int = 1
 
 
-def echo_dispatcher() -> JsonRpcDispatcher:
-    dispatcher = JsonRpcDispatcher()
+def echo_dispatcher() -> Router:
+    dispatcher = Router()
 
-    async def echo(request: IncomingRequest, params: msgspec.Raw | None) -> Any:
-        value = decode_params(params, Echo)
+    async def echo(request: IncomingRequest, value: Echo) -> Any:
         return {"echo": value.text * value.count}
 
     async def explode(request: IncomingRequest, params: msgspec.Raw | None) -> Any:
@@ -33,7 +32,15 @@ def echo_dispatcher() -> JsonRpcDispatcher:
     async def refuse(request: IncomingRequest, params: msgspec.Raw | None) -> Any:
         raise RpcError(-32002, "Resource not found", "no such thing")
 
-    dispatcher.install(HandlerTable(requests={"echo": echo, "explode": explode, "refuse": refuse}))
+    dispatcher.install(
+        RouteTable(
+            requests={
+                "echo": Route(Echo, echo),
+                "explode": Route(msgspec.Raw, explode),
+                "refuse": Route(msgspec.Raw, refuse),
+            }
+        )
+    )
     return dispatcher
 
 

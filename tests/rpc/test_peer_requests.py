@@ -8,9 +8,8 @@ import anyio
 import msgspec
 import pytest
 
+from acp_server.rpc.dispatch import Route, Router, RouteTable
 from acp_server.rpc.errors import PeerClosed, RemoteError, RequestTimeout
-from acp_server.rpc.handlers import HandlerTable
-from acp_server.rpc.jsonrpcserver_adapter import JsonRpcDispatcher
 from acp_server.rpc.peer import IncomingRequest, Peer
 from tests.support.memory import ClientSide, peer_harness
 
@@ -22,7 +21,7 @@ class Answer(msgspec.Struct):
 
 
 async def test_outgoing_request_gets_its_own_ids_and_result() -> None:
-    async with peer_harness(JsonRpcDispatcher()) as (peer, client):
+    async with peer_harness(Router()) as (peer, client):
         results: list[Answer] = []
 
         async def ask() -> None:
@@ -42,7 +41,7 @@ async def test_outgoing_request_gets_its_own_ids_and_result() -> None:
 
 
 async def test_error_answer_raises_remote_error() -> None:
-    async with peer_harness(JsonRpcDispatcher()) as (peer, client):
+    async with peer_harness(Router()) as (peer, client):
         async with anyio.create_task_group() as tg:
             outcome: list[BaseException] = []
 
@@ -66,7 +65,7 @@ async def test_error_answer_raises_remote_error() -> None:
 
 
 async def test_timeout_sends_cancel_request_and_late_answer_is_dropped() -> None:
-    async with peer_harness(JsonRpcDispatcher()) as (peer, client):
+    async with peer_harness(Router()) as (peer, client):
         failures: list[BaseException] = []
 
         async def ask() -> None:
@@ -91,7 +90,7 @@ async def test_timeout_sends_cancel_request_and_late_answer_is_dropped() -> None
 
 
 async def test_cancelled_caller_sends_cancel_request() -> None:
-    async with peer_harness(JsonRpcDispatcher()) as (peer, client):
+    async with peer_harness(Router()) as (peer, client):
         async with anyio.create_task_group() as tg:
             scope = anyio.CancelScope()
 
@@ -109,7 +108,7 @@ async def test_cancelled_caller_sends_cancel_request() -> None:
 
 
 async def test_pending_requests_fail_at_once_when_input_ends() -> None:
-    async with peer_harness(JsonRpcDispatcher()) as (peer, client):
+    async with peer_harness(Router()) as (peer, client):
         failures: list[BaseException] = []
 
         async def ask() -> None:
@@ -127,8 +126,8 @@ async def test_pending_requests_fail_at_once_when_input_ends() -> None:
             await peer.request("fs/read_text_file", {}, Answer)
 
 
-def slow_dispatcher(started: anyio.Event, release: anyio.Event) -> JsonRpcDispatcher:
-    dispatcher = JsonRpcDispatcher()
+def slow_dispatcher(started: anyio.Event, release: anyio.Event) -> Router:
+    dispatcher = Router()
 
     async def slow(request: IncomingRequest, params: msgspec.Raw | None) -> Any:
         request.admit()
@@ -143,7 +142,14 @@ def slow_dispatcher(started: anyio.Event, release: anyio.Event) -> JsonRpcDispat
         await answered.wait()
         return {"stopReason": "cancelled"}
 
-    dispatcher.install(HandlerTable(requests={"slow": slow, "prompt_like": prompt_like}))
+    dispatcher.install(
+        RouteTable(
+            requests={
+                "slow": Route(msgspec.Raw, slow),
+                "prompt_like": Route(msgspec.Raw, prompt_like),
+            }
+        )
+    )
     return dispatcher
 
 
@@ -191,7 +197,7 @@ async def test_cancel_request_for_unknown_id_is_ignored() -> None:
 
 
 async def test_updates_queued_before_a_response_are_written_before_it() -> None:
-    dispatcher = JsonRpcDispatcher()
+    dispatcher = Router()
     holder: list[Peer] = []
 
     async def stream(request: IncomingRequest, params: msgspec.Raw | None) -> Any:
@@ -199,7 +205,7 @@ async def test_updates_queued_before_a_response_are_written_before_it() -> None:
             await holder[0].notify("session/update", {"n": index})
         return {"stopReason": "end_turn"}
 
-    dispatcher.install(HandlerTable(requests={"stream": stream}))
+    dispatcher.install(RouteTable(requests={"stream": Route(msgspec.Raw, stream)}))
     async with peer_harness(dispatcher) as (peer, client):
         holder.append(peer)
         await client.write({"jsonrpc": "2.0", "id": 1, "method": "stream"})
@@ -209,7 +215,7 @@ async def test_updates_queued_before_a_response_are_written_before_it() -> None:
 
 
 async def test_next_line_waits_until_the_previous_request_is_admitted() -> None:
-    dispatcher = JsonRpcDispatcher()
+    dispatcher = Router()
     registry: set[str] = set()
     seen: list[bool] = []
 
@@ -222,7 +228,9 @@ async def test_next_line_waits_until_the_previous_request_is_admitted() -> None:
         seen.append("s" in registry)
         return {}
 
-    dispatcher.install(HandlerTable(requests={"create": create, "use": use}))
+    dispatcher.install(
+        RouteTable(requests={"create": Route(msgspec.Raw, create), "use": Route(msgspec.Raw, use)})
+    )
     async with peer_harness(dispatcher) as (_, client):
         await client.write({"jsonrpc": "2.0", "id": 1, "method": "create"})
         await client.write({"jsonrpc": "2.0", "id": 2, "method": "use"})
@@ -245,7 +253,7 @@ async def test_input_end_waits_for_requests_in_flight_then_returns() -> None:
 
 async def test_close_abandons_work_and_returns_promptly() -> None:
     started, cancelled = anyio.Event(), anyio.Event()
-    dispatcher = JsonRpcDispatcher()
+    dispatcher = Router()
 
     async def stuck(request: IncomingRequest, params: msgspec.Raw | None) -> Any:
         request.admit()
@@ -255,7 +263,7 @@ async def test_close_abandons_work_and_returns_promptly() -> None:
         finally:
             cancelled.set()  # only cancellation can end sleep_forever
 
-    dispatcher.install(HandlerTable(requests={"stuck": stuck}))
+    dispatcher.install(RouteTable(requests={"stuck": Route(msgspec.Raw, stuck)}))
     with anyio.fail_after(10):  # a guard against a hang, not a speed measure
         async with peer_harness(dispatcher) as (peer, client):
             await client.write({"jsonrpc": "2.0", "id": 1, "method": "stuck"})

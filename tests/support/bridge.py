@@ -26,7 +26,7 @@ from acp_server.acp.options import ServerOptions
 from acp_server.agent.agent import Agent
 from acp_server.models.base import ModelProvider
 from acp_server.process import ProcessRegistry
-from acp_server.rpc.jsonrpcserver_adapter import JsonRpcDispatcher
+from acp_server.rpc.dispatch import Router
 from acp_server.rpc.peer import Peer
 from acp_server.session.journal import JournalStore
 from tests.support.memory import MemoryByteReceive, MemoryByteSend
@@ -164,7 +164,7 @@ async def in_process_bridge(model: ModelProvider, data_dir: Path) -> AsyncIterat
     events: list[Event] = []
     to_agent, agent_in = anyio.create_memory_object_stream[bytes](100)
     agent_out, from_agent = anyio.create_memory_object_stream[bytes](1000)
-    dispatcher = JsonRpcDispatcher()
+    dispatcher = Router()
     peer = Peer(
         MemoryByteReceive(agent_in), RecordingSend(MemoryByteSend(agent_out), events), dispatcher
     )

@@ -11,7 +11,7 @@ import anyio
 from anyio.abc import ByteReceiveStream, ByteSendStream
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
-from acp_server.rpc.jsonrpcserver_adapter import JsonRpcDispatcher
+from acp_server.rpc.dispatch import Router
 from acp_server.rpc.peer import Peer
 
 
@@ -85,7 +85,7 @@ class ClientSide:
 
 @asynccontextmanager
 async def peer_harness(
-    dispatcher: JsonRpcDispatcher, **peer_options: Any
+    dispatcher: Router, **peer_options: Any
 ) -> AsyncIterator[tuple[Peer, ClientSide]]:
     """A running Peer on memory streams; yields (peer, client side)."""
     to_peer, peer_in = anyio.create_memory_object_stream[bytes](100)

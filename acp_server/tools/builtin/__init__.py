@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from acp_server.tools.base import Tool
 from acp_server.tools.budget import ToolBudget
-from acp_server.tools.builtin.files import EditFile, ListDir, ReadFile, WriteFile
+from acp_server.tools.builtin.files import EditFile, ReadFile, WriteFile
+from acp_server.tools.builtin.list_dir import ListDir
 from acp_server.tools.builtin.plan import TodoWrite
 from acp_server.tools.builtin.ripgrep import Ripgrep
 from acp_server.tools.builtin.search import Glob, Grep

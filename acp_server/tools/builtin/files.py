@@ -1,18 +1,15 @@
-"""File tools: `read_file`, `write_file`, `edit_file`, `list_dir`.
+"""File tools: `read_file`, `write_file`, `edit_file` (`list_dir` is in `list_dir.py`).
 
 Reads and writes go through `FileAccess` (the client's editor buffers when it offers `fs/*`);
 what only the local disk can answer (does the file exist, is it a FIFO or a device, what is in
 a directory) is asked of the local disk, through the same link-refusing opens (`local_files`).
-
-Over 400 lines: the four file tools share the read, line and diff helpers above them.
 """
 
 from __future__ import annotations
 
-import heapq
 import os
 import stat
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Annotated, Any
 
 import msgspec
@@ -20,19 +17,18 @@ import msgspec
 from acp_server.cancellation import TurnSignal
 from acp_server.session.records import FileCheckpoint
 from acp_server.tools.base import Diff, Location, ToolKind, ToolOutput
-from acp_server.tools.budget import ToolBudget, utf8_size
+from acp_server.tools.budget import ToolBudget
 from acp_server.tools.builtin._common import (
     BuiltinTool,
     count_lines,
     failed,
-    fitting,
     plural,
     str_arg,
 )
 from acp_server.tools.builtin.near_miss import edited_lines, near_misses
 from acp_server.tools.checkpoints import Checkpoints
 from acp_server.tools.images import read_image
-from acp_server.tools.local_files import Stopped, in_thread, open_checked, special_kind, stopper
+from acp_server.tools.local_files import in_thread, special_kind
 from acp_server.tools.text_window import TextWindow
 from acp_server.tools.workspace import FileAccess, NotRegularFile, Sandbox
 
@@ -75,6 +71,12 @@ async def _keep(
 ) -> list[FileCheckpoint]:
     """The checkpoint of `path` before `content` is written there (none without a store)."""
     return [] if checkpoints is None else [await checkpoints.keep(path, content, signal)]
+
+
+def _not_kept(kept: Sequence[FileCheckpoint]) -> str:
+    """The note a write's result carries when /rewind will not be able to restore the file."""
+    skipped = next((cp.skipped for cp in kept if cp.skipped), None)
+    return "" if skipped is None else f" (not kept for /rewind: {skipped})"
 
 
 async def _read_existing(
@@ -299,6 +301,7 @@ class WriteFile(BuiltinTool[WriteFileArgs]):
             text = f"Wrote {path}: the content is unchanged ({lines})"
         else:
             text = f"Overwrote {path} ({lines}, previously {count_lines(old)})"
+        text += _not_kept(kept)
         return ToolOutput(
             text,
             diffs=[Diff(path, old, args.content)],
@@ -415,107 +418,9 @@ class EditFile(BuiltinTool[EditFileArgs]):
         removed, added = count_lines(old_text), count_lines(new_text)
         return ToolOutput(
             f"Edited {path} at line {line}: replaced {plural(removed, 'line')} with "
-            f"{plural(added, 'line')}{edited_lines(updated, line, max(added, 1))}",
+            f"{plural(added, 'line')}{_not_kept(kept)}"
+            f"{edited_lines(updated, line, max(added, 1))}",
             diffs=[Diff(path, content, updated)],
             locations=[Location(path, line)],
             checkpoints=kept,
         )
-
-
-# list_dir ------------------------------------------------------------------------------------
-
-
-class ListDirArgs(msgspec.Struct, forbid_unknown_fields=True):
-    path: str | None = None
-
-
-def _list(path: str, check: Callable[[], None], keep: int) -> tuple[list[str], int]:
-    """The first `keep` entry names of the directory in sorted order (directories with a
-    trailing '/'), and how many entries it has. Memory follows `keep`, not the directory:
-    a heap keeps the smallest names while the scan streams past."""
-    fd = open_checked(path, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        scan = os.scandir(fd)
-    finally:
-        os.close(fd)  # scandir works on its own duplicate
-    total = 0
-
-    def names() -> Iterator[str]:
-        nonlocal total
-        with scan:
-            for entry in scan:
-                try:
-                    is_dir = entry.is_dir()
-                except OSError:
-                    is_dir = False
-                total += 1
-                if total % 10000 == 0:
-                    check()  # a directory of millions of entries must not outlive the turn
-                yield entry.name + "/" if is_dir else entry.name
-
-    return heapq.nsmallest(keep, names()), total
-
-
-class ListDir(BuiltinTool[ListDirArgs]):
-    name = "list_dir"
-    kind: ToolKind = "read"
-    args_type = ListDirArgs
-    parameters: Mapping[str, Any] = {
-        "type": "object",
-        "properties": {
-            "path": {
-                "type": "string",
-                "description": "The directory to list (default: the working directory).",
-            },
-        },
-        "required": [],
-        "additionalProperties": False,
-    }
-
-    def __init__(
-        self,
-        sandbox: Sandbox,
-        *,
-        max_entries: int = _DEFAULT.max_search_results,
-        max_bytes: int = _DEFAULT.body_bytes,
-    ) -> None:
-        super().__init__(sandbox)
-        self.max_entries = max_entries
-        self.max_bytes = max_bytes
-        self.description = (
-            "List the entries of a directory in the workspace (default: the working "
-            f"directory), sorted by name; directories end with '/'. At most {max_entries} "
-            "entries are shown. Use glob to find files by pattern across directories."
-        )
-
-    def title(self, arguments: Mapping[str, Any]) -> str:
-        return f"List {self.display(str_arg(arguments, 'path') or '.')}"
-
-    def locations(self, arguments: Mapping[str, Any]) -> Sequence[Location]:
-        return self.location_of(arguments, "path", self.sandbox.cwd)
-
-    async def call(self, args: ListDirArgs, signal: TurnSignal) -> ToolOutput:
-        path = self.check(args.path or self.sandbox.cwd)
-        try:
-            entries, total = await in_thread(_list, path, stopper(signal), self.max_entries)
-        except Stopped:
-            signal.raise_if_aborted()
-            raise
-        except FileNotFoundError:
-            return failed(f"Directory not found: {path}")
-        except NotADirectoryError:
-            return failed(f"{path} is a file, not a directory; use read_file to read it")
-        except OSError as exc:
-            return failed(f"Cannot list {path}: {exc.strerror or exc}")
-        signal.raise_if_aborted()
-        where = [Location(path)]
-        if not total:
-            return ToolOutput(f"{path} is empty", locations=where)
-        shown = fitting(entries, self.max_bytes - utf8_size(path))
-        text = f"{path}:\n" + "\n".join(shown)
-        if total > len(shown):
-            text += (
-                f"\n[showing {len(shown)} of {plural(total, 'entry', 'entries')}; use "
-                "glob with a pattern to find the others]"
-            )
-        return ToolOutput(text, locations=where)

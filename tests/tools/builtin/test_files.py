@@ -10,7 +10,8 @@ import pytest
 from acp_server.cancellation import TurnCancellation, TurnSignal
 from acp_server.tools.base import Diff, Location
 from acp_server.tools.builtin import builtin_tools
-from acp_server.tools.builtin.files import ListDir, ReadFile
+from acp_server.tools.builtin.files import ReadFile
+from acp_server.tools.builtin.list_dir import ListDir
 from acp_server.tools.local_commands import LocalCommands
 from acp_server.tools.local_files import LocalFiles
 from tests.support.tool_workspace import SOURCE, Workspace
