@@ -14,13 +14,14 @@ from pathlib import Path
 import anyio
 import pytest
 
+from acp_server.acp.rewind import listing
 from acp_server.agent.conversation import Conversation
 from acp_server.agent.rewind import RewindDone, rewind_to, session_turns
 from acp_server.cancellation import TurnAborted, TurnCancellation, UserCancel
 from acp_server.models.base import AssistantTurn, UserTurn
 from acp_server.session import records as rec
 from acp_server.session.log import SessionLog
-from acp_server.session.rewind import retained
+from acp_server.session.rewind import Turn, retained
 from acp_server.tools.builtin.files import EditFile, WriteFile
 from acp_server.tools.checkpoints import Checkpoints, CheckpointStore
 from acp_server.tools.local_files import LocalFiles
@@ -263,3 +264,26 @@ async def test_a_flush_that_fails_after_the_record_still_rewinds_and_says_so(
     assert isinstance(done.not_saved, OSError)
     assert w.files() == {}
     assert isinstance(w.log.records[-1], rec.Rewind)
+
+
+def test_the_listing_shows_the_latest_hundred_turns() -> None:
+    turns = [
+        Turn(
+            n,
+            f"t{n}",
+            rec.UserMessage(
+                message_id=f"m{n}",
+                content=[rec.TextPart(text=f"prompt {n}\nmore")],
+                origin="prompt",
+                turn_id=f"t{n}",
+                at=AT,
+            ),
+            None,
+        )
+        for n in range(1, 131)
+    ]
+    lines = listing(turns).splitlines()
+    assert lines[1] == "(30 earlier turns not listed)"
+    assert lines[2] == "31. prompt 31"  # the first line of each prompt
+    assert lines[-1] == "130. prompt 130"
+    assert listing([]) == "There is no turn to rewind to."
