@@ -28,7 +28,7 @@ LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"extensions"}),  # hooks and MCP servers: plug-ins of the runtime
     frozenset({"acp"}),  # the ACP bridge
     # the process and its tools
-    frozenset({"server", "cli", "__main__", "determinism", "firstrun", "acp_fixture"}),
+    frozenset({"server", "cli", "config", "__main__", "determinism", "firstrun", "acp_fixture"}),
 )
 """Bottom to top. A unit may import its own layer's units and those below, never above."""
 
@@ -38,6 +38,11 @@ RUNTIME = frozenset({"agent", "session", "models", "tools", "process"})
 in exactly the same way (ARCHITECTURE.md)."""
 PUBLIC_FACE_ONLY = {"acp": "agent", "extensions": "agent"}
 """Importer unit -> unit it may import only through the package itself (its `__init__`)."""
+READ_AT_THE_TOP = {"config": frozenset({"cli", "firstrun"})}
+"""Unit -> the only units that may import it: the config file is read by the command line (the
+server's and its setup/doctor commands'), and each section goes down as its owner's type."""
+FORBIDDEN = {("models", "tools"): "models never import tools (config sections live with tools)"}
+"""Edges between units of one layer that must not exist."""
 
 Edge = tuple[str, str, str, int]
 """(importing module, imported module, file, line)."""
@@ -114,6 +119,10 @@ def violations(root: Path) -> list[str]:
             found.append(f"{where}: the runtime never sees wire types or the peer")
         elif PUBLIC_FACE_ONLY.get(source) == dest and target != f"acp_server.{dest}":
             found.append(f"{where}: {source} imports {dest} only from acp_server.{dest}")
+        elif dest in READ_AT_THE_TOP and source not in READ_AT_THE_TOP[dest]:
+            found.append(f"{where}: {dest} is read by the CLI alone")
+        elif (source, dest) in FORBIDDEN:
+            found.append(f"{where}: {FORBIDDEN[source, dest]}")
     return found
 
 
@@ -182,6 +191,9 @@ def write(root: Path, relative: str, source: str) -> None:
             "from acp_server.agent.loop import AgentLoop\n",
             "acp imports agent only from acp_server.agent",
         ),
+        ("acp_server/server.py", "import acp_server.config\n", "read by the CLI alone"),
+        ("acp_fixture/x.py", "from acp_server.config import Config\n", "read by the CLI"),
+        ("acp_server/models/x.py", "from acp_server.tools import budget\n", "never import tools"),
     ],
 )
 def test_the_checker_reports_an_upward_import(
@@ -195,9 +207,13 @@ def test_the_checker_reports_an_upward_import(
 def test_the_checker_accepts_downward_imports_and_finds_cycles(tmp_path: Path) -> None:
     write(tmp_path, "acp_server/acp/x.py", "from acp_server.agent import Agent\n")
     write(tmp_path, "acp_server/tools/x.py", "from acp_server.models import base\n")
-    write(tmp_path, "acp_server/models/base.py", "from ..tools import x\n")
+    write(tmp_path, "acp_server/cli.py", "from acp_server.config import Config\n")
+    write(tmp_path, "acp_server/config.py", "from acp_server.tools import x\n")
+    write(tmp_path, "acp_server/firstrun/x.py", "from acp_server import config\n")
+    write(tmp_path, "acp_server/session/x.py", "from acp_server.process import y\n")
+    write(tmp_path, "acp_server/process/y.py", "from ..session import x\n")
     assert violations(tmp_path) == []
-    assert package_cycles(tmp_path) == [["models", "tools", "models"]]
+    assert package_cycles(tmp_path) == [["process", "session", "process"]]
 
 
 # -- One error exit (issue 25): every error the client sees is built by rpc/error_exit.py's

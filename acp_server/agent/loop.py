@@ -45,13 +45,7 @@ from acp_server.models.base import (
     ToolSpec,
     Usage,
 )
-from acp_server.models.budget import ContextBudget
-from acp_server.models.config import (
-    DEFAULT_MAX_FAILED_CALLS,
-    DEFAULT_MAX_REPEATED_CALLS,
-    DEFAULT_MAX_STEPS,
-    DEFAULT_THRESHOLD,
-)
+from acp_server.models.budget import DEFAULT_THRESHOLD, ContextBudget
 from acp_server.models.output import output_limit_of
 from acp_server.redaction import redact
 from acp_server.session import records as rec
@@ -79,6 +73,7 @@ from .instructions import DEFAULT_SYSTEM_PROMPT
 from .no_progress import FailedCalls
 from .progress import ALIVE_INTERVAL_S, Drafts, keep_alive
 from .seams import PromptSubmission, Seams, StepInfo, StepResult, TurnProgress
+from .settings import DEFAULT_MAX_FAILED_CALLS, DEFAULT_MAX_REPEATED_CALLS, DEFAULT_MAX_STEPS
 from .text_calls import reads_text_calls, text_calls
 
 log = logging.getLogger(__name__)
