@@ -405,6 +405,16 @@ def test_the_checker_reports_a_record_built_outside_session(tmp_path: Path, sour
 TEST_DIR_UNITS = {"protocol": "acp_protocol"}
 """A test directory named otherwise than the unit it mirrors."""
 FREE_TEST_DIRS = frozenset({"e2e", "support", "data", "scripts", "docker", "benchmarks"})
+IMPORTABLE_BY_TESTS = frozenset({"config"})
+"""Units any test may import: the config file's reader sits at the top (only the CLI imports
+it among the packages), and a test builds the settings it needs from TOML text through it."""
+NOT_YET_MIRRORED = {
+    "tests/agent/test_rewind.py": "tests acp/rewind.py too (issue 23 item 4, landed 2026-12-02)",
+    "tests/models/test_config_agent.py": "the [agent] section's type moved to agent/settings.py",
+    "tests/models/test_config_instructions.py": "the [instructions] type moved to agent/",
+}
+"""Test modules that import above their directory's unit, each with why; they belong elsewhere
+(or split), which their owners were doing while this rule landed."""
 
 
 def upward_test_imports(root: Path) -> list[str]:
@@ -418,6 +428,8 @@ def upward_test_imports(root: Path) -> list[str]:
             found.append(f"tests/{directory.name}: mirrors no unit of the layer map")
             continue
         for path in sorted(directory.rglob("*.py")):
+            if path.relative_to(root).as_posix() in NOT_YET_MIRRORED:
+                continue
             for node in ast.walk(ast.parse(path.read_text(), str(path))):
                 if isinstance(node, ast.Import):
                     targets = [alias.name for alias in node.names]
@@ -429,7 +441,7 @@ def upward_test_imports(root: Path) -> list[str]:
                     if target.split(".")[0] not in PACKAGES:
                         continue
                     dest = unit_of(target)
-                    if dest != unit and rank(dest) > rank(unit):
+                    if dest != unit and dest not in IMPORTABLE_BY_TESTS and rank(dest) > rank(unit):
                         where = f"{path.relative_to(root)}:{node.lineno}"
                         found.append(f"{where}: tests of {unit} import {target} ({dest} is above)")
     return found
