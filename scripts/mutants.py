@@ -86,7 +86,7 @@ MUTANTS = (
         "1: the durability flush really fsyncs",
         (
             Edit(
-                "await anyio.to_thread.run_sync(_fsync_and_close, fd)",
+                "await anyio.to_thread.run_sync(fs.fsync_and_close, fd)",
                 "await anyio.to_thread.run_sync(os.close, fd)",
             ),
         ),
