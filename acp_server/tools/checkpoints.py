@@ -19,6 +19,7 @@ from __future__ import annotations
 import errno
 import hashlib
 import os
+import re
 import secrets
 import stat
 from collections.abc import Sequence
@@ -50,6 +51,14 @@ def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+_DIGEST = re.compile(r"[0-9a-f]{64}")
+
+
+def is_digest(name: str) -> bool:
+    """True for a hex SHA-256 (a journal line read back may hold anything)."""
+    return _DIGEST.fullmatch(name) is not None
+
+
 class CheckpointStore:
     """Content-addressed blobs under `root` (``<root>/<aa>/<sha256>``)."""
 
@@ -57,6 +66,10 @@ class CheckpointStore:
         self.root = root
 
     def path_of(self, digest: str) -> Path:
+        """Where blob `digest` lives; ValueError unless `digest` is a hex SHA-256 (a crafted
+        journal record could otherwise name any file, `..` or an absolute path)."""
+        if not is_digest(digest):
+            raise ValueError(f"not a SHA-256 digest: {digest!r}")
         return self.root / digest[:2] / digest
 
     def put(self, data: bytes) -> str:
@@ -173,9 +186,14 @@ def _plan_one(
     change: FileChange, store: CheckpointStore, sandbox: Sandbox, since: str
 ) -> Restore | Keep | None:
     """What to do with one changed file (None: it already holds its content before)."""
-    saved = str(store.path_of(change.before)) if change.before is not None else None
     if change.skipped is not None:
         return Keep(change.path, f"its content before was not kept: {change.skipped}")
+    # The path and the digest come from the journal: refuse what the tools never write.
+    if change.before is not None and not is_digest(change.before):
+        return Keep(change.path, "its checkpoint's name is not a SHA-256 digest")
+    if os.path.normpath(change.path) != change.path or not os.path.isabs(change.path):
+        return Keep(change.path, "it is not a resolved absolute path")
+    saved = str(store.path_of(change.before)) if change.before is not None else None
     if not sandbox.contains(change.path):
         return Keep(change.path, "it is outside the session's workspace roots", saved)
     try:
