@@ -17,7 +17,7 @@ import pytest
 
 from acp_server.acp.rewind import listing
 from acp_server.agent.conversation import Conversation
-from acp_server.agent.rewind import RewindDone, rewind_to, session_turns
+from acp_server.agent.rewind import RewindDone, RewindFailed, rewind_to, session_turns
 from acp_server.cancellation import TurnAborted, TurnCancellation, UserCancel
 from acp_server.models.base import AssistantTurn, UserTurn
 from acp_server.session import records as rec
@@ -334,3 +334,29 @@ async def test_a_crafted_checkpoint_in_the_journal_reads_nothing_outside_the_sto
     ]
     with pytest.raises(ValueError, match="not a SHA-256 digest"):
         w.store.path_of(str(secret))
+
+
+@pytest.mark.parametrize("second", ["edited", "created"])
+async def test_a_file_edited_between_the_check_and_its_restore_is_not_overwritten(
+    tmp_path: Path, second: str
+) -> None:
+    """The check (the file still holds the agent's write) and the restore are apart: a file
+    edited in between is not overwritten (nor a file the agent created, removed); the rewind
+    fails whole and the files already restored get the agent's content back."""
+    w = World(tmp_path)
+    (w.ws / "a.txt").write_text("a before\n")
+    if second == "edited":
+        (w.ws / "b.txt").write_text("b before\n")
+    await w.turn("one", write("a.txt", "a agent\n"), write("b.txt", "b agent\n"))
+    seen: list[str] = []
+
+    async def edit_b_meanwhile(name: str) -> None:
+        seen.append(name)
+        if seen.count("restore") == 2:  # a.txt is restored; b.txt was checked, not yet restored
+            (w.ws / "b.txt").write_text("b by hand\n")
+
+    records = list(w.log.records)
+    with pytest.raises(RewindFailed, match="b.txt"):
+        await w.rewind(1, seam=edit_b_meanwhile)
+    assert w.files() == {"a.txt": b"a agent\n", "b.txt": b"b by hand\n"}
+    assert list(w.log.records) == records
