@@ -356,7 +356,7 @@ async def test_a_file_edited_between_the_check_and_its_restore_is_not_overwritte
             (w.ws / "b.txt").write_text("b by hand\n")
 
     records = list(w.log.records)
-    with pytest.raises(RewindFailed, match="b.txt"):
+    with pytest.raises(RewindFailed, match=r"b\.txt"):
         await w.rewind(1, seam=edit_b_meanwhile)
     assert w.files() == {"a.txt": b"a agent\n", "b.txt": b"b by hand\n"}
     assert list(w.log.records) == records
