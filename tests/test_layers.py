@@ -394,3 +394,70 @@ def test_the_checker_reports_a_record_built_outside_session(tmp_path: Path, sour
     write(tmp_path, "acp_server/agent/x.py", source)
     found = record_constructions(tmp_path)
     assert len(found) == 1 and "acp_server/agent/x.py:2: builds a" in found[0], found
+
+
+# -- Tests mirror the code (issue 25 item 6): a unit test directory tests/X imports only
+# acp_server.X and what sits below it, so a failure there points at X. Runs of the whole agent
+# live in tests/e2e and may import anything; so may the scaffolding they share (tests/support)
+# and the tests of what is outside the packages (scripts, the image, the benchmarks). What a
+# test imports through tests/support is not followed: the rule reads the test's own imports.
+
+TEST_DIR_UNITS = {"protocol": "acp_protocol"}
+"""A test directory named otherwise than the unit it mirrors."""
+FREE_TEST_DIRS = frozenset({"e2e", "support", "data", "scripts", "docker", "benchmarks"})
+IMPORTABLE_BY_TESTS = frozenset({"config"})
+"""Units any test may import: the config file's reader sits at the top (only the CLI imports
+it among the packages), and a test builds the settings it needs from TOML text through it."""
+NOT_YET_MIRRORED = {
+    "tests/agent/test_rewind.py": "tests acp/rewind.py too (issue 23 item 4, landed 2026-12-02)",
+    "tests/models/test_config_agent.py": "the [agent] section's type moved to agent/settings.py",
+    "tests/models/test_config_instructions.py": "the [instructions] type moved to agent/",
+}
+"""Test modules that import above their directory's unit, each with why; they belong elsewhere
+(or split), which their owners were doing while this rule landed."""
+
+
+def upward_test_imports(root: Path) -> list[str]:
+    """Every import of a unit above the one its test directory mirrors, as `file:line: why`."""
+    found: list[str] = []
+    for directory in sorted(p for p in (root / "tests").iterdir() if p.is_dir()):
+        if directory.name in FREE_TEST_DIRS or directory.name.startswith((".", "_")):
+            continue
+        unit = TEST_DIR_UNITS.get(directory.name, directory.name)
+        if not any(unit in layer for layer in LAYERS):
+            found.append(f"tests/{directory.name}: mirrors no unit of the layer map")
+            continue
+        for path in sorted(directory.rglob("*.py")):
+            if path.relative_to(root).as_posix() in NOT_YET_MIRRORED:
+                continue
+            for node in ast.walk(ast.parse(path.read_text(), str(path))):
+                if isinstance(node, ast.Import):
+                    targets = [alias.name for alias in node.names]
+                elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                    targets = [node.module]
+                else:
+                    continue
+                for target in targets:
+                    if target.split(".")[0] not in PACKAGES:
+                        continue
+                    dest = unit_of(target)
+                    if dest != unit and dest not in IMPORTABLE_BY_TESTS and rank(dest) > rank(unit):
+                        where = f"{path.relative_to(root)}:{node.lineno}"
+                        found.append(f"{where}: tests of {unit} import {target} ({dest} is above)")
+    return found
+
+
+def test_unit_tests_import_only_their_unit_and_below() -> None:
+    assert upward_test_imports(REPO) == []
+
+
+def test_the_test_dir_checker_reports_an_upward_import(tmp_path: Path) -> None:
+    write(tmp_path, "tests/tools/test_x.py", "from acp_server.agent.seams import Seams\n")
+    write(tmp_path, "tests/agent/test_y.py", "from acp_server.tools import base\n")
+    write(tmp_path, "tests/protocol/test_z.py", "import acp_protocol.jsonrpc\n")
+    write(tmp_path, "tests/e2e/test_w.py", "from acp_server.acp import connection\n")
+    write(tmp_path, "tests/nowhere/test_v.py", "x = 1\n")
+    assert upward_test_imports(tmp_path) == [
+        "tests/nowhere: mirrors no unit of the layer map",
+        "tests/tools/test_x.py:1: tests of tools import acp_server.agent.seams (agent is above)",
+    ]

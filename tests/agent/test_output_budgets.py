@@ -36,6 +36,14 @@ from tests.support.agent_harness import (
 
 pytestmark = pytest.mark.anyio
 
+
+@pytest.fixture
+def anyio_backend() -> str:
+    """asyncio only, as where these tests came from (tests/models, tests/tools): the tool and
+    provider code under test does not claim trio support; tests/agent's conftest adds trio."""
+    return "asyncio"
+
+
 BUDGET = ToolBudget(max_result_bytes=4096, max_read_lines=50, max_search_results=20)
 
 
