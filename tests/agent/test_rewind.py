@@ -22,6 +22,7 @@ from acp_server.models.base import AssistantMessage, UserMessage
 from acp_server.session import records as rec
 from acp_server.session.log import SessionLog
 from acp_server.session.rewind import Turn, retained
+from acp_server.session.state import SessionState
 from acp_server.tools.builtin.files import EditFile, WriteFile
 from acp_server.tools.checkpoints import Checkpoints, CheckpointStore
 from acp_server.tools.local_files import LocalFiles
@@ -147,6 +148,9 @@ async def test_rewind_restores_files_and_cuts_the_model_context(tmp_path: Path) 
     await w.rewind(1)
     assert w.files() == {"a.txt": b"\xff binary, not UTF-8 \xfe"}
     assert not [i for i in w.conversation.items if isinstance(i, AssistantMessage)]
+    # A reloaded session's deterministic ids skip the rewinds' ids too (they are message ids
+    # on replay).
+    assert done.record.rewind_id in SessionState.of(w.log.records).ids
     # The log keeps everything; only the retained view drops the turns.
     assert sum(isinstance(r, rec.Rewind) for r in w.log.records) == 2
     assert [type(r) for r in retained(w.log.records)] == [rec.Rewind, rec.Rewind]
