@@ -19,7 +19,7 @@ from acp_server.acp.rewind import listing
 from acp_server.agent.conversation import Conversation
 from acp_server.agent.rewind import RewindDone, RewindFailed, rewind_to, session_turns
 from acp_server.cancellation import TurnAborted, TurnCancellation, UserCancel
-from acp_server.models.base import AssistantTurn, UserTurn
+from acp_server.models.base import AssistantMessage, UserMessage
 from acp_server.session import records as rec
 from acp_server.session.log import SessionLog
 from acp_server.session.rewind import Turn, retained
@@ -140,7 +140,7 @@ async def test_rewind_restores_files_and_cuts_the_model_context(tmp_path: Path) 
     assert done.record.commands == ["touch made.txt"]
     assert done.record.tasks == ["Fix the tests"]
     # The model is sent turn 1 only, and a rebuilt conversation agrees.
-    prompts = [i.parts[0].text for i in w.conversation.items if isinstance(i, UserTurn)]  # type: ignore[union-attr]
+    prompts = [i.parts[0].text for i in w.conversation.items if isinstance(i, UserMessage)]  # type: ignore[union-attr]
     assert prompts == ["one"]
     rebuilt = Conversation(w.log.records)
     assert rebuilt.items == w.conversation.items
@@ -148,7 +148,7 @@ async def test_rewind_restores_files_and_cuts_the_model_context(tmp_path: Path) 
     # The bytes before the first write come back exactly, binary or not.
     await w.rewind(1)
     assert w.files() == {"a.txt": b"\xff binary, not UTF-8 \xfe"}
-    assert not [i for i in w.conversation.items if isinstance(i, AssistantTurn)]
+    assert not [i for i in w.conversation.items if isinstance(i, AssistantMessage)]
     # A reloaded session's deterministic ids skip the rewinds' ids too (they are message ids
     # on replay).
     assert done.record.rewind_id in SessionState.of(w.log.records).ids
