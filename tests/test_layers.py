@@ -28,7 +28,7 @@ LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"extensions"}),  # hooks and MCP servers: plug-ins of the runtime
     frozenset({"acp"}),  # the ACP bridge
     # the process and its tools
-    frozenset({"server", "cli", "__main__", "determinism", "firstrun", "acp_fixture"}),
+    frozenset({"server", "cli", "config", "__main__", "determinism", "firstrun", "acp_fixture"}),
 )
 """Bottom to top. A unit may import its own layer's units and those below, never above."""
 
@@ -38,6 +38,11 @@ RUNTIME = frozenset({"agent", "session", "models", "tools", "process"})
 in exactly the same way (ARCHITECTURE.md)."""
 PUBLIC_FACE_ONLY = {"acp": "agent", "extensions": "agent"}
 """Importer unit -> unit it may import only through the package itself (its `__init__`)."""
+READ_AT_THE_TOP = {"config": frozenset({"cli", "firstrun"})}
+"""Unit -> the only units that may import it: the config file is read by the command line (the
+server's and its setup/doctor commands'), and each section goes down as its owner's type."""
+FORBIDDEN = {("models", "tools"): "models never import tools (config sections live with tools)"}
+"""Edges between units of one layer that must not exist."""
 
 Edge = tuple[str, str, str, int]
 """(importing module, imported module, file, line)."""
@@ -114,6 +119,10 @@ def violations(root: Path) -> list[str]:
             found.append(f"{where}: the runtime never sees wire types or the peer")
         elif PUBLIC_FACE_ONLY.get(source) == dest and target != f"acp_server.{dest}":
             found.append(f"{where}: {source} imports {dest} only from acp_server.{dest}")
+        elif dest in READ_AT_THE_TOP and source not in READ_AT_THE_TOP[dest]:
+            found.append(f"{where}: {dest} is read by the CLI alone")
+        elif (source, dest) in FORBIDDEN:
+            found.append(f"{where}: {FORBIDDEN[source, dest]}")
     return found
 
 
@@ -182,6 +191,9 @@ def write(root: Path, relative: str, source: str) -> None:
             "from acp_server.agent.loop import AgentLoop\n",
             "acp imports agent only from acp_server.agent",
         ),
+        ("acp_server/server.py", "import acp_server.config\n", "read by the CLI alone"),
+        ("acp_fixture/x.py", "from acp_server.config import Config\n", "read by the CLI"),
+        ("acp_server/models/x.py", "from acp_server.tools import budget\n", "never import tools"),
     ],
 )
 def test_the_checker_reports_an_upward_import(
@@ -195,9 +207,13 @@ def test_the_checker_reports_an_upward_import(
 def test_the_checker_accepts_downward_imports_and_finds_cycles(tmp_path: Path) -> None:
     write(tmp_path, "acp_server/acp/x.py", "from acp_server.agent import Agent\n")
     write(tmp_path, "acp_server/tools/x.py", "from acp_server.models import base\n")
-    write(tmp_path, "acp_server/models/base.py", "from ..tools import x\n")
+    write(tmp_path, "acp_server/cli.py", "from acp_server.config import Config\n")
+    write(tmp_path, "acp_server/config.py", "from acp_server.tools import x\n")
+    write(tmp_path, "acp_server/firstrun/x.py", "from acp_server import config\n")
+    write(tmp_path, "acp_server/session/x.py", "from acp_server.process import y\n")
+    write(tmp_path, "acp_server/process/y.py", "from ..session import x\n")
     assert violations(tmp_path) == []
-    assert package_cycles(tmp_path) == [["models", "tools", "models"]]
+    assert package_cycles(tmp_path) == [["process", "session", "process"]]
 
 
 # -- One error exit (issue 25): every error the client sees is built by rpc/error_exit.py's
@@ -319,9 +335,45 @@ def record_types(root: Path) -> frozenset[str]:
     raise AssertionError(f"no `Record` union in {RECORDS_MODULE}")
 
 
+RECORD_SOURCES = frozenset(
+    {
+        "acp_server.session.records",
+        "acp_server.session.journal",
+        "acp_server.session.journal_format",
+    }
+)
+"""The modules a record type or the journal header can be imported from."""
+
+
+def _record_bindings(
+    tree: ast.Module, here: list[str], types: frozenset[str]
+) -> tuple[dict[str, str], set[str]]:
+    """The local names bound to a record type (local -> type), and those bound to a module
+    that defines them (`rec` in `from acp_server.session import records as rec`)."""
+    names: dict[str, str] = {}
+    modules: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            modules.update(a.asname or a.name for a in node.names if a.name in RECORD_SOURCES)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = ".".join([*here[: len(here) - node.level + 1], *[node.module or ""]])
+            else:
+                base = node.module or ""
+            base = base.rstrip(".")
+            for alias in node.names:
+                local = alias.asname or alias.name
+                if f"{base}.{alias.name}" in RECORD_SOURCES:
+                    modules.add(local)
+                elif base in RECORD_SOURCES and alias.name in types:
+                    names[local] = alias.name
+    return names, modules
+
+
 def record_constructions(root: Path) -> list[str]:
-    """Every call of a record type (by name, attribute or import alias) in `acp_server` outside
-    the session package, as `file:line: why`."""
+    """Every call of a record type in `acp_server` outside the session package, as
+    `file:line: why`. Names are resolved through the module's imports, so a same-named type
+    of another package (the models' `UserMessage`) is not one."""
     types = record_types(root)
     found: list[str] = []
     for path in sorted((root / "acp_server").rglob("*.py")):
@@ -329,28 +381,22 @@ def record_constructions(root: Path) -> list[str]:
         if relative.is_relative_to(RECORD_OWNER):
             continue
         tree = ast.parse(path.read_text(), str(path))
-        aliases = {
-            alias.asname: alias.name
-            for node in ast.walk(tree)
-            if isinstance(node, ast.ImportFrom)
-            for alias in node.names
-            if alias.asname and alias.name in types
-        }
+        package = list(relative.parent.parts)  # what a relative import counts from
+        names, modules = _record_bindings(tree, package, types)
         for node in ast.walk(tree):
             if not isinstance(node, ast.Call):
                 continue
             func = node.func
-            name = (
-                func.id
-                if isinstance(func, ast.Name)
-                else func.attr
-                if isinstance(func, ast.Attribute)
-                else None
-            )
-            name = aliases.get(name, name) if name is not None else None
-            if name in types:
+            built = None
+            if isinstance(func, ast.Name):
+                built = names.get(func.id)
+            elif isinstance(func, ast.Attribute) and func.attr in types:
+                owner = ast.unparse(func.value)
+                if owner in modules or owner in RECORD_SOURCES:
+                    built = func.attr
+            if built is not None:
                 found.append(
-                    f"{relative}:{node.lineno}: builds a {name}; ask "
+                    f"{relative}:{node.lineno}: builds a {built}; ask "
                     "acp_server.session.recorder instead"
                 )
     return found
@@ -368,6 +414,9 @@ def test_records_are_built_only_in_the_session_package() -> None:
         "from acp_server.session.records import ModeChange\nModeChange(mode='x', at='')\n",
         "from acp_server.session.records import ModeChange as M\nM(mode='x', at='')\n",
         "from acp_server.session.journal import JournalHeader\nJournalHeader(session_id='s')\n",
+        "from ..session import records\nrecords.StepEnd(turn_id='t', step=1, finish='', at='')\n",
+        "import acp_server.session.records\n"
+        "acp_server.session.records.TurnStart(turn_id='t', at='')\n",
     ],
 )
 def test_the_checker_reports_a_record_built_outside_session(tmp_path: Path, source: str) -> None:
@@ -378,3 +427,82 @@ def test_the_checker_reports_a_record_built_outside_session(tmp_path: Path, sour
     write(tmp_path, "acp_server/agent/x.py", source)
     found = record_constructions(tmp_path)
     assert len(found) == 1 and "acp_server/agent/x.py:2: builds a" in found[0], found
+
+
+def test_a_same_named_type_of_another_package_is_not_a_record(tmp_path: Path) -> None:
+    (tmp_path / RECORDS_MODULE).parent.mkdir(parents=True)
+    (tmp_path / RECORDS_MODULE).write_text((REPO / RECORDS_MODULE).read_text())
+    write(
+        tmp_path,
+        "acp_server/agent/x.py",
+        "from acp_server.models.base import UserMessage\nfrom acp_server.session import records\n"
+        "UserMessage(parts=[])\nrecords.TextPart(text='')\n",
+    )
+    assert record_constructions(tmp_path) == []
+
+
+# -- Tests mirror the code (issue 25 item 6): a unit test directory tests/X imports only
+# acp_server.X and what sits below it, so a failure there points at X. Runs of the whole agent
+# live in tests/e2e and may import anything; so may the scaffolding they share (tests/support)
+# and the tests of what is outside the packages (scripts, the image, the benchmarks). What a
+# test imports through tests/support is not followed: the rule reads the test's own imports.
+
+TEST_DIR_UNITS = {"protocol": "acp_protocol"}
+"""A test directory named otherwise than the unit it mirrors."""
+FREE_TEST_DIRS = frozenset({"e2e", "support", "data", "scripts", "docker", "benchmarks"})
+IMPORTABLE_BY_TESTS = frozenset({"config"})
+"""Units any test may import: the config file's reader sits at the top (only the CLI imports
+it among the packages), and a test builds the settings it needs from TOML text through it."""
+NOT_YET_MIRRORED = {
+    "tests/agent/test_rewind.py": "tests acp/rewind.py too (issue 23 item 4, landed 2026-12-02)",
+    "tests/models/test_config_agent.py": "the [agent] section's type moved to agent/settings.py",
+    "tests/models/test_config_instructions.py": "the [instructions] type moved to agent/",
+}
+"""Test modules that import above their directory's unit, each with why; they belong elsewhere
+(or split), which their owners were doing while this rule landed."""
+
+
+def upward_test_imports(root: Path) -> list[str]:
+    """Every import of a unit above the one its test directory mirrors, as `file:line: why`."""
+    found: list[str] = []
+    for directory in sorted(p for p in (root / "tests").iterdir() if p.is_dir()):
+        if directory.name in FREE_TEST_DIRS or directory.name.startswith((".", "_")):
+            continue
+        unit = TEST_DIR_UNITS.get(directory.name, directory.name)
+        if not any(unit in layer for layer in LAYERS):
+            found.append(f"tests/{directory.name}: mirrors no unit of the layer map")
+            continue
+        for path in sorted(directory.rglob("*.py")):
+            if path.relative_to(root).as_posix() in NOT_YET_MIRRORED:
+                continue
+            for node in ast.walk(ast.parse(path.read_text(), str(path))):
+                if isinstance(node, ast.Import):
+                    targets = [alias.name for alias in node.names]
+                elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                    targets = [node.module]
+                else:
+                    continue
+                for target in targets:
+                    if target.split(".")[0] not in PACKAGES:
+                        continue
+                    dest = unit_of(target)
+                    if dest != unit and dest not in IMPORTABLE_BY_TESTS and rank(dest) > rank(unit):
+                        where = f"{path.relative_to(root)}:{node.lineno}"
+                        found.append(f"{where}: tests of {unit} import {target} ({dest} is above)")
+    return found
+
+
+def test_unit_tests_import_only_their_unit_and_below() -> None:
+    assert upward_test_imports(REPO) == []
+
+
+def test_the_test_dir_checker_reports_an_upward_import(tmp_path: Path) -> None:
+    write(tmp_path, "tests/tools/test_x.py", "from acp_server.agent.seams import Seams\n")
+    write(tmp_path, "tests/agent/test_y.py", "from acp_server.tools import base\n")
+    write(tmp_path, "tests/protocol/test_z.py", "import acp_protocol.jsonrpc\n")
+    write(tmp_path, "tests/e2e/test_w.py", "from acp_server.acp import connection\n")
+    write(tmp_path, "tests/nowhere/test_v.py", "x = 1\n")
+    assert upward_test_imports(tmp_path) == [
+        "tests/nowhere: mirrors no unit of the layer map",
+        "tests/tools/test_x.py:1: tests of tools import acp_server.agent.seams (agent is above)",
+    ]

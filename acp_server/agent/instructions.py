@@ -20,8 +20,9 @@ import os
 import platform
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from acp_server.cancellation import TurnSignal
 from acp_server.tools.custom_commands import skills_listing, user_commands_dir
@@ -38,7 +39,8 @@ from acp_server.tools.repo_files import (
 from acp_server.tools.skill_places import SkillPlaces
 from acp_server.tools.workspace import NotRegularFile
 
-from .seams import StepInfo
+if TYPE_CHECKING:
+    from .seams import StepInfo
 
 log = logging.getLogger(__name__)
 
@@ -84,9 +86,47 @@ class InstructionSettings:
     """Where skills are looked for (`[skills] dirs`); their names and descriptions are listed."""
 
 
+def instruction_settings(
+    entry: Any, error: Callable[[str, str | None, str | None], Exception]
+) -> InstructionSettings:
+    """The config file's `[instructions]` table over the defaults (`user_file` and `today` are
+    the CLI's to set); `error(problem, key, table)` makes the exception naming the file and
+    line."""
+    table = "instructions"
+    if not isinstance(entry, dict):
+        raise error("[instructions] must be a table", "instructions", None)
+    settings = InstructionSettings()
+    for key, value in entry.items():
+        if key == "files":
+            if not isinstance(value, list) or not all(
+                isinstance(v, str) and v and "/" not in v and v not in (".", "..") for v in value
+            ):
+                raise error(
+                    "[instructions] `files` must be a list of file names (no directories)",
+                    key,
+                    table,
+                )
+            settings = replace(settings, file_names=tuple(value))
+        elif key == "max_bytes":
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise error(
+                    "[instructions] `max_bytes` must be a whole number of bytes (0 or more)",
+                    key,
+                    table,
+                )
+            settings = replace(settings, max_bytes=value)
+        else:
+            raise error(
+                f"unknown key `{key}` in [instructions]; expected files or max_bytes", key, table
+            )
+    return settings
+
+
 @dataclass(frozen=True)
-class Workspace:
-    """Where a session works."""
+class Roots:
+    """The session's roots: its working directory and additional directories (what the
+    system prompt describes; the tools check paths against the same roots through
+    `acp_server.tools.workspace.Sandbox`)."""
 
     cwd: Path
     additional_directories: Sequence[Path] = ()
@@ -98,7 +138,7 @@ class ProjectInstructions:
     Install `refresh` on the pre-step seam and `assemble` on the system-prompt seam.
     """
 
-    def __init__(self, workspace: Workspace, settings: InstructionSettings) -> None:
+    def __init__(self, workspace: Roots, settings: InstructionSettings) -> None:
         self._workspace = workspace
         self._settings = settings
         self._text = ""
@@ -141,7 +181,7 @@ class ProjectInstructions:
         return "\n\n".join(sections)
 
 
-def describe_environment(workspace: Workspace, today: str) -> str:
+def describe_environment(workspace: Roots, today: str) -> str:
     """A short block of facts about where the agent runs."""
     lines = ["# Environment", f"Working directory: {one_line(str(workspace.cwd))}"]
     if workspace.additional_directories:

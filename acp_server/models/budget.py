@@ -22,15 +22,14 @@ import msgspec
 
 from acp_server.cancellation import TurnSignal
 from acp_server.models.base import (
-    AssistantTurn,
+    AssistantMessage,
     ConversationItem,
     ImagePart,
     ModelRequest,
-    ToolResultTurn,
+    ToolResultMessage,
     ToolSpec,
     Usage,
 )
-from acp_server.models.config import DEFAULT_THRESHOLD
 from acp_server.models.output import MIN_OUTPUT_TOKENS
 from acp_server.models.window import DEFAULT_WINDOWS, ContextWindow, context_window_of
 
@@ -42,6 +41,10 @@ __all__ = [
     "estimate_items",
     "estimate_request",
 ]
+
+DEFAULT_THRESHOLD = 0.8
+"""The fraction of the context window above which a request is compacted before it is sent:
+the rest is room for the answer and for the estimate's error."""
 
 BYTES_PER_TOKEN = 3
 """UTF-8 bytes per token, rounded down: English prose is ~4 bytes a token, code and JSON ~3,
@@ -58,7 +61,7 @@ def _text_tokens(text: str) -> int:
 
 
 def _item_tokens(item: ConversationItem) -> int:
-    if isinstance(item, AssistantTurn):
+    if isinstance(item, AssistantMessage):
         calls = sum(
             _text_tokens(call.name) + len(msgspec.json.encode(call.arguments)) // BYTES_PER_TOKEN
             for call in item.tool_calls
@@ -66,7 +69,7 @@ def _item_tokens(item: ConversationItem) -> int:
         return (
             ITEM_OVERHEAD + _text_tokens(item.text) + calls + ITEM_OVERHEAD * len(item.tool_calls)
         )
-    if isinstance(item, ToolResultTurn):
+    if isinstance(item, ToolResultMessage):
         return ITEM_OVERHEAD + _text_tokens(item.output) + IMAGE_TOKENS * len(item.images)
     return ITEM_OVERHEAD + sum(
         IMAGE_TOKENS if isinstance(part, ImagePart) else _text_tokens(part.text)

@@ -423,7 +423,8 @@ class AgentProcess:
         self.term = term
         self.lines: queue.Queue[str | None] = queue.Queue()
         self.next_id = 1
-        threading.Thread(target=self._read, daemon=True).start()
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
 
     def _read(self) -> None:
         assert self.proc.stdout is not None
@@ -479,9 +480,15 @@ class AgentProcess:
             raise Failure(f"acp-server did not exit within {timeout} s of EOF") from None
 
     def kill(self) -> None:
+        """Kill it if it still runs, then close our ends of its pipes (once the reader has
+        seen their end)."""
         if self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait()
+        self.reader.join(HANG_GUARD_S)
+        for stream in (self.proc.stdin, self.proc.stdout):
+            if stream is not None and not stream.closed:
+                stream.close()
 
 
 def tool_outputs(frames: list[JsonObject]) -> list[str]:
