@@ -79,7 +79,7 @@ def stop_reason_for(result: TicketResult, error_detail: str | None = None) -> St
         return "max_turn_requests"
     if isinstance(result, (rec.Refusal, Blocked)):
         return "refusal"
-    if isinstance(result, (rec.Aborted, rec.DisposedOutcome, rec.CrashedOutcome, Dropped)):
+    if isinstance(result, (rec.Aborted, rec.DisposedOutcome, rec.InterruptedOutcome, Dropped)):
         return "cancelled"
     assert isinstance(result, rec.ErrorOutcome)
     raise RpcError(

@@ -122,8 +122,10 @@ def instruction_settings(
 
 
 @dataclass(frozen=True)
-class Workspace:
-    """Where a session works."""
+class Roots:
+    """The session's roots: its working directory and additional directories (what the
+    system prompt describes; the tools check paths against the same roots through
+    `acp_server.tools.workspace.Sandbox`)."""
 
     cwd: Path
     additional_directories: Sequence[Path] = ()
@@ -135,7 +137,7 @@ class ProjectInstructions:
     Install `refresh` on the pre-step seam and `assemble` on the system-prompt seam.
     """
 
-    def __init__(self, workspace: Workspace, settings: InstructionSettings) -> None:
+    def __init__(self, workspace: Roots, settings: InstructionSettings) -> None:
         self._workspace = workspace
         self._settings = settings
         self._text = ""
@@ -178,7 +180,7 @@ class ProjectInstructions:
         return "\n\n".join(sections)
 
 
-def describe_environment(workspace: Workspace, today: str) -> str:
+def describe_environment(workspace: Roots, today: str) -> str:
     """A short block of facts about where the agent runs."""
     lines = ["# Environment", f"Working directory: {one_line(str(workspace.cwd))}"]
     if workspace.additional_directories:

@@ -20,6 +20,7 @@ import contextlib
 import fcntl
 import hashlib
 import os
+import re
 import secrets
 import time
 from dataclasses import dataclass
@@ -29,7 +30,7 @@ DEFAULT_MAX_STORE_BYTES = 256 << 20
 """The most the checkpoint store holds in all (`[tools] max_checkpoint_store_bytes`)."""
 
 LOCK_NAME = ".lock"
-_HEX = frozenset("0123456789abcdef")
+_DIGEST = re.compile(r"[0-9a-f]{64}")
 
 
 def sha256(data: bytes) -> str:
@@ -56,8 +57,9 @@ class _Blob:
     written: int
 
 
-def _is_digest(name: str) -> bool:
-    return len(name) == 64 and set(name) <= _HEX
+def is_digest(name: str) -> bool:
+    """True for a hex SHA-256 (a journal line read back may hold anything)."""
+    return _DIGEST.fullmatch(name) is not None
 
 
 class CheckpointStore:
@@ -69,6 +71,10 @@ class CheckpointStore:
         self.max_total_bytes = max_total_bytes
 
     def path_of(self, digest: str) -> Path:
+        """Where blob `digest` lives; ValueError unless `digest` is a hex SHA-256 (a crafted
+        journal record could otherwise name any file, `..` or an absolute path)."""
+        if not is_digest(digest):
+            raise ValueError(f"not a SHA-256 digest: {digest!r}")
         return self.root / digest[:2] / digest
 
     def put(self, data: bytes) -> str:
@@ -168,7 +174,7 @@ class CheckpointStore:
                         with contextlib.suppress(FileNotFoundError):
                             os.unlink(entry.path)
                         continue
-                    if not _is_digest(entry.name) or not entry.is_file(follow_symlinks=False):
+                    if not is_digest(entry.name) or not entry.is_file(follow_symlinks=False):
                         continue
                     info = entry.stat(follow_symlinks=False)
                     blobs.append(_Blob(entry.path, entry.name, info.st_size, info.st_mtime_ns))

@@ -11,7 +11,9 @@ regular file, is not kept: the checkpoint says why, and a rewind leaves that fil
 Restoring (`plan_restore`, `apply`, `undo`) works on the resolved paths the tools wrote, with
 the same link-refusing opens as the tools (`local_files.open_checked`): a file that became a
 symbolic link, a FIFO or a directory, or that no longer holds what the agent wrote (edited
-outside the agent), is reported and never touched.
+outside the agent), is reported and never touched; `apply` reads the file again through the
+open that restores it, so one edited after the plan read it is refused (`PathChanged`), not
+overwritten.
 See docs/rfc/implemented/feature/2026-12-02-checkpoints-and-rewind.md.
 """
 
@@ -31,6 +33,7 @@ from acp_server.tools.checkpoint_store import (
     BlobMissing,
     CheckpointStore,
     OverStoreCap,
+    is_digest,
     sha256,
 )
 from acp_server.tools.local_files import (
@@ -140,9 +143,14 @@ def _plan_one(
     change: FileChange, store: CheckpointStore, sandbox: Sandbox, since: str
 ) -> Restore | Keep | None:
     """What to do with one changed file (None: it already holds its content before)."""
-    saved = store.kept_at(change.before) if change.before is not None else None
     if change.skipped is not None:
         return Keep(change.path, f"its content before was not kept: {change.skipped}")
+    # The path and the digest come from the journal: refuse what the tools never write.
+    if change.before is not None and not is_digest(change.before):
+        return Keep(change.path, "its checkpoint's name is not a SHA-256 digest")
+    if os.path.normpath(change.path) != change.path or not os.path.isabs(change.path):
+        return Keep(change.path, "it is not a resolved absolute path")
+    saved = store.kept_at(change.before) if change.before is not None else None
     if not sandbox.contains(change.path):
         return Keep(change.path, "it is outside the session's workspace roots", saved)
     try:
@@ -192,10 +200,27 @@ def plan_restore(
     return restores, keeps, unchanged
 
 
-def _write(path: str, data: bytes) -> None:
-    fd = open_checked(path, os.O_WRONLY | os.O_CREAT, make_parents=True)
+def _still_holds(fd: int, expected: bytes, path: str) -> None:
+    """Raise `PathChanged` unless the open file `fd` holds exactly `expected` (what the plan
+    read): a file edited between the check and the restore is not overwritten."""
+    data = bytearray()
+    while chunk := os.read(fd, CHUNK_BYTES):
+        data += chunk
+        if len(data) > len(expected):
+            break
+    if data != expected:
+        raise PathChanged(path, "its content changed after it was checked")
+
+
+def _write(path: str, data: bytes, expected: bytes | None = None) -> None:
+    """Replace the content of resolved `path` with `data`; with `expected`, only while the
+    file still holds it."""
+    fd = open_checked(path, os.O_RDWR | os.O_CREAT, make_parents=True)
     try:
+        if expected is not None:
+            _still_holds(fd, expected, path)
         os.ftruncate(fd, 0)
+        os.lseek(fd, 0, os.SEEK_SET)
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view) :]
@@ -203,7 +228,8 @@ def _write(path: str, data: bytes) -> None:
         os.close(fd)
 
 
-def _remove(path: str) -> None:
+def _remove(path: str, expected: bytes) -> None:
+    """Remove the regular file at resolved `path`, only while it still holds `expected`."""
     parent, name = os.path.split(path)
     fd = open_checked(parent, os.O_RDONLY | os.O_DIRECTORY)
     try:
@@ -211,17 +237,22 @@ def _remove(path: str) -> None:
         if not stat.S_ISREG(info.st_mode):
             kind = special_kind(info.st_mode) or "directory or link"
             raise NotRegularFile(path, kind)
+        file = open_checked(path, os.O_RDONLY)
+        try:
+            _still_holds(file, expected, path)
+        finally:
+            os.close(file)
         os.unlink(name, dir_fd=fd)
     finally:
         os.close(fd)
 
 
 def apply(step: Restore) -> None:
-    """Put one file back (in a thread)."""
+    """Put one file back (in a thread), unless it changed since `plan_restore` read it."""
     if step.data is None:
-        _remove(step.path)
+        _remove(step.path, step.current)
     else:
-        _write(step.path, step.data)
+        _write(step.path, step.data, step.current)
 
 
 def undo(steps: Sequence[Restore]) -> list[str]:
