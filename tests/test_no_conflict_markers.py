@@ -41,9 +41,7 @@ def test_no_tracked_file_has_conflict_markers() -> None:
 
 
 def test_markers_are_found_and_lookalikes_are_not(tmp_path: Path) -> None:
-    (tmp_path / "rfc.md").write_text(
-        "# RFC\n<<<<<<< HEAD\nours\n=======\ntheirs\n>>>>>>> main\n"
-    )
+    (tmp_path / "rfc.md").write_text("# RFC\n<<<<<<< HEAD\nours\n=======\ntheirs\n>>>>>>> main\n")
     (tmp_path / "table.md").write_text("Title\n========\n`<<<<<<<<` inline\n")
     assert conflict_markers(tmp_path, ["rfc.md", "table.md"]) == [
         "rfc.md:2",
