@@ -7,7 +7,7 @@ A child is announced with `subagent_update` on its parent session (title, descri
 child's own updates carry its session id; when its turn is over, `subagent_update` reports it
 `idle` with its stop reason. `session/load` of the parent replays each child right after its
 `task` call (announced `idle`, then its journaled history). `session/cancel` on a running
-child's id stops only that child's work (acp_server/acp/prompting.py), with the cause argued in
+child's id stops only that child's work (acp/methods/prompts.py), with the cause argued in
 docs/rfc/implemented/architecture/2026-12-01-client-cancel-of-a-child.md. A client that did
 not opt in gets none of this: no observer is installed.
 """

@@ -45,7 +45,7 @@ from acp_server import __version__
 from acp_server.rpc.handlers import RpcError
 from acp_server.rpc.peer import IncomingRequest
 
-from .context import BridgeContext
+from ..context import BridgeContext
 
 log = logging.getLogger(__name__)
 

@@ -44,12 +44,11 @@ from acp_server.session.journal_format import (
 )
 from acp_server.tools.permission_rules import workspace_key
 
-from .child_sessions import child_histories, replay_with_children, shows_subagents
-from .context import BridgeContext, session_not_found
-from .custom_commands import refresh_commands
-from .modes import SessionConfig
-from .notices import send_notice
-from .opening import (
+from ..child_sessions import child_histories, replay_with_children, shows_subagents
+from ..context import BridgeContext, session_not_found
+from ..custom_commands import refresh_commands
+from ..notices import send_notice
+from ..opening import (
     SessionStart,
     create_journal,
     discard,
@@ -57,13 +56,14 @@ from .opening import (
     require_absolute,
     require_directory,
 )
-from .plans import PlanView, shows_plan_operations
-from .replay import replay_updates
-from .sandbox_availability import tell_about_sandbox
-from .sessions import AcpSession
-from .system_prompt import Requested, requested_prompt
-from .updates import SessionUpdates, shows_compactions
-from .wiring import SessionWiring
+from ..plans import PlanView, shows_plan_operations
+from ..replay import replay_updates
+from ..sandbox_availability import tell_about_sandbox
+from ..sessions import AcpSession
+from ..system_prompt import Requested, requested_prompt
+from ..updates import SessionUpdates, shows_compactions
+from ..wiring import SessionWiring
+from .config_options import SessionConfig
 
 log = logging.getLogger(__name__)
 

@@ -19,16 +19,16 @@ from acp_server.rpc.peer import IncomingRequest
 from acp_server.session import records as rec
 from acp_server.tools.permissions import ModeInfo, ModeRefused, check_mode
 
-from .context import BridgeContext
-from .mode_options import (
+from ..context import BridgeContext
+from ..mode_options import (
     MODE_OPTION_ID,
     MODEL_OPTION_ID,
     config_options,
     mode_state,
     offered_modes,
 )
-from .sessions import AcpSession
-from .updates import SessionUpdates
+from ..sessions import AcpSession
+from ..updates import SessionUpdates
 
 
 class SessionConfig:

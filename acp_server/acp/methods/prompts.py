@@ -27,16 +27,16 @@ from acp_server.rpc.handlers import RpcError
 from acp_server.rpc.peer import IncomingRequest
 from acp_server.session import records as rec
 
-from .content import parts_from_prompt, read_resource_links
-from .context import BridgeContext
-from .custom_commands import CommandUnreadable, custom_invocation, expand, refresh_commands
+from ..content import parts_from_prompt, read_resource_links
+from ..context import BridgeContext
+from ..custom_commands import CommandUnreadable, custom_invocation, expand, refresh_commands
+from ..mode_options import slash_command
+from ..sessions import AcpSession
+from ..updates import SessionUpdates
+from ..wiring import SessionWiring
+from .config_options import SessionConfig
 from .handshake import NO_MODEL_MESSAGE
-from .mode_options import slash_command
-from .modes import SessionConfig
-from .session_methods import derive_title
-from .sessions import AcpSession
-from .updates import SessionUpdates
-from .wiring import SessionWiring
+from .lifecycle import derive_title
 
 log = logging.getLogger(__name__)
 

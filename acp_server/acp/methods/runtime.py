@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from acp_server.session.journal import JournalStore
 
-from .context import BridgeContext
-from .modes import SessionConfig
-from .prompting import PromptMethods
-from .session_methods import SessionMethods
-from .wiring import SessionWiring
+from ..context import BridgeContext
+from ..wiring import SessionWiring
+from .config_options import SessionConfig
+from .lifecycle import SessionMethods
+from .prompts import PromptMethods
 
 
 class RuntimeMethods:
