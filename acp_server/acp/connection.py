@@ -119,7 +119,7 @@ class AcpConnection:
                     ForkSessionRequest, deferred(lambda r: r.sessions.fork_session)
                 ),
                 m.SESSION_LIST: Route(
-                    ListSessionsRequest, deferred(lambda r: r.sessions.list_sessions)
+                    ListSessionsRequest, deferred(lambda r: r.listing.list_sessions)
                 ),
                 m.SESSION_CLOSE: Route(
                     CloseSessionRequest, deferred(lambda r: r.sessions.close_session)

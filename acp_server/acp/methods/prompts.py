@@ -30,13 +30,13 @@ from acp_server.session import records as rec
 from ..content import parts_from_prompt, read_resource_links
 from ..context import BridgeContext
 from ..custom_commands import CommandUnreadable, custom_invocation, expand, refresh_commands
+from ..errors import no_model
 from ..mode_options import slash_command
 from ..sessions import AcpSession
 from ..updates import SessionUpdates
 from ..wiring import SessionWiring
 from .config_options import SessionConfig
-from .handshake import NO_MODEL_MESSAGE
-from .lifecycle import derive_title
+from .listing import derive_title
 
 log = logging.getLogger(__name__)
 
@@ -149,7 +149,7 @@ class PromptMethods:
             )
         agent = session.agent
         if agent is None:
-            raise RpcError(errors.AUTH_REQUIRED, f"Authentication required: {NO_MODEL_MESSAGE}")
+            raise no_model()
         await self.wiring.before_prompt(session)  # MCP servers still connecting
         parts = await read_resource_links(parts_from_prompt(prompt.prompt), session.policy.sandbox)
         ticket = agent.followup(parts)
@@ -206,7 +206,7 @@ class PromptMethods:
         (`session/cancel`, or `$/cancel_request` for this request alone)."""
         agent = session.agent
         if agent is None:
-            raise RpcError(errors.AUTH_REQUIRED, f"Authentication required: {NO_MODEL_MESSAGE}")
+            raise no_model()
         ticket = agent.compact(instructions or None)
 
         def stop_this_prompt() -> None:

@@ -12,14 +12,16 @@ from ..context import BridgeContext
 from ..wiring import SessionWiring
 from .config_options import SessionConfig
 from .lifecycle import SessionMethods
+from .listing import SessionListing
 from .prompts import PromptMethods
 
 
 class RuntimeMethods:
-    """Session wiring, session methods, modes and config options, prompts: one per client."""
+    """Session wiring, the lifecycle, listing, config options and prompts: one per client."""
 
     def __init__(self, context: BridgeContext, store: JournalStore) -> None:
         self.wiring = SessionWiring(context, store)
         self.config = SessionConfig(context)
         self.sessions = SessionMethods(context, self.wiring, self.config)
+        self.listing = SessionListing(store)
         self.prompts = PromptMethods(context, self.wiring, self.config)
