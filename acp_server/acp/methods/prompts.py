@@ -20,7 +20,7 @@ from acp_protocol.session_update import (
     SessionInfoUpdate,
     UsageUpdate,
 )
-from acp_server.agent import Blocked, Dropped, TicketResult
+from acp_server.agent import TicketResult
 from acp_server.cancellation import UserCancel
 from acp_server.models.base import Usage
 from acp_server.rpc.handlers import RpcError
@@ -33,6 +33,7 @@ from ..custom_commands import CommandUnreadable, custom_invocation, expand, refr
 from ..errors import no_model
 from ..mode_options import slash_command
 from ..sessions import AcpSession
+from ..stop_reasons import stop_reason
 from ..updates import SessionUpdates
 from ..wiring import SessionWiring
 from .config_options import SessionConfig
@@ -60,16 +61,9 @@ def stop_reason_for(result: TicketResult, error_detail: str | None = None) -> St
     A turn that was cancelled or disposed always answers `cancelled`: never an error and never
     `end_turn`, even if the cancellation made something underneath fail.
     """
-    if isinstance(result, rec.Completed):
-        return "end_turn"
-    if isinstance(result, rec.MaxTokens):
-        return "max_tokens"
-    if isinstance(result, rec.MaxTurnRequests):
-        return "max_turn_requests"
-    if isinstance(result, (rec.Refusal, Blocked)):
-        return "refusal"
-    if isinstance(result, (rec.Aborted, rec.DisposedOutcome, rec.CrashedOutcome, Dropped)):
-        return "cancelled"
+    reason = stop_reason(result)
+    if reason is not None:
+        return reason
     assert isinstance(result, rec.ErrorOutcome)
     raise RpcError(
         errors.INTERNAL_ERROR,
