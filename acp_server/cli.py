@@ -87,9 +87,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def default_data_dir() -> Path:
-    """`$XDG_DATA_HOME/acp-server`, or `~/.local/share/acp-server` (the XDG default)."""
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "acp-server"
+    """`$XDG_DATA_HOME/acp-server`, or `~/.local/share/acp-server` (`acp_server.paths`)."""
+    from acp_server.paths import data_dir
+
+    return data_dir()
 
 
 def _positive_int(text: str) -> int:

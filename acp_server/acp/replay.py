@@ -115,6 +115,7 @@ def replay_updates(
                         record.output,
                         [(d.path, d.old_text, d.new_text) for d in record.diffs],
                         None,
+                        [(i.data, i.mime_type) for i in record.images],
                     ),
                     locations=[
                         ToolCallLocation(path=loc.path)

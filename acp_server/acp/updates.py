@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from msgspec import UNSET
 
-from acp_protocol.content import TextContent
+from acp_protocol.content import ImageContent, TextContent
 from acp_protocol.initialize import (
     ClientCapabilities,
     ClientSessionCapabilities,
@@ -126,6 +126,7 @@ def update_for(event: AgentEvent) -> SessionUpdate | None:
                 event.output,
                 [(d.path, d.old_text, d.new_text) for d in event.diffs],
                 event.terminal_id,
+                [(i.data, i.mime_type) for i in event.images],
             ),
             locations=[_location(loc) for loc in event.locations] or UNSET,
         )
@@ -192,15 +193,23 @@ def compaction_updates(
 
 
 def tool_content(
-    output: str, diffs: list[tuple[str, str | None, str]], terminal_id: str | None
+    output: str,
+    diffs: list[tuple[str, str | None, str]],
+    terminal_id: str | None,
+    images: Sequence[tuple[str, str]] = (),
 ) -> list[ToolCallContent]:
-    """What a finished tool call shows: its diffs, its live terminal, then its text output."""
+    """What a finished tool call shows: its diffs, its live terminal, its text output, then
+    its images (`(base64 data, MIME type)` pairs) as `image` content blocks."""
     content: list[ToolCallContent] = [
         DiffToolCallContent(path=path, old_text=old, new_text=new) for path, old, new in diffs
     ]
     if terminal_id is not None:
         content.append(TerminalToolCallContent(terminal_id=terminal_id))
     content.append(ContentToolCallContent(content=TextContent(text=output)))
+    content.extend(
+        ContentToolCallContent(content=ImageContent(data=data, mime_type=mime))
+        for data, mime in images
+    )
     return content
 
 

@@ -46,7 +46,7 @@ def trimmed(item: model.ConversationItem) -> model.ConversationItem:
     """The item with a tool result's body cut to its stub (other items and stubs unchanged)."""
     if not isinstance(item, model.ToolResultTurn) or item.output.startswith("[tool output rem"):
         return item
-    return model.ToolResultTurn(
+    return model.ToolResultTurn(  # its images go with the body
         call_id=item.call_id, output=tool_result_stub(item.output), is_error=item.is_error
     )
 
@@ -64,7 +64,7 @@ def item_chars(item: model.ConversationItem) -> int:
         )
     if isinstance(item, model.AssistantTurn):
         return len(item.text) + sum(len(c.name) + len(str(c.arguments)) for c in item.tool_calls)
-    return len(item.output)
+    return len(item.output) + sum(len(image.data) for image in item.images)
 
 
 class Conversation:
@@ -136,6 +136,9 @@ class Conversation:
                     call_id=record.call_id,
                     output=record.output,
                     is_error=record.status == "failed",
+                    images=[
+                        model.ImagePart(data=i.data, mime_type=i.mime_type) for i in record.images
+                    ],
                 )
             )
         elif isinstance(record, rec.TurnEndRecord):

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from acp_server.session.records import Outcome
-from acp_server.tools.base import Diff, Location, PlanItem, ToolKind
+from acp_server.tools.base import Diff, ImageData, Location, PlanItem, ToolKind
 
 Status = Literal["idle", "running", "disposed"]
 
@@ -85,6 +85,7 @@ class ToolCallProgress:
     diffs: tuple[Diff, ...] = ()
     locations: tuple[Location, ...] = ()
     terminal_id: str | None = None
+    images: tuple[ImageData, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -79,7 +79,7 @@ from .instructions import DEFAULT_SYSTEM_PROMPT
 from .no_progress import FailedCalls
 from .progress import ALIVE_INTERVAL_S, Drafts, keep_alive
 from .seams import PromptSubmission, Seams, StepInfo, StepResult, TurnProgress
-from .text_calls import reads_text_calls, text_call
+from .text_calls import reads_text_calls, text_calls
 
 log = logging.getLogger(__name__)
 
@@ -581,10 +581,10 @@ class AgentLoop:
                     elif isinstance(event, Finish):
                         finish = event.reason
             if not calls and finish == "stop" and reads_text_calls(self.config.model):
-                recognised = await self._text_call(turn_id, pieces)
-                if recognised is not None:
-                    calls.append(recognised)
-                    from_text.add(recognised.call_id)
+                recognised = await self._text_calls(turn_id, pieces)
+                if recognised:
+                    calls.extend(recognised)
+                    from_text.update(c.call_id for c in recognised)
                     finish = "tool_calls"
         except TurnAborted:
             await drafts.close_unfinished(set(), "cancelled")
@@ -622,22 +622,25 @@ class AgentLoop:
         text = "".join(p.text for p in parts if isinstance(p, rec.TextPart))
         return text, calls, finish
 
-    async def _text_call(self, turn_id: str, pieces: _Pieces) -> ToolCallRequest | None:
-        """The call the model wrote as its whole message, if it did (see text_calls.py); the
-        client is told it runs as a call."""
+    async def _text_calls(self, turn_id: str, pieces: _Pieces) -> list[ToolCallRequest]:
+        """The calls the model wrote as its whole message, if it did (see text_calls.py); the
+        client is told they run as calls."""
         text = "".join(p.text for p in pieces.parts() if isinstance(p, rec.TextPart))
-        found = text_call(text, self._tools)
-        if found is None:
-            return None
-        log.info("the model wrote a %s call as text; running it as a call", found.name)
-        note = (
-            f"\n\n(acp-server: the model wrote a {found.name} call as text; "
-            "it runs as a tool call.)"
-        )
+        found = text_calls(text, self._tools)
+        if not found:
+            return []
+        names = ", ".join(call.name for call in found)
+        log.info("the model wrote %d call(s) as text (%s); running them", len(found), names)
+        if len(found) == 1:
+            said = f"the model wrote a {names} call as text; it runs as a tool call."
+        else:
+            said = f"the model wrote {len(found)} calls as text ({names}); they run as tool calls."
+        note = f"\n\n(acp-server: {said})"
         await self._emit(MessageChunk(turn_id, self._ids("msg"), note, from_agent=True))
-        return ToolCallRequest(
-            call_id=self._ids("call"), name=found.name, arguments=found.arguments
-        )
+        return [
+            ToolCallRequest(call_id=self._ids("call"), name=call.name, arguments=call.arguments)
+            for call in found
+        ]
 
     async def _run_tools(
         self,
@@ -707,6 +710,7 @@ class AgentLoop:
                     diffs=tuple(output.diffs),
                     locations=tuple(output.locations),
                     terminal_id=output.terminal_id,
+                    images=tuple(output.images),
                 )
             )
 
@@ -768,6 +772,7 @@ class AgentLoop:
                 status="failed" if output.failed else "completed",
                 output=output.text,
                 synthetic=synthetic,
+                images=[rec.ImagePart(data=i.data, mime_type=i.mime_type) for i in output.images],
                 at=rec.utc_now(),
             )
         )

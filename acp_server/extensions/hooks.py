@@ -63,6 +63,7 @@ from typing import Any, Literal
 from acp_server.agent import Agent, PromptSubmission, TurnProgress
 from acp_server.cancellation import TurnAborted, TurnSignal
 from acp_server.models.base import ToolCallRequest
+from acp_server.paths import config_dir
 from acp_server.process import ProcessRegistry, run_process
 from acp_server.session import records as rec
 from acp_server.tools.base import ToolOutput
@@ -116,9 +117,8 @@ class HooksFileError(ValueError):
 
 
 def user_hooks_path(environ: Mapping[str, str] = os.environ) -> Path:
-    """`$XDG_CONFIG_HOME/acp-server/hooks.json`, or `~/.config/acp-server/hooks.json`."""
-    base = environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "acp-server" / "hooks.json"
+    """`hooks.json` in the user's config dir (`acp_server.paths.config_dir`)."""
+    return config_dir(environ) / "hooks.json"
 
 
 def workspace_hooks_path(cwd: str) -> Path:

@@ -39,6 +39,7 @@ from acp_server.models.base import (
     AssistantTurn,
     Finish,
     FinishReason,
+    ImagePart,
     ModelError,
     ModelEvent,
     ModelRequest,
@@ -58,6 +59,7 @@ from acp_server.models.http import (
     incomplete_stream,
     malformed_chunk,
 )
+from acp_server.models.images import has_tool_images, without_tool_images
 from acp_server.models.overflow import overflow_from_error
 from acp_server.models.window import DEFAULT_WINDOWS, ContextWindow
 
@@ -87,6 +89,11 @@ _STOP: dict[str, FinishReason] = {
 }
 
 # --- the request ----------------------------------------------------------------------------
+
+
+def _image_block(image: ImagePart) -> dict[str, Any]:
+    source = {"type": "base64", "media_type": image.mime_type, "data": image.data}
+    return {"type": "image", "source": source}
 
 
 def request_body(
@@ -119,10 +126,14 @@ def request_body(
             )
             add("assistant", blocks)
         elif isinstance(item, ToolResultTurn):
+            content: str | list[dict[str, Any]] = item.output
+            if item.images:  # a tool result may hold image blocks beside its text
+                content = [{"type": "text", "text": item.output}]
+                content.extend(_image_block(image) for image in item.images)
             block: dict[str, Any] = {
                 "type": "tool_result",
                 "tool_use_id": item.call_id,
-                "content": item.output,
+                "content": content,
             }
             if item.is_error:
                 block["is_error"] = True
@@ -134,8 +145,7 @@ def request_body(
                     if part.text:
                         blocks.append({"type": "text", "text": part.text})
                 else:
-                    source = {"type": "base64", "media_type": part.mime_type, "data": part.data}
-                    blocks.append({"type": "image", "source": source})
+                    blocks.append(_image_block(part))
             add("user", blocks)
     if messages:
         messages[-1]["content"][-1] = {**messages[-1]["content"][-1], "cache_control": _EPHEMERAL}
@@ -287,6 +297,10 @@ class AnthropicProvider:
         """The configured output limit, else the default (the loop bounds every request)."""
         return self.default_max_tokens
 
+    async def takes_images(self, signal: TurnSignal) -> bool:
+        """Claude models take images, unless the config file's `images` says otherwise."""
+        return self._http.options.images is not False
+
     async def aclose(self) -> None:
         """Close the HTTP client; the provider stays usable (a new one opens on demand)."""
         await self._http.aclose()
@@ -306,6 +320,8 @@ class AnthropicProvider:
     ) -> AsyncGenerator[ModelEvent, None]:
         """One streamed message; see the module docstring."""
         signal.raise_if_aborted()
+        if has_tool_images(request) and not await self.takes_images(signal):
+            request = without_tool_images(request)
         endpoint = self.endpoint
         if self._api_key is None:
             raise ModelError(

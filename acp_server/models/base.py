@@ -71,11 +71,14 @@ class AssistantTurn(Struct, kw_only=True, frozen=True, tag_field="role", tag="as
 
 
 class ToolResultTurn(Struct, kw_only=True, frozen=True, tag_field="role", tag="tool"):
-    """A tool's result fed back to the model."""
+    """A tool's result fed back to the model; `images` (from `read_file` of an image) go to
+    models that take images, each provider placing them where its API allows (see
+    `acp_server.models.images`)."""
 
     call_id: str
     output: str
     is_error: bool = False
+    images: list[ImagePart] = []
 
 
 ConversationItem = UserTurn | AssistantTurn | ToolResultTurn

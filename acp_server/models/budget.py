@@ -8,9 +8,9 @@ request, and `record_usage(request, usage)` when the provider reported what the 
 The estimate: the provider's last reported `prompt_tokens` for an earlier request, plus a
 conservative guess (`estimate_items`) for what was added since. When the request does not
 extend that earlier one (another model, a compacted history, no report yet) the whole request
-is guessed. The guess is bytes / `BYTES_PER_TOKEN` for text, `IMAGE_TOKENS` per image and
-`ITEM_OVERHEAD` per message; no tokenizer is downloaded or run. Why these numbers:
-docs/rfc/implemented/architecture/2026-12-01-context-budget.md.
+is guessed. The guess is bytes / `BYTES_PER_TOKEN` for text, `IMAGE_TOKENS` per image (in a
+prompt or a tool result) and `ITEM_OVERHEAD` per message; no tokenizer is downloaded or run.
+Why these numbers: docs/rfc/implemented/architecture/2026-12-01-context-budget.md.
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ def _item_tokens(item: ConversationItem) -> int:
             ITEM_OVERHEAD + _text_tokens(item.text) + calls + ITEM_OVERHEAD * len(item.tool_calls)
         )
     if isinstance(item, ToolResultTurn):
-        return ITEM_OVERHEAD + _text_tokens(item.output)
+        return ITEM_OVERHEAD + _text_tokens(item.output) + IMAGE_TOKENS * len(item.images)
     return ITEM_OVERHEAD + sum(
         IMAGE_TOKENS if isinstance(part, ImagePart) else _text_tokens(part.text)
         for part in item.parts

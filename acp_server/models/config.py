@@ -28,6 +28,8 @@ A missing file at the default place is the same as an empty one. Example:
     max_output_tokens = 2048                # this model only
     text_tool_calls = true                  # run a call the model wrote as text (default:
                                             # on for OpenAI-compatible servers, not OpenAI)
+    images = true                           # the model takes images (default: Anthropic and
+                                            # OpenAI do; other servers are asked, /props)
 
     [providers.anthropic]
     api_key_env = "ANTHROPIC_API_KEY"
@@ -36,6 +38,7 @@ A missing file at the default place is the same as an empty one. Example:
     max_result_bytes = 65536    # the most of one tool result the model is sent
     max_read_lines = 2000       # read_file's window when no limit is given
     max_search_results = 500    # matches grep, paths glob, entries list_dir show
+    max_image_bytes = 3932160   # the largest image file read_file returns as an image
 
     [instructions]
     files = ["AGENTS.md", "CLAUDE.md"]   # looked for from the repository root down to the cwd
@@ -73,6 +76,7 @@ from pathlib import Path
 from typing import Any
 
 from acp_server.models.base import ModelConfigError
+from acp_server.paths import config_dir
 from acp_server.tools.budget import ToolBudget
 from acp_server.tools.command_sandbox import SandboxSettings, sandbox_settings
 from acp_server.tools.web_access import WebFetchSettings, web_fetch_settings
@@ -148,6 +152,10 @@ class ProviderSettings:
     """Recognise tool calls written as text (see acp_server/agent/text_calls.py)."""
     model_text_calls: dict[str, bool] = field(default_factory=dict)
     """`text_tool_calls` of single models, by model name."""
+    images: bool | None = None
+    """The provider's models take images (see acp_server/models/images.py)."""
+    model_images: dict[str, bool] = field(default_factory=dict)
+    """`images` of single models, by model name."""
 
     def window_for(self, model: str) -> int | None:
         """The configured window of `model`: its own, else the provider's, else None."""
@@ -157,6 +165,10 @@ class ProviderSettings:
         """The configured `text_tool_calls` of `model`: its own, else the provider's, else
         None (the provider's default)."""
         return self.model_text_calls.get(model, self.text_tool_calls)
+
+    def images_for(self, model: str) -> bool | None:
+        """The configured `images` of `model`: its own, else the provider's, else None."""
+        return self.model_images.get(model, self.images)
 
     def output_for(self, model: str) -> int | None:
         """The configured output limit of `model`: its own, else the provider's, else None."""
@@ -245,17 +257,8 @@ def url_credentials(environ: Mapping[str, str] = os.environ) -> dict[str, str]:
 
 
 def config_path(environ: Mapping[str, str] = os.environ) -> Path:
-    """`$XDG_CONFIG_HOME/acp-server/config.toml`, else `~/.config/acp-server/config.toml`.
-
-    A relative XDG_CONFIG_HOME is ignored, as the XDG spec says.
-    """
-    xdg = environ.get("XDG_CONFIG_HOME")
-    if xdg and Path(xdg).is_absolute():
-        base = Path(xdg)
-    else:
-        home = environ.get("HOME")
-        base = (Path(home) if home else Path.home()) / ".config"
-    return base / "acp-server" / "config.toml"
+    """`config.toml` in the user's config dir (`acp_server.paths.config_dir`)."""
+    return config_dir(environ) / "config.toml"
 
 
 def check_spec(spec: str) -> str | None:
@@ -336,10 +339,32 @@ _PROVIDER_KEYS = {
     "context_window": int,
     "max_output_tokens": int,
     "text_tool_calls": bool,
+    "images": bool,
 }
 
-_TOOL_MINIMUMS = {"max_result_bytes": 1024, "max_read_lines": 1, "max_search_results": 1}
+_TOOL_MINIMUMS = {
+    "max_result_bytes": 1024,
+    "max_read_lines": 1,
+    "max_search_results": 1,
+    "max_image_bytes": 1024,
+}
 """The `[tools]` keys and their smallest values (a result must hold its closing note)."""
+
+
+def _table_header(line: str) -> str | None:
+    """The name of the `[table]` a line opens (quotes and spaces dropped), else None.
+
+    Found with `find`, not a regex: the regex it replaces retried its lazy name group at every
+    character of a long run of spaces, which was quadratic in the line's length.
+    """
+    stripped = line.lstrip()
+    if not stripped.startswith("[") or stripped.startswith("[["):
+        return None
+    end = stripped.find("]")
+    if end < 0:
+        return None
+    name = stripped[1:end].strip().replace('"', "").replace(" ", "")
+    return name or None
 
 
 class _Reader:
@@ -358,11 +383,10 @@ class _Reader:
         """Where `key = ...` is written (inside `[table]` when given); a best effort."""
         current: str | None = None
         key_re = re.compile(rf"\s*(?:\"{re.escape(key)}\"|{re.escape(key)})\s*=")
-        header_re = re.compile(r"\s*\[\s*([^\]]+?)\s*\]")
         for number, line in enumerate(self.lines, start=1):
-            header = header_re.match(line)
-            if header is not None and not line.lstrip().startswith("[["):
-                current = header[1].replace('"', "").replace(" ", "")
+            header = _table_header(line)
+            if header is not None:
+                current = header
                 if table is not None and current == table and key == "":
                     return number
                 continue
@@ -516,6 +540,7 @@ class _Reader:
                     values["model_windows"],
                     values["model_outputs"],
                     values["model_text_calls"],
+                    values["model_images"],
                 ) = self.model_tables(table, value)
                 continue
             kind = _PROVIDER_KEYS.get(key)
@@ -549,14 +574,15 @@ class _Reader:
 
     def model_tables(
         self, table: str, value: Any
-    ) -> tuple[dict[str, int], dict[str, int], dict[str, bool]]:
+    ) -> tuple[dict[str, int], dict[str, int], dict[str, bool], dict[str, bool]]:
         """`[providers.NAME.models."MODEL"]` tables: each may set `context_window`,
-        `max_output_tokens` and `text_tool_calls`; returns each by model name."""
+        `max_output_tokens`, `text_tool_calls` and `images`; returns each by model name."""
         if not isinstance(value, dict):
             raise self.error(f'[{table}] `models` must be tables [{table}.models."MODEL"]')
         windows: dict[str, int] = {}
         outputs: dict[str, int] = {}
         text_calls: dict[str, bool] = {}
+        images: dict[str, bool] = {}
         for model, entry in value.items():
             inner = f"{table}.models.{model}"
             if not isinstance(entry, dict):
@@ -566,20 +592,18 @@ class _Reader:
                     windows[model] = self.positive_int(setting, key, inner)
                 elif key == "max_output_tokens":
                     outputs[model] = self.positive_int(setting, key, inner)
-                elif key == "text_tool_calls":
+                elif key in ("text_tool_calls", "images"):
                     if not isinstance(setting, bool):
-                        raise self.error(
-                            f"[{inner}] `text_tool_calls` must be true or false", key, inner
-                        )
-                    text_calls[model] = setting
+                        raise self.error(f"[{inner}] `{key}` must be true or false", key, inner)
+                    (text_calls if key == "text_tool_calls" else images)[model] = setting
                 else:
                     raise self.error(
                         f'unknown key `{key}` in [{table}.models."{model}"]; expected '
-                        "context_window, max_output_tokens or text_tool_calls",
+                        "context_window, max_output_tokens, text_tool_calls or images",
                         key,
                         inner,
                     )
-        return windows, outputs, text_calls
+        return windows, outputs, text_calls, images
 
     def tools(self, entry: Any) -> ToolBudget:
         if not isinstance(entry, dict):

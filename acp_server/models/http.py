@@ -80,6 +80,9 @@ class HttpOptions:
     max_output_tokens: int | None = None
     """From the config file (`max_output_tokens`, per model, else per provider); None: the
     default (`acp_server.models.output`)."""
+    images: bool | None = None
+    """From the config file (`images`, per model, else per provider): whether the model takes
+    images; None: the provider's default (`acp_server.models.images`)."""
 
     def delay(self, retry: int) -> float:
         """The backoff before retry number `retry` (1-based)."""

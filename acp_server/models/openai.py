@@ -57,6 +57,7 @@ from acp_server.models.http import (
     incomplete_stream,
     malformed_chunk,
 )
+from acp_server.models.images import VisionSupport, has_tool_images, without_tool_images
 from acp_server.models.output import DEFAULT_OUTPUT_TOKENS
 from acp_server.models.overflow import overflow_from_error
 from acp_server.models.window import DEFAULT_WINDOWS, ContextWindow, DiscoveredWindow
@@ -92,6 +93,23 @@ def _user_content(parts: list[TextPart | ImagePart]) -> str | list[dict[str, Any
     return content
 
 
+def _as_parts(content: str | list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{"type": "text", "text": content}] if isinstance(content, str) else content
+
+
+def _tool_images(turn: ToolResultTurn) -> list[dict[str, Any]]:
+    """A tool result's images as user-message parts, introduced by the call they came from."""
+    if not turn.images:
+        return []
+    parts: list[dict[str, Any]] = [
+        {"type": "text", "text": f"[image(s) returned by tool call {turn.call_id}]"}
+    ]
+    for image in turn.images:
+        url = f"data:{image.mime_type};base64,{image.data}"
+        parts.append({"type": "image_url", "image_url": {"url": url}})
+    return parts
+
+
 def _tool_output(turn: ToolResultTurn) -> str:
     if turn.is_error and not turn.output.lower().startswith("error"):
         return f"Error: {turn.output}"
@@ -109,9 +127,15 @@ def request_body(
     API wants `max_completion_tokens` (its reasoning models refuse `max_tokens`), compatible
     servers read `max_tokens`."""
     messages: list[dict[str, Any]] = []
+    # A tool message takes only text: the images of a step's tool results follow those
+    # results as a user message (the start of the next user message, when one follows).
+    images: list[dict[str, Any]] = []
     if request.system_prompt:
         messages.append({"role": "system", "content": request.system_prompt})
     for item in request.messages:
+        if images and isinstance(item, AssistantTurn):
+            messages.append({"role": "user", "content": images})
+            images = []
         if isinstance(item, AssistantTurn):
             message: dict[str, Any] = {"role": "assistant"}
             if item.tool_calls:
@@ -134,8 +158,15 @@ def request_body(
             messages.append(
                 {"role": "tool", "tool_call_id": item.call_id, "content": _tool_output(item)}
             )
+            images.extend(_tool_images(item))
         else:
-            messages.append({"role": "user", "content": _user_content(item.parts)})
+            content = _user_content(item.parts)
+            if images:
+                content = [*images, *_as_parts(content)]
+                images = []
+            messages.append({"role": "user", "content": content})
+    if images:
+        messages.append({"role": "user", "content": images})
     body: dict[str, Any] = {"model": model, "messages": messages, "stream": True}
     if usage_in_stream:
         body["stream_options"] = {"include_usage": True}
@@ -248,6 +279,7 @@ class OpenAIProvider:
         "_http",
         "_output_field",
         "_usage_in_stream",
+        "_vision",
         "_window",
         "endpoint",
         "name",
@@ -291,6 +323,15 @@ class OpenAIProvider:
             else None,
             default,
         )
+        images = self._http.options.images
+        self._vision = VisionSupport(self.name, True if images is None and public else images)
+
+    async def takes_images(self, signal: TurnSignal) -> bool:
+        """Whether the model takes images (`acp_server.models.images`); the first call may ask
+        the server, later ones answer from memory."""
+        return await self._vision.get(
+            self._http.client(), self.endpoint.base_url.removesuffix("/v1"), self._headers(), signal
+        )
 
     async def aclose(self) -> None:
         """Close the HTTP client; the provider stays usable (a new one opens on demand)."""
@@ -322,6 +363,8 @@ class OpenAIProvider:
     ) -> AsyncGenerator[ModelEvent, None]:
         """One streamed chat completion; see the module docstring."""
         signal.raise_if_aborted()
+        if has_tool_images(request) and not await self.takes_images(signal):
+            request = without_tool_images(request)
         endpoint = self.endpoint
         calls: dict[int, _PendingCall] = {}
         finish: FinishReason | None = None

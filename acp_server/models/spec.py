@@ -107,4 +107,7 @@ def _options(provider: ProviderSettings, model: str) -> HttpOptions:
     output = provider.output_for(model)
     if output is not None:
         options = replace(options, max_output_tokens=output)
+    images = provider.images_for(model)
+    if images is not None:
+        options = replace(options, images=images)
     return options

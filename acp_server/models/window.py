@@ -38,6 +38,7 @@ __all__ = [
     "ContextWindow",
     "DiscoveredWindow",
     "context_window_of",
+    "get_json",
     "window_from_models",
     "window_from_props",
 ]
@@ -148,12 +149,12 @@ class DiscoveredWindow:
             return self._found
         found: ContextWindow | None = None
         with signal.linked_scope(), anyio.move_on_after(DISCOVERY_TIMEOUT_S):
-            size = window_from_models(await _get_json(client, f"{base_url}/models", headers), model)
+            size = window_from_models(await get_json(client, f"{base_url}/models", headers), model)
             if size is not None:
                 found = ContextWindow(size, "server", "/models")
             else:
                 root = base_url.removesuffix("/v1")
-                size = window_from_props(await _get_json(client, f"{root}/props", headers))
+                size = window_from_props(await get_json(client, f"{root}/props", headers))
                 if size is not None:
                     found = ContextWindow(size, "server", "llama.cpp /props n_ctx")
         signal.raise_if_aborted()  # an aborted probe says nothing: ask again next time
@@ -164,7 +165,7 @@ class DiscoveredWindow:
         return found
 
 
-async def _get_json(client: httpx.AsyncClient, url: str, headers: Mapping[str, str]) -> Any:
+async def get_json(client: httpx.AsyncClient, url: str, headers: Mapping[str, str]) -> Any:
     """The decoded JSON of a 200 answer to `GET url`, else None (any failure at all, or a body
     over `_MAX_BODY` bytes)."""
     import httpx

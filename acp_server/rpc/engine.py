@@ -1,4 +1,5 @@
-"""The one module that knows jsonrpcserver: the router's private engine (rpc/dispatch.py).
+"""The router's private engine (rpc/dispatch.py): jsonrpcserver, whose dispatch core
+rpc/jsonrpcserver_core.py loads; no other module calls it.
 
 The router has already checked the envelope, found the route and decoded the params; the engine
 gets a decoded request dict with jsonrpcserver's own deserializing and validation off, looks the
@@ -6,7 +7,8 @@ method up in its registry, binds the arguments (the request as context, the deco
 the one positional argument) and runs the handler through the router's `invoke`. What it answers
 (its `Success`, or its `Error`, whether the handler's or its own) goes back to the router as an
 outcome, and every error leaves through the router's one redacting exit; nothing here writes a
-frame. Importing jsonrpcserver is a measured cost (jsonschema, attrs, oslash; figures in
+frame. jsonrpcserver's dispatch core is loaded without its package `__init__`
+(rpc/jsonrpcserver_core.py); importing it is a measured cost (figures in
 docs/rfc/implemented/architecture/2026-11-30-json-rpc-peer.md), paid in a worker thread after
 the first `session/new` answer (see
 docs/rfc/implemented/architecture/2026-12-01-ready-before-the-runtime.md).
@@ -24,6 +26,7 @@ from msgspec import UNSET
 
 from acp_protocol.jsonrpc import JSONRPC_VERSION
 
+from . import jsonrpcserver_core
 from .handlers import RpcError
 from .peer import IncomingRequest
 
@@ -37,11 +40,11 @@ def _load_jsonrpcserver() -> Any:
     # 5.0.9 calls importlib.resources.read_text (-> open_text) at import, deprecated on 3.11
     # and 3.12 only.
     warnings.filterwarnings("ignore", r"(read_text|open_text) is deprecated", DeprecationWarning)
-    import jsonrpcserver
-    from jsonrpcserver.sentinels import NODATA
+    # Its dispatch core only: no jsonschema validator we would switch off, no HTTP server.
+    core = jsonrpcserver_core.load()
     from oslash.either import Left  # jsonrpcserver's answers are oslash `Either`s
 
-    return jsonrpcserver, Left, NODATA
+    return core, Left, core.NODATA
 
 
 class Engine:

@@ -303,6 +303,9 @@ class ToolResult(_TaggedByType, tag="tool/result", frozen=True, kw_only=True):
     """File changes the call made, shown as diffs (replayed as such)."""
     locations: list[LocationRecord] = []
     """Files the call touched."""
+    images: list[ImagePart] = []
+    """Images the tool returned (`read_file` of an image file), stored here once: the output
+    only describes them. The model is sent them when it takes images; replay shows them."""
     at: str
 
 

@@ -45,6 +45,14 @@ class PlanItem:
 
 
 @dataclass(frozen=True)
+class ImageData:
+    """An image a tool returns (`read_file` of an image file): base64 bytes and their type."""
+
+    data: str
+    mime_type: str
+
+
+@dataclass(frozen=True)
 class ToolOutput:
     """What a tool returns: text for the model, plus what the client is shown."""
 
@@ -57,6 +65,9 @@ class ToolOutput:
     plan: Sequence[PlanItem] | None = None
     """The complete new plan, when the tool changed it."""
     extra: Mapping[str, Any] = field(default_factory=dict)
+    images: Sequence[ImageData] = ()
+    """Images for the model (those that take images; the text describes them for the others)
+    and for the client, shown with the call."""
 
 
 class Tool(Protocol):

@@ -28,6 +28,9 @@ class ToolBudget:
     """Lines `read_file` returns at most (its window when no `limit` is given)."""
     max_search_results: int = 500
     """Matches `grep`, paths `glob` and entries `list_dir` show at most."""
+    max_image_bytes: int = 3_932_160
+    """The largest image file `read_file` returns as an image (3.75 MiB: its base64 is 5 MiB,
+    the per-image limit of the Anthropic API); larger ones get a text note."""
 
     @property
     def body_bytes(self) -> int:

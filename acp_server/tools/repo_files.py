@@ -1,6 +1,6 @@
 """Reading a repository's own files that reach the model or the user's prompt (`AGENTS.md`,
 custom command files) the hostile-input way: no link out of the repository, no FIFO or device,
-no file of another user, never more than a budget; and where the user's config dir is.
+no file of another user, never more than a budget; and the user's own AGENTS.md in the config dir.
 
 Kept light (no runtime imports): `session/new` lists custom commands before the runtime loads.
 """
@@ -9,21 +9,17 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Mapping
 from pathlib import Path
 
+from acp_server.paths import config_dir
 from acp_server.tools.printable import one_line
 from acp_server.tools.workspace import PathRefused, TooManyLinks, real_path
 
 
-def user_instructions_file(environ: dict[str, str] | os._Environ[str] = os.environ) -> Path:
-    """`$XDG_CONFIG_HOME/acp-server/AGENTS.md`, else `~/.config/acp-server/AGENTS.md`."""
-    xdg = environ.get("XDG_CONFIG_HOME")
-    if xdg and Path(xdg).is_absolute():
-        base = Path(xdg)
-    else:
-        home = environ.get("HOME")
-        base = (Path(home) if home else Path.home()) / ".config"
-    return base / "acp-server" / "AGENTS.md"
+def user_instructions_file(environ: Mapping[str, str] = os.environ) -> Path:
+    """`AGENTS.md` in the user's config dir (`acp_server.paths.config_dir`)."""
+    return config_dir(environ) / "AGENTS.md"
 
 
 def find_repository_root(start: Path) -> Path | None:

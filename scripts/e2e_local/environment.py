@@ -207,6 +207,18 @@ def ensure_model(python: Path) -> Path:
     return gguf
 
 
+def existing_environment(venv: Path) -> tuple[Environment, Path] | str:
+    """What an earlier setup left in the cache (the built `llama-server` and the assembled
+    model), found without building, downloading or installing anything; else a sentence saying
+    what is missing."""
+    binary = CACHE / "llama.cpp-build" / "bin" / "llama-server"
+    gguf = CACHE / MODEL_FILE
+    for path, what in ((binary, "llama-server"), (gguf, "the Qwen2.5-Coder-1.5B model")):
+        if not path.is_file():
+            return f"{what} is not at {path}; `uv run scripts/e2e_local_model.py` sets it up"
+    return Environment(venv / "bin" / "python", binary, binary.parent), gguf
+
+
 def ensure_environment(venv: Path, python: str | None) -> tuple[Environment, Path]:
     """Everything the run needs; returns it and the model file."""
     venv_python = ensure_venv(venv, python)

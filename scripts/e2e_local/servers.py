@@ -3,6 +3,7 @@ tell that a stream to it was closed and that it is generating nothing."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -96,6 +97,21 @@ def stop(process: subprocess.Popen[bytes], name: str) -> None:
     info(f"{name} {how} in {time.monotonic() - started:.2f} s")
 
 
+def served_model(port: int) -> str:
+    """The model a running server at 127.0.0.1:port serves (`GET /v1/models`)."""
+    url = f"http://127.0.0.1:{port}/v1/models"
+    try:
+        with urllib.request.urlopen(url, timeout=5) as response:
+            models = json.load(response)
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        raise Failure(f"no server answered {url}: {exc}") from None
+    entries = models.get("data") if isinstance(models, dict) else None
+    names = [e.get("id") for e in entries or () if isinstance(e, dict)]
+    if MODEL_ALIAS not in names:
+        raise Failure(f"{url} serves {names}, not {MODEL_ALIAS!r} (start it with --alias qwen)")
+    return MODEL_ALIAS
+
+
 def connections_to(port: int) -> list[int] | None:
     """Local ports of the ESTABLISHED TCP connections *to* 127.0.0.1:port (None: not Linux)."""
     try:
@@ -115,8 +131,6 @@ def busy_slots(port: int) -> int | None:
     server does not say."""
     try:
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/slots", timeout=5) as response:
-            import json
-
             slots = json.load(response)
     except (urllib.error.URLError, OSError, ValueError):
         return None

@@ -1,7 +1,7 @@
 """Thousands of prompts queued in one session, through the real process and the SDK client:
 each is admitted, withdrawn by `$/cancel_request` or run, in order, with the right answer.
 
-The cost per prompt is shown by `scripts/bench queue` (docs/benchmarks.md) and, without timing,
+The cost per prompt is shown by `benchmarks queue` (docs/benchmarks.md) and, without timing,
 by tests/agent/test_queue_cost.py; this test shows the behaviour holds at that scale.
 """
 

@@ -225,5 +225,51 @@ async def test_session_new_is_answered_before_jsonrpcserver_and_the_runtime_are_
         pattern = re.compile(rf"^import time:.*\|\s*{re.escape(module)}$")
         return next(i for i, line in enumerate(lines) if pattern.match(line))
 
-    for module in ("jsonrpcserver", "jsonschema", "acp_server.agent", "acp_server.tools.builtin"):
+    for module in (
+        "jsonrpcserver.dispatcher",
+        "acp_server.agent",
+        "acp_server.tools.builtin",
+    ):
         assert imported(module) > created, module
+
+
+# Imported by nothing an idle session does (figures: the ready-before-the-runtime RFC): the
+# jsonschema validator and HTTP server of jsonrpcserver's package `__init__`, which the dispatch
+# core is imported without (acp_server/rpc/jsonrpcserver_core.py); the package file list
+# (`importlib.metadata`, and the `email` package it needs) read when ripgrep first runs; the
+# cookie jar and HTML parser of web_fetch, imported when it first fetches.
+NOT_IMPORTED_WHEN_IDLE = (
+    "jsonschema",
+    "attrs",
+    "http.server",
+    "importlib.metadata",
+    "email",
+    "http.cookiejar",
+    "html.parser",
+)
+
+
+async def test_an_idle_session_after_its_first_prompt_has_not_imported_what_it_does_not_use(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "ws").mkdir()
+    cwd = {"cwd": str(tmp_path / "ws"), "mcpServers": []}
+    log = tmp_path / "stderr.txt"
+    with log.open("wb") as stderr:
+        process = await serve(tmp_path, "echo", stderr=stderr, env={"PYTHONPROFILEIMPORTTIME": "1"})
+    client = RawClient(process)
+    await client.send(INITIALIZE, request(1, "session/new", cwd))
+    await client.response(1)
+    await client.send(prompt(2, "sess_0001", "hi"))  # waits for the warm-up, then runs
+    assert (await client.response(2))["result"]["stopReason"] == "end_turn"
+    await client.send(request(3, "session/list", {}))
+    await client.response(3)
+    await finish(process)
+
+    imported = {
+        line.rsplit("|", 1)[1].strip()
+        for line in log.read_text().splitlines()
+        if line.startswith("import time:")
+    }
+    assert {"jsonrpcserver.dispatcher", "acp_server.tools.builtin.web"} <= imported
+    assert not imported & set(NOT_IMPORTED_WHEN_IDLE), imported & set(NOT_IMPORTED_WHEN_IDLE)

@@ -2,7 +2,7 @@
 counting the work an operation does (withdrawing a queued follow-up compares it with no other
 ticket). That a turn's cost does not grow with the history is tests/agent/test_conversation.py.
 
-Timings are in docs/benchmarks.md (`scripts/bench queue`).
+Timings are in docs/benchmarks.md (`benchmarks queue`).
 """
 
 from __future__ import annotations

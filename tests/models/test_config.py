@@ -97,6 +97,15 @@ def test_invalid_toml_names_file_and_line(tmp_path: Path) -> None:
     assert "line 2" in message
 
 
+def test_a_100k_character_table_header_is_read_in_linear_time(tmp_path: Path) -> None:
+    """The line finder once ran a regex that was quadratic in a header's run of spaces (100k
+    spaces: about 40 s). The error still names the line; no clock is read: it finishes."""
+    header = '[providers.openai.models."x' + " " * 100_000 + 'y"]'
+    path = write(tmp_path, f"{header}\ncontext_window = 5\n[tools]\nmax_read_lines = 0\n")
+    with pytest.raises(ModelConfigError, match=r", line 4: \[tools\] `max_read_lines` must be"):
+        load_settings(path)
+
+
 @pytest.mark.parametrize(
     ("text", "problem"),
     [

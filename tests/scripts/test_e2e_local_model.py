@@ -115,3 +115,21 @@ def test_the_fix_repository_fails_until_its_one_character_bug_is_fixed(tmp_path:
     (root / "stats.py").write_text(fixed)
     passed, summary = fix_task.tests_pass(root)
     assert passed, summary
+
+
+def test_no_setup_with_an_empty_cache_fails_at_once_and_fetches_nothing(tmp_path: Path) -> None:
+    """What tests/e2e/test_local_model.py relies on: `--no-setup` builds, downloads and installs
+    nothing; it names what is missing."""
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    result = subprocess.run(
+        [sys.executable, str(SCRIPTS / "e2e_local_model.py"), "--no-setup", "--fix-only"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
+    assert result.returncode == 1
+    assert "FAILED: llama-server is not at" in result.stderr
+    cache = tmp_path / ".cache" / "acp-server-e2e"
+    assert [p.name for p in cache.iterdir()] == ["logs"]
+    assert list((cache / "logs").iterdir()) == []

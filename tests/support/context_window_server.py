@@ -3,16 +3,18 @@
 `ContextWindowServer` runs in a thread on 127.0.0.1 and plays a small coding agent's model:
 
 - a request whose last message is the user's asks for `read_file` on `file`;
-- a request whose last message is a tool result answers a short text;
+- a request whose last message is a tool result (or the images that follow one) answers a
+  short text;
 - a request without tools (a compaction's summary request) answers a summary, or, with
   `hold_summaries`, holds the response open until the client goes away.
 
 It counts a request's tokens as its JSON body's bytes / `bytes_per_token` (reported as usage
 unless `report_usage` is off); a request over
 `n_ctx` gets llama.cpp's answer: HTTP 400 with `error.type` `exceed_context_size_error`,
-`n_prompt_tokens` and `n_ctx`. `GET /props` reports `n_ctx` as llama.cpp's server does. Every
+`n_prompt_tokens` and `n_ctx`. `GET /props` reports `n_ctx` as llama.cpp's server does (and
+`modalities.vision` when `vision` is set). Every
 request is recorded (`Seen`) with its size and what was answered. Used by the tests and by
-`scripts/bench long-session`.
+`benchmarks long-session`.
 """
 
 from __future__ import annotations
@@ -50,6 +52,10 @@ class ContextWindowServer:
     hold_summaries: bool = False
     report_usage: bool = True
     """Whether answers carry `usage` (without it the agent can only estimate)."""
+    vision: bool | None = None
+    """Reported in `/props` as `modalities.vision` (None: no `modalities`, as older servers)."""
+    props_asked: int = 0
+    """How many `GET /props` came."""
     seen: list[Seen] = field(default_factory=list)
     held: threading.Event = field(default_factory=threading.Event)
     """Set when a summary request is being held open."""
@@ -68,7 +74,12 @@ class ContextWindowServer:
 
             def do_GET(self) -> None:
                 if self.path.rstrip("/") == "/props":
-                    self._json(200, {"default_generation_settings": {"n_ctx": server.n_ctx}})
+                    with server._lock:
+                        server.props_asked += 1
+                    props: dict[str, Any] = {"default_generation_settings": {"n_ctx": server.n_ctx}}
+                    if server.vision is not None:
+                        props["modalities"] = {"vision": server.vision}
+                    self._json(200, props)
                 elif self.path.rstrip("/") == "/v1/models":
                     self._json(200, {"data": [{"id": "fake", "object": "model"}]})
                 else:
@@ -145,8 +156,11 @@ class ContextWindowServer:
             self._record(Seen(tokens, tools, "summary", body))
             self._send_text(handler, SUMMARY.format(file=self.file), tokens)
             return
-        last = body["messages"][-1]
-        if last.get("role") == "tool":
+        messages = body["messages"]
+        last = messages[-1]
+        # A tool's images follow its result as a user message: that still answers the call.
+        images_after_tool = last.get("role") == "user" and messages[-2].get("role") == "tool"
+        if last.get("role") == "tool" or images_after_tool:
             self._record(Seen(tokens, tools, "text", body))
             self._send_text(handler, f"I read {self.file}.", tokens)
             return

@@ -51,7 +51,13 @@ def builtin_tools(
     body, results = budget.body_bytes, budget.max_search_results
     ripgrep = ripgrep if ripgrep is not None else Ripgrep()
     return [
-        ReadFile(sandbox, files, max_lines=budget.max_read_lines, max_bytes=body),
+        ReadFile(
+            sandbox,
+            files,
+            max_lines=budget.max_read_lines,
+            max_bytes=body,
+            max_image_bytes=budget.max_image_bytes,
+        ),
         WriteFile(sandbox, files),
         EditFile(sandbox, files),
         ListDir(sandbox, max_entries=results, max_bytes=body),

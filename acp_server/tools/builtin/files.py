@@ -9,7 +9,6 @@ Over 400 lines: the four file tools share the read, line and diff helpers above 
 
 from __future__ import annotations
 
-import difflib
 import heapq
 import os
 import stat
@@ -29,6 +28,8 @@ from acp_server.tools.builtin._common import (
     plural,
     str_arg,
 )
+from acp_server.tools.builtin.near_miss import near_misses
+from acp_server.tools.images import read_image
 from acp_server.tools.local_files import Stopped, in_thread, open_checked, special_kind, stopper
 from acp_server.tools.text_window import TextWindow
 from acp_server.tools.workspace import FileAccess, NotRegularFile, Sandbox
@@ -121,18 +122,22 @@ class ReadFile(BuiltinTool[ReadFileArgs]):
         *,
         max_lines: int = _DEFAULT.max_read_lines,
         max_bytes: int = _DEFAULT.body_bytes,
+        max_image_bytes: int = _DEFAULT.max_image_bytes,
     ) -> None:
         super().__init__(sandbox)
         self.files = files
         self.max_lines = max_lines
         self.max_bytes = max_bytes
+        self.max_image_bytes = max_image_bytes
         self.description = (
             "Read a text file from the workspace. `path` is absolute or relative to the working "
             "directory. By default the whole file is returned, up to "
             f"{plural(max_lines, 'line')} or {max_bytes // 1024} KiB; for larger files, pass "
             "`offset` (1-based number of the first line) and `limit` (number of lines) to read "
             "it in parts. The text is returned as it is in the file, without line numbers, so "
-            "it can be copied into `edit_file`'s `old_text`."
+            "it can be copied into `edit_file`'s `old_text`. A PNG, JPEG, GIF or WebP image "
+            f"(up to {max_image_bytes // 1024} KiB) is returned as the image itself when the "
+            "model takes images, else described (type, pixels, bytes)."
         )
 
     def title(self, arguments: Mapping[str, Any]) -> str:
@@ -158,7 +163,10 @@ class ReadFile(BuiltinTool[ReadFileArgs]):
         wanted = self.max_lines if args.limit is None else min(args.limit, self.max_lines)
         try:
             # Asked of the local disk even when the client reads: a FIFO must not block either.
-            await in_thread(local_state, path)
+            if await in_thread(local_state, path) == "file":
+                image = await read_image(path, self.max_image_bytes, signal)  # images: local
+                if image is not None:
+                    return image
             window = await self.files.read_window(path, start, wanted, self.max_bytes, signal)
         except FileNotFoundError:
             return failed(f"File not found: {path}")
@@ -300,57 +308,6 @@ def _occurrences(text: str, needle: str) -> list[int]:
     return found
 
 
-def _numbered(lines: Sequence[str], first: int, limit: int = 12) -> str:
-    shown = [f"  {first + i:>5} | {line.rstrip(chr(10))}" for i, line in enumerate(lines[:limit])]
-    if len(lines) > limit:
-        shown.append(f"  ... ({plural(len(lines) - limit, 'more line')})")
-    return "\n".join(shown)
-
-
-_SIMILARITY_SCAN_LINES = 20000
-
-
-def _near_misses(content: str, old_text: str) -> str:
-    """Where the model probably meant: a whitespace-insensitive match, or the closest lines."""
-    file_lines = split_lines(content)
-    needle = [line.strip() for line in old_text.split("\n")]
-    while needle and not needle[0]:
-        needle.pop(0)
-    while needle and not needle[-1]:
-        needle.pop()
-    if not needle:
-        return ""
-    stripped = [line.strip() for line in file_lines[:_SIMILARITY_SCAN_LINES]]
-    for i in range(len(stripped) - len(needle) + 1):
-        if stripped[i : i + len(needle)] == needle:
-            block = file_lines[i : i + len(needle)]
-            return (
-                f"\nThe same text except for whitespace/indentation is at line {i + 1}:\n"
-                f"{_numbered(block, i + 1)}"
-            )
-    target = max(needle, key=len)
-    matcher = difflib.SequenceMatcher(autojunk=False)
-    matcher.set_seq2(target)
-    scored: list[tuple[float, int]] = []
-    for number, line in enumerate(stripped, start=1):
-        if not line:
-            continue
-        matcher.set_seq1(line)
-        if matcher.real_quick_ratio() < 0.6 or matcher.quick_ratio() < 0.6:
-            continue
-        ratio = matcher.ratio()
-        if ratio >= 0.6:
-            scored.append((ratio, number))
-    if not scored:
-        return ""
-    best = sorted(scored, key=lambda item: (-item[0], item[1]))[:3]
-    shown = "\n".join(
-        _numbered([file_lines[number - 1]], number)
-        for _, number in sorted(best, key=lambda x: x[1])
-    )
-    return f"\nThe closest {'line' if len(best) == 1 else 'lines'} to {target!r}:\n{shown}"
-
-
 class EditFile(BuiltinTool[EditFileArgs]):
     name = "edit_file"
     kind: ToolKind = "edit"
@@ -414,7 +371,7 @@ class EditFile(BuiltinTool[EditFileArgs]):
             return failed(
                 f"old_text was not found in {path}. It must match the file exactly, including "
                 "whitespace, indentation and line breaks."
-                f"{_near_misses(content, old_text)}\n"
+                f"{near_misses(content, old_text)}\n"
                 "Read the file again with read_file and copy the text to replace exactly."
             )
         if len(found) > 1:

@@ -15,7 +15,6 @@ docs/rfc/implemented/feature/2026-12-01-search-on-ripgrep.md.
 from __future__ import annotations
 
 import functools
-import importlib.metadata
 import os
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -42,6 +41,8 @@ MISSING = (
 @functools.cache
 def ripgrep_binary() -> str | None:
     """The `rg` executable installed by the `ripgrep` package, or None."""
+    import importlib.metadata  # on first use: about 1 MiB an idle session does not need
+
     try:
         distribution = importlib.metadata.distribution(PACKAGE)
     except importlib.metadata.PackageNotFoundError:
@@ -76,9 +77,15 @@ class Ripgrep:
         self, registry: ProcessRegistry | None = None, binary: str | object | None = _DEFAULT_BINARY
     ) -> None:
         self.registry = registry
-        self.binary: str | None = (
-            ripgrep_binary() if binary is _DEFAULT_BINARY else binary  # type: ignore[assignment]
-        )
+        self._binary = binary
+
+    @property
+    def binary(self) -> str | None:
+        """The `rg` to run: looked up at the first search, not when a session is wired (the
+        lookup reads the package's file list, which an idle session does not need)."""
+        if self._binary is _DEFAULT_BINARY:
+            self._binary = ripgrep_binary()
+        return self._binary  # type: ignore[return-value]
 
     async def run(
         self,

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import socket
 from collections.abc import Mapping
-from http.cookiejar import CookieJar, DefaultCookiePolicy
 from typing import TYPE_CHECKING, Annotated, Any
 
 import anyio
@@ -34,7 +33,6 @@ from acp_server.cancellation import TurnSignal
 from acp_server.tools.base import ToolKind, ToolOutput
 from acp_server.tools.budget import ToolBudget
 from acp_server.tools.builtin._common import BuiltinTool, failed, str_arg
-from acp_server.tools.builtin.web_text import content_class, decode, html_to_markdown
 from acp_server.tools.web_access import (
     UrlRefused,
     WebFetchSettings,
@@ -114,6 +112,9 @@ class WebFetch(BuiltinTool[WebFetchArgs]):
             target = parse_url(args.url)
         except UrlRefused as exc:
             return failed(f"Refused: {exc}")
+        # Imported on first use, as web_text below: an idle session never pays for them.
+        from http.cookiejar import CookieJar, DefaultCookiePolicy
+
         import httpx
 
         client = httpx.AsyncClient(
@@ -227,6 +228,8 @@ class WebFetch(BuiltinTool[WebFetchArgs]):
             )
 
     async def _read(self, response: httpx.Response, offset: int, first: WebUrl) -> ToolOutput:
+        from acp_server.tools.builtin.web_text import content_class, decode, html_to_markdown
+
         mime = response.headers.get("content-type", "").split(";", 1)[0].strip().lower()
         shape = content_class(mime)
         if shape is None:

@@ -209,3 +209,50 @@ async def test_list_dir_caps_and_failures(ws: Workspace) -> None:
     assert not_dir.failed and "not a directory" in not_dir.text
     missing = await ws.run("list_dir", path="gone")
     assert missing.failed and "Directory not found" in missing.text
+
+
+MEDIAN = '''def mean(values):
+    return sum(values) / len(values)
+
+
+def median(values):
+    """The median."""
+    ordered = sorted(values)
+    return ordered[len(ordered) // 2]
+
+
+def tail():
+    pass
+'''
+
+
+async def test_edit_file_missing_match_shows_the_closest_block_to_copy_from(
+    ws: Workspace,
+) -> None:
+    """A guessed parameter name (what Qwen2.5-Coder-1.5B wrote in the e2e run): the closest
+    line's block up to the next blank line, exactly as in the file, without line numbers."""
+    ws.file("stats.py", MEDIAN)
+    output = await ws.run(
+        "edit_file", path="stats.py", old_text="def median(lst):", new_text="def median(x):"
+    )
+    assert output.failed
+    assert "     5 | def median(values):" in output.text
+    shown = (
+        "Lines 5-8 exactly as they are in the file (copy old_text from here, without line "
+        'numbers):\ndef median(values):\n    """The median."""\n    ordered = sorted(values)\n'
+        "    return ordered[len(ordered) // 2]\nRead the file again"
+    )
+    assert shown in output.text
+    # What it shows is copied as old_text: the edit then applies.
+    block = output.text.split("without line numbers):\n")[1].split("\nRead the file")[0]
+    fixed = await ws.run("edit_file", path="stats.py", old_text=block, new_text="pass")
+    assert not fixed.failed, fixed.text
+
+
+async def test_edit_file_missing_match_block_is_bounded(ws: Workspace) -> None:
+    long_function = "def f(values):\n" + "".join(f"    x{i} = {i}\n" for i in range(40))
+    ws.file("long.py", long_function)
+    output = await ws.run("edit_file", path="long.py", old_text="def f(lst):", new_text="")
+    assert output.failed
+    assert "Lines 1-15 exactly as they are" in output.text
+    assert "x13 = 13\nRead the file again" in output.text and "x14" not in output.text

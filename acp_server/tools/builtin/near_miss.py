@@ -1,0 +1,97 @@
+"""What `edit_file` shows when `old_text` is not in the file: where the model probably meant.
+
+A whitespace-insensitive match of the whole `old_text` is shown with line numbers. Else the (at
+most three) lines most like its longest line are listed, and the best of them is shown again
+with the lines after it up to the next blank line (at most `BLOCK_LINES`), *without* line
+numbers, exactly as they are in the file: a small model that guessed the text (a parameter's
+name, say) can copy `old_text` from there instead of guessing again.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Sequence
+
+from acp_server.tools.builtin._common import plural
+
+__all__ = ["BLOCK_LINES", "near_misses"]
+
+BLOCK_LINES = 15
+"""At most this many lines of the file are shown after the closest line (it included)."""
+
+_SIMILARITY_SCAN_LINES = 20000
+_BLOCK_CHARS = 2000
+
+
+def _numbered(lines: Sequence[str], first: int, limit: int = 12) -> str:
+    shown = [f"  {first + i:>5} | {line.rstrip(chr(10))}" for i, line in enumerate(lines[:limit])]
+    if len(lines) > limit:
+        shown.append(f"  ... ({plural(len(lines) - limit, 'more line')})")
+    return "\n".join(shown)
+
+
+def _block(file_lines: Sequence[str], number: int, least: int) -> str:
+    """Line `number` (1-based) and the ones after it: at least `least` lines, then up to the
+    next blank line, within `BLOCK_LINES` and `_BLOCK_CHARS`."""
+    block: list[str] = []
+    size = 0
+    for line in file_lines[number - 1 : number - 1 + BLOCK_LINES]:
+        if block and len(block) >= least and not line.strip():
+            break
+        if size + len(line) > _BLOCK_CHARS:
+            break
+        block.append(line)
+        size += len(line)
+    last = number + len(block) - 1
+    if last == number:
+        where = f"Line {number} exactly as it is"
+    else:
+        where = f"Lines {number}-{last} exactly as they are"
+    text = "".join(block).rstrip("\n")
+    return f"\n{where} in the file (copy old_text from here, without line numbers):\n{text}"
+
+
+def near_misses(content: str, old_text: str) -> str:
+    """Where the model probably meant (see the module docstring); empty when nothing is
+    close."""
+    file_lines = content.split("\n")
+    file_lines = [line + "\n" for line in file_lines[:-1]] + (
+        [file_lines[-1]] if file_lines[-1] else []
+    )
+    needle = [line.strip() for line in old_text.split("\n")]
+    while needle and not needle[0]:
+        needle.pop(0)
+    while needle and not needle[-1]:
+        needle.pop()
+    if not needle:
+        return ""
+    stripped = [line.strip() for line in file_lines[:_SIMILARITY_SCAN_LINES]]
+    for i in range(len(stripped) - len(needle) + 1):
+        if stripped[i : i + len(needle)] == needle:
+            block = file_lines[i : i + len(needle)]
+            return (
+                f"\nThe same text except for whitespace/indentation is at line {i + 1}:\n"
+                f"{_numbered(block, i + 1)}"
+            )
+    target = max(needle, key=len)
+    matcher = difflib.SequenceMatcher(autojunk=False)
+    matcher.set_seq2(target)
+    scored: list[tuple[float, int]] = []
+    for number, line in enumerate(stripped, start=1):
+        if not line:
+            continue
+        matcher.set_seq1(line)
+        if matcher.real_quick_ratio() < 0.6 or matcher.quick_ratio() < 0.6:
+            continue
+        ratio = matcher.ratio()
+        if ratio >= 0.6:
+            scored.append((ratio, number))
+    if not scored:
+        return ""
+    best = sorted(scored, key=lambda item: (-item[0], item[1]))[:3]
+    shown = "\n".join(
+        _numbered([file_lines[number - 1]], number)
+        for _, number in sorted(best, key=lambda x: x[1])
+    )
+    closest = f"\nThe closest {'line' if len(best) == 1 else 'lines'} to {target!r}:\n{shown}"
+    return closest + _block(file_lines, best[0][1], len(needle))

@@ -1,0 +1,1 @@
+"""The benchmark modes, one module each; each defines `MODE = Mode(...)` (benchmarks.mode)."""

@@ -1,1 +1,0 @@
-"""The benchmark modes, one module each; every module defines `MODE = Mode(...)` (bench.mode)."""
