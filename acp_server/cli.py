@@ -190,6 +190,7 @@ def main(argv: list[str] | None = None) -> int:
             instruction_files=settings.instructions,
             sandbox=settings.sandbox,
             web_fetch=settings.web_fetch,
+            skill_places=settings.skills,
             today=determinism.today if deterministic else None,
             deterministic=deterministic,
         )

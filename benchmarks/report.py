@@ -32,13 +32,16 @@ section in place (each mode is one module in `benchmarks/modes/`). Principles:
 
 
 def run_context() -> Result:
-    """Date, machine and command line, recorded with every result."""
+    """Date, machine (with its load average when the results are gathered, right after the
+    measuring: the 5- and 15-minute figures cover the run) and command line, recorded with
+    every result."""
     return {
         "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "machine": {
             "platform": platform.platform(),
             "cpu_count": os.cpu_count(),
             "python": platform.python_version(),
+            "load_average": [round(x, 2) for x in os.getloadavg()],
         },
         "command": ("uv run " if os.environ.get("UV") else "")
         + shlex.join(["benchmarks", *sys.argv[1:]]),
@@ -65,7 +68,13 @@ def render_header(results: Result, method: str) -> list[str]:
     return [
         f"- Date: {results['date']}",
         f"- Machine: {machine['platform']}, {machine['cpu_count']} CPUs,"
-        f" Python {machine['python']}",
+        f" Python {machine['python']}"
+        + (
+            ", load average (1, 5, 15 min) at the end: "
+            + ", ".join(f"{x:.2f}" for x in machine["load_average"])
+            if "load_average" in machine
+            else ""
+        ),
         "- Versions: " + ", ".join(f"{k} {v}" for k, v in results["versions"].items()),
         f"- Command: `{results['command']}`",
         f"- {method}",

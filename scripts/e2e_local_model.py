@@ -109,6 +109,19 @@ def parse_args() -> argparse.Namespace:
         help="use the llama-server already serving this model on 127.0.0.1:PORT (no setup, "
         "not stopped at the end)",
     )
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=2,
+        help="llama-server's threads (default 2; 1 is faster when other work keeps both cores "
+        "busy: the threads wait for each other)",
+    )
+    parser.add_argument(
+        "--fix-timeout",
+        type=float,
+        default=fix_task.FIX_TIMEOUT_S,
+        help="seconds one fix run may take before it is cancelled (default %(default)s)",
+    )
     parser.add_argument("--results", type=Path, help="where the JSON results go")
     parser.add_argument(
         "--keep-server",
@@ -144,7 +157,13 @@ def run(args: argparse.Namespace, scratch: Path, running: Running) -> None:
             env, gguf = ensure_environment(args.venv.expanduser(), args.python)
             info(f"setup took {time.monotonic() - started:.1f} s")
         port = servers.free_port()
-        serve("llama-server", servers.llama_server_command(env, gguf, port), env, port, running)
+        serve(
+            "llama-server",
+            servers.llama_server_command(env, gguf, port, args.threads),
+            env,
+            port,
+            running,
+        )
         model = gguf.name
     else:
         port, model = args.port, servers.served_model(args.port)
@@ -168,7 +187,9 @@ def run(args: argparse.Namespace, scratch: Path, running: Running) -> None:
             for variant in variants:
                 for number in range(args.runs):
                     root = fix_task.make_repository(scratch / f"repo-{variant}-{number}")
-                    run = await fix_task.fix_run(conn, client, root, variant)
+                    run = await fix_task.fix_run(
+                        conn, client, root, variant, port, args.fix_timeout
+                    )
                     results["runs"].append(run)
 
     try:
@@ -179,6 +200,11 @@ def run(args: argparse.Namespace, scratch: Path, running: Running) -> None:
         out = args.results or LOGS / "e2e-results.json"
         out.write_text(json.dumps(results, indent=2))
         step(f"results: {out}")
+        journals = scratch / "data" / "sessions"
+        if journals.is_dir():  # the sessions' journals, kept for the transcripts
+            kept = out.with_name(f"{out.stem}-journals")
+            shutil.copytree(journals, kept, dirs_exist_ok=True)
+            info(f"journals: {kept}")
         for variant in variants:
             mine = [r for r in runs if r.variant == variant]
             passed = sum(r.tests_pass for r in mine)

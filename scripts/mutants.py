@@ -220,7 +220,7 @@ MUTANTS = (
                 "            await session.handle.agent.when_idle()",
             ),
         ),
-        ("tests/acp/test_sessions.py", "-k", "close"),
+        ("tests/e2e/test_sessions.py", "-k", "close"),
     ),
     Mutant(
         "mcp-call-ignores-cancel",
@@ -242,7 +242,7 @@ MUTANTS = (
                 "self.followups.pop() if self.followups",
             ),
         ),
-        ("tests/acp/test_prompt.py", "-k", "queued or keep_inbox"),
+        ("tests/e2e/test_prompt.py", "-k", "queued or keep_inbox"),
     ),
     Mutant(
         "asyncio-only-signal",

@@ -1,5 +1,6 @@
 import os
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -35,3 +36,17 @@ def module_subreaper() -> Iterator[None]:
     """This test process as a child subreaper for one module (`usefixtures`), as the server is."""
     with subreaper():
         yield
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    """The session's workspace (its cwd), resolved: paths on the wire are absolute."""
+    path = tmp_path / "ws"
+    path.mkdir()
+    return Path(os.path.realpath(path))
+
+
+@pytest.fixture
+def not_sandboxed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An environment without the sandbox variable."""
+    monkeypatch.delenv("ACP_SERVER_SANDBOXED", raising=False)

@@ -295,3 +295,86 @@ def test_the_exit_checker_reports_a_second_exit(
     write(tmp_path, relative, source)
     found = exit_violations(tmp_path)
     assert len(found) == 1 and reason in found[0], found
+
+
+# --- records are built only in session/ (issue 25: the session package owns its vocabulary) ---
+
+RECORDS_MODULE = Path("acp_server/session/records.py")
+RECORD_OWNER = Path("acp_server/session")
+
+
+def record_types(root: Path) -> frozenset[str]:
+    """The members of the `Record` union, read from records.py, plus the journal header: the
+    durable things whose construction (and time stamp) belongs to the session package."""
+    tree = ast.parse((root / RECORDS_MODULE).read_text())
+    for node in tree.body:
+        if (
+            isinstance(node, ast.AnnAssign)
+            and isinstance(node.target, ast.Name)
+            and node.target.id == "Record"
+            and node.value is not None
+        ):
+            names = {n.id for n in ast.walk(node.value) if isinstance(n, ast.Name)}
+            return frozenset({*names, "JournalHeader"})
+    raise AssertionError(f"no `Record` union in {RECORDS_MODULE}")
+
+
+def record_constructions(root: Path) -> list[str]:
+    """Every call of a record type (by name, attribute or import alias) in `acp_server` outside
+    the session package, as `file:line: why`."""
+    types = record_types(root)
+    found: list[str] = []
+    for path in sorted((root / "acp_server").rglob("*.py")):
+        relative = path.relative_to(root)
+        if relative.is_relative_to(RECORD_OWNER):
+            continue
+        tree = ast.parse(path.read_text(), str(path))
+        aliases = {
+            alias.asname: alias.name
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom)
+            for alias in node.names
+            if alias.asname and alias.name in types
+        }
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call):
+                continue
+            func = node.func
+            name = (
+                func.id
+                if isinstance(func, ast.Name)
+                else func.attr
+                if isinstance(func, ast.Attribute)
+                else None
+            )
+            name = aliases.get(name, name) if name is not None else None
+            if name in types:
+                found.append(
+                    f"{relative}:{node.lineno}: builds a {name}; ask "
+                    "acp_server.session.recorder instead"
+                )
+    return found
+
+
+def test_records_are_built_only_in_the_session_package() -> None:
+    assert len(record_types(REPO)) >= 14
+    assert record_constructions(REPO) == []
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "from acp_server.session import records as rec\nrec.TurnStart(turn_id='t', at='')\n",
+        "from acp_server.session.records import ModeChange\nModeChange(mode='x', at='')\n",
+        "from acp_server.session.records import ModeChange as M\nM(mode='x', at='')\n",
+        "from acp_server.session.journal import JournalHeader\nJournalHeader(session_id='s')\n",
+    ],
+)
+def test_the_checker_reports_a_record_built_outside_session(tmp_path: Path, source: str) -> None:
+    (tmp_path / RECORDS_MODULE).parent.mkdir(parents=True)
+    (tmp_path / RECORDS_MODULE).write_text((REPO / RECORDS_MODULE).read_text())
+    write(tmp_path, "acp_server/session/recorder.py", source)  # the owner may
+    assert record_constructions(tmp_path) == []
+    write(tmp_path, "acp_server/agent/x.py", source)
+    found = record_constructions(tmp_path)
+    assert len(found) == 1 and "acp_server/agent/x.py:2: builds a" in found[0], found

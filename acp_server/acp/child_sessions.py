@@ -34,6 +34,7 @@ from acp_server.agent import Agent, TicketResult
 from acp_server.session import records as rec
 from acp_server.session.journal import JournalStore
 from acp_server.session.journal_format import JournalError
+from acp_server.session.rewind import retained
 
 from .context import BridgeContext
 from .plans import PlanView, shows_plan_operations
@@ -190,7 +191,7 @@ async def replay_with_children(
         child_sender = SessionUpdates(context.peer, child.session_id)
         plans = PlanView(shows_plan_operations(capabilities))
         for shown in replay_updates(
-            child.records, compaction=shows_compactions(capabilities), plans=plans
+            retained(child.records), compaction=shows_compactions(capabilities), plans=plans
         ):
             await child_sender.send(shown)
         links[update.tool_call_id] = child.session_id

@@ -22,6 +22,7 @@ from acp_protocol.session_update import (
 )
 from acp_server.tools.custom_commands import CommandScan, scan_commands, user_commands_dir
 from acp_server.tools.repo_files import user_instructions_file
+from acp_server.tools.skill_places import SkillPlaces
 
 from .context import BridgeContext
 from .mode_options import COMMANDS, MODEL_COMMAND, available_commands
@@ -33,10 +34,12 @@ BUILTIN_NAMES = frozenset([*(c.name for c in COMMANDS.available_commands), MODEL
 """Reserved even when `/model` is not offered, so a file means the same on every setup."""
 
 
-def scan_for(session_id: str, cwd: str) -> CommandScan:
-    """The custom commands of `cwd` and the user's config dir, read now."""
+def scan_for(session_id: str, cwd: str, places: SkillPlaces) -> CommandScan:
+    """The custom commands and skills (from `places`) of `cwd` and the user's config dir,
+    read now."""
     try:
-        return scan_commands(Path(cwd), user_commands_dir(user_instructions_file()), BUILTIN_NAMES)
+        user_dir = user_commands_dir(user_instructions_file())
+        return scan_commands(Path(cwd), user_dir, BUILTIN_NAMES, places)
     except (OSError, RuntimeError, ValueError, RecursionError) as exc:
         # A hostile repository may lose its commands, never the session.
         log.warning("session %s: reading custom commands failed: %s", session_id, exc)
@@ -61,7 +64,7 @@ async def advertise(
     context: BridgeContext, session_id: str, cwd: str, *, always: bool
 ) -> CommandScan:
     """Scan; send the list if `always` or if it differs from what the session was last shown."""
-    scan = scan_for(session_id, cwd)
+    scan = scan_for(session_id, cwd, context.options.skill_places)
     for note in scan.notes:
         log.warning("session %s: custom command %s", session_id, note)
     listing = scan.listing()

@@ -57,6 +57,7 @@ from .context import BridgeContext
 from .methods.handshake import Handshake
 from .opening import SessionOpening, SessionStart, probe_sandbox
 from .options import ServerOptions
+from .rewind_params import RewindRequest
 from .sessions import AcpSession
 
 if TYPE_CHECKING:
@@ -67,6 +68,9 @@ log = logging.getLogger(__name__)
 P = TypeVar("P")
 R = TypeVar("R")
 Handler = Callable[[IncomingRequest, P], Awaitable[R]]
+
+REWIND_METHOD = "_session/rewind"
+"""The AIR session-rewind extension (acp/rewind.py), named as the Claude and Codex adapters do."""
 
 RUNTIME_MODULE = "acp_server.acp.methods.runtime"
 """Everything the runtime's method groups need (agent, tools, models, session wiring)."""
@@ -134,6 +138,7 @@ class AcpConnection:
                     SetSessionConfigOptionRequest, deferred(lambda r: r.config.set_config_option)
                 ),
                 m.SESSION_PROMPT: Route(PromptRequest, deferred(lambda r: r.prompts.prompt)),
+                REWIND_METHOD: Route(RewindRequest, deferred(lambda r: r.rewinds.extension)),
             },
             notifications={m.SESSION_CANCEL: NotificationRoute(CancelNotification, self._cancel)},
             gate=self.handshake.check_order,

@@ -88,6 +88,12 @@ COMMANDS = AvailableCommandsUpdate(
             description="Compact the conversation now: summarize all but the latest turns",
             input=UnstructuredCommandInput(hint="optional: what the summary should keep"),
         ),
+        AvailableCommand(
+            name="rewind",
+            description="Go back to before turn N: cut the conversation and restore the files "
+            "the agent's file tools changed since (without N: list the turns)",
+            input=UnstructuredCommandInput(hint="optional: the turn number"),
+        ),
     ]
 )
 

@@ -20,9 +20,9 @@ from acp_protocol.newer import NewSessionWithPrompt
 from acp_protocol.session import NewSessionResponse
 from acp_server.ids import new_session_id
 from acp_server.rpc.handlers import RpcError
-from acp_server.session import records as rec
 from acp_server.session.journal import Journal, JournalStore
-from acp_server.session.journal_format import JournalError, JournalExists, JournalHeader
+from acp_server.session.journal_format import JournalError, JournalExists
+from acp_server.session.recorder import new_header
 
 from .command_listing import advertise
 from .context import BridgeContext
@@ -159,11 +159,10 @@ def create_journal(
     while True:
         while ids is not None and store.exists(session_id):
             session_id = new_session_id(ids)
-        header = JournalHeader(
-            session_id=session_id,
-            cwd=cwd,
-            created_at=rec.utc_now(),
-            additional_directories=extra_roots,
+        header = new_header(
+            session_id,
+            cwd,
+            extra_roots,
             forked_from=forked_from,
             forked_at_turn=forked_at_turn,
         )

@@ -11,6 +11,7 @@ from acp_server.models.config import AgentSettings
 from acp_server.rpc.framing import DEFAULT_MAX_LINE_BYTES
 from acp_server.tools.budget import ToolBudget
 from acp_server.tools.command_sandbox import SandboxSettings
+from acp_server.tools.skill_places import SkillPlaces
 from acp_server.tools.web_access import WebFetchSettings
 
 if TYPE_CHECKING:
@@ -44,6 +45,8 @@ class ServerOptions:
     """`[sandbox]` of the config file: what commands in sandboxed mode may do."""
     web_fetch: WebFetchSettings = field(default_factory=WebFetchSettings)
     """`[web_fetch]` of the config file: the web_fetch tool's limits and reach."""
+    skill_places: SkillPlaces = field(default_factory=SkillPlaces)
+    """`[skills] dirs` of the config file: where skills are looked for."""
     instruction_files: InstructionFiles | None = None
     """`[instructions]` of the config file; None: the defaults (AGENTS.md, 32 KiB)."""
     today: Callable[[], str] | None = None

@@ -33,6 +33,7 @@ from acp_server.session import records as rec
 from acp_server.tools.printable import one_line
 
 from .plans import PlanView
+from .rewind_text import rewind_text
 from .updates import AGENT_ORIGIN, compaction_summary, tool_content
 
 _TOOL_KINDS = frozenset(get_args(ToolKind))
@@ -63,7 +64,11 @@ def block_for(part: rec.Part) -> ContentBlock:
 
 
 def replay_updates(
-    records: Sequence[rec.Record], *, compaction: bool = False, plans: PlanView | None = None
+    records: Sequence[rec.Record],
+    *,
+    compaction: bool = False,
+    plans: PlanView | None = None,
+    cwd: str = "/",
 ) -> list[NewerSessionUpdate]:
     """Every update that shows the conversation in `records`, in conversation order.
     Compactions are shown at their place: as `compaction_update` when the client advertised
@@ -132,6 +137,14 @@ def replay_updates(
                 updates.append(plan)
         elif isinstance(record, rec.ModeChange):
             updates.append(CurrentModeUpdate(current_mode_id=record.mode))
+        elif isinstance(record, rec.Rewind):
+            updates.append(
+                AgentMessageChunk(
+                    content=TextContent(text=rewind_text(record, None, cwd)),
+                    message_id=record.rewind_id,
+                    meta=AGENT_ORIGIN,
+                )
+            )
         elif isinstance(record, rec.Compaction):
             text = TextContent(text=compaction_summary(record.summary))
             if compaction:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from acp_server.agent import Agent, AgentHandle, ClientPrompt
+    from acp_server.cancellation import TurnCancellation
     from acp_server.models.switchable import SwitchableModel
     from acp_server.session.journal import Journal
     from acp_server.session.log import SessionLog
@@ -35,6 +36,12 @@ class AcpSession:
     here); the client is told once the session exists."""
     client_prompt: ClientPrompt | None = None
     """The client's `systemPrompt` in the model's system message (restored from the journal)."""
+    rewind: TurnCancellation | None = None
+    """The rewind running now (acp/rewind.py), which `session/cancel` stops; prompts are
+    refused meanwhile."""
+    offer_skills: Callable[[], None] | None = None
+    """Offers the `skill` tool to a session that had no skills when it started; called when a
+    prompt's scan finds one (None when it is offered already)."""
 
     @property
     def agent(self) -> Agent | None:

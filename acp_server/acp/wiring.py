@@ -5,14 +5,12 @@ This is the bridge's composition root for one session. Every session is journale
 data directory from the moment it exists: each record is written as it is appended, and the
 journal is fsynced at every turn end (before the prompt is answered) and on close. See
 docs/rfc/implemented/architecture/2026-11-30-session-journal.md.
-
-Over 400 lines: one session's parts are put together (and taken apart) in one place.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -40,10 +38,12 @@ from acp_server.session import records as rec
 from acp_server.session.journal import Journal, JournalStore
 from acp_server.session.journal_format import JournalError
 from acp_server.session.log import SessionLog
+from acp_server.session.state import SessionState
 from acp_server.tools.ask_user import AskUser
 from acp_server.tools.base import Tool, ToolKind
 from acp_server.tools.builtin import Ripgrep, builtin_tools
 from acp_server.tools.builtin.skill import SkillTool
+from acp_server.tools.checkpoints import CHECKPOINTS_DIR, Checkpoints, CheckpointStore
 from acp_server.tools.command_sandbox import CommandSandbox
 from acp_server.tools.custom_commands import scan_skills, user_commands_dir
 from acp_server.tools.local_commands import LocalCommands
@@ -98,16 +98,16 @@ class SessionWiring:
         context = self._context
         log_ = SessionLog(session_id, records)
         log_.on_append(journal.append)
+        state = SessionState.of(records)
         announced: dict[str, Mapping[str, Any]] = {}  # inputs a permission request shows whole
-        tools, policy, mode_fallback = self._tools_for(
-            session_id, cwd, extra_roots, log_, records, announced
+        tools, policy, mode_fallback, skill_tool = self._tools_for(
+            session_id, cwd, extra_roots, log_, state, announced
         )
         handle = None
         client_prompt = ClientPrompt()
-        for record in records:
-            if isinstance(record, rec.SystemPromptChange):
-                client_prompt.set(record.mode, record.text)  # the last one holds
-        model, model_fallback = self._session_model(records)
+        if state.system_prompt is not None:
+            client_prompt.set(state.system_prompt.mode, state.system_prompt.text)
+        model, model_fallback = self._session_model(state)
         caps = context.client_capabilities
         children = ChildSessions(context) if shows_subagents(caps) else None
         if model is not None:
@@ -175,6 +175,18 @@ class SessionWiring:
             mcp = McpServers(servers, cwd, add_tools, context.processes)
             self._mcp[session_id] = mcp
             mcp.start(context.task_group)
+        offer_skills = None
+        if skill_tool is not None:
+            late_skill, agent_ = skill_tool, handle.agent if handle is not None else None
+
+            def offer_skills() -> None:
+                """Offer the `skill` tool from the next model request on (once)."""
+                if late_skill in tools:
+                    return
+                tools.append(late_skill)  # the policy's live view sees it too
+                if agent_ is not None:
+                    agent_.add_tools([late_skill])
+
         session = AcpSession(
             session_id,
             cwd,
@@ -188,6 +200,7 @@ class SessionWiring:
             model_fallback=model_fallback,
             mode_fallback=mode_fallback,
             client_prompt=client_prompt,
+            offer_skills=offer_skills,
         )
         context.sessions.add(session)
         return session
@@ -249,9 +262,7 @@ class SessionWiring:
             request_config=[offered_by(policy, can_ask=True)],
         )
 
-    def _session_model(
-        self, records: Sequence[rec.Record]
-    ) -> tuple[SwitchableModel | None, str | None]:
+    def _session_model(self, state: SessionState) -> tuple[SwitchableModel | None, str | None]:
         """The session's model: the server's, or the one it last switched to (if offered);
         and why it fell back to the server's, if it did."""
         options = self._context.options
@@ -260,16 +271,16 @@ class SessionWiring:
         model = SwitchableModel(
             options.model_spec or options.model.name, options.model, self._context.provider_for
         )
-        chosen = [r.model for r in records if isinstance(r, rec.ModelChange)]
-        if not chosen or chosen[-1] == model.spec:
+        chosen = state.model
+        if chosen is None or chosen == model.spec:
             return model, None
-        if chosen[-1] not in options.offered_models:
-            return model, f"The session used {chosen[-1]}, which is no longer offered."
+        if chosen not in options.offered_models:
+            return model, f"The session used {chosen}, which is no longer offered."
         try:
-            model.switch(chosen[-1])
+            model.switch(chosen)
         except (ModelConfigError, ValueError) as exc:
-            log.warning("cannot restore model %s: %s", chosen[-1], exc)
-            return model, f"The session used {chosen[-1]}, which cannot be loaded: {exc}"
+            log.warning("cannot restore model %s: %s", chosen, exc)
+            return model, f"The session used {chosen}, which cannot be loaded: {exc}"
         return model, None
 
     def _tools_for(
@@ -278,14 +289,15 @@ class SessionWiring:
         cwd: str,
         extra_roots: list[str],
         session_log: SessionLog,
-        records: Sequence[rec.Record],
+        state: SessionState,
         announced: Mapping[str, Mapping[str, Any]],
-    ) -> tuple[list[Tool], PermissionPolicy, str | None]:
+    ) -> tuple[list[Tool], PermissionPolicy, str | None, Tool | None]:
         """The session's tools, reaching files and commands through the client when it offers
         them (unsaved buffers, live terminals), else locally; its permission policy with the
-        mode and "always" answers restored from its records; and why the mode fell back to
+        mode and "always" answers restored from its records; why the mode fell back to
         `default`, if it did (sandboxed mode where the command sandbox cannot run, or a mode
-        this process refuses, such as bypass as root outside a sandbox)."""
+        this process refuses, such as bypass as root outside a sandbox); and the `skill` tool
+        when it is not offered yet (no skills now: offered once one appears)."""
         peer = self._context.peer
         caps = self._context.client_capabilities
         sandbox = Sandbox(cwd, extra_roots)
@@ -312,39 +324,36 @@ class SessionWiring:
             command_sandbox,
             Ripgrep(self._context.processes),
             self._context.options.web_fetch,
+            Checkpoints(
+                CheckpointStore(self._context.options.data_dir / CHECKPOINTS_DIR),
+                self._context.options.tool_budget.max_checkpoint_bytes,
+            ),
         )
         if asks_forms(caps):
             tools.append(AskUser(AcpFormAsker(peer, session_id)))
         user_dir = user_commands_dir(user_instructions_file())
+        places = self._context.options.skill_places
         try:
-            has_skills = bool(scan_skills(Path(cwd), user_dir).commands)
+            has_skills = bool(scan_skills(Path(cwd), user_dir, places).commands)
         except (OSError, RuntimeError, ValueError) as exc:  # a hostile repository
             log.warning("session %s: skills were not read: %s", session_id, exc)
             has_skills = False
+        skill_tool = SkillTool(sandbox, Path(cwd), user_dir, places)
         if has_skills:
-            tools.append(SkillTool(sandbox, Path(cwd), user_dir))  # the model loads skills
+            tools.append(skill_tool)  # the model loads skills
         mode: Mode = self._context.options.mode
+        recorded = state.mode(MODE_IDS)
+        if recorded is not None:
+            mode = recorded  # type: ignore[assignment]
         rules = Rules()
         here = workspace_key(cwd, extra_roots)
-        for record in records:
-            if isinstance(record, rec.ModeChange) and record.mode in MODE_IDS:
-                mode = record.mode  # type: ignore[assignment]
-            elif isinstance(record, rec.PermissionRule) and record.workspace in (None, here):
-                # A rule given in another workspace (a journal loaded elsewhere) stays there.
-                kind: ToolKind = record.tool_kind  # type: ignore[assignment]
-                rules.add(kind, record.scope or kind, record.decision == "allow")
+        for rule in state.rules_in(here):
+            kind: ToolKind = rule.tool_kind  # type: ignore[assignment]
+            rules.add(kind, rule.scope or kind, rule.decision == "allow")
         mode, fallback = starting_mode(mode, self._context.bwrap, self._context.sandbox_missing)
 
         def remember(kind: ToolKind, allow: bool, scope: str) -> None:
-            session_log.append(
-                rec.PermissionRule(
-                    tool_kind=kind,
-                    decision="allow" if allow else "reject",
-                    scope=scope,
-                    workspace=here,
-                    at=rec.utc_now(),
-                )
-            )
+            session_log.recorder.permission_rule(kind, allow=allow, scope=scope, workspace=here)
 
         policy = PermissionPolicy(
             sandbox,
@@ -355,7 +364,7 @@ class SessionWiring:
             remember=remember,
             command_sandbox=command_sandbox,
         )
-        return tools, policy, fallback
+        return tools, policy, fallback, None if has_skills else skill_tool
 
 
 class _ToolsByName(Mapping[str, Tool]):
@@ -406,4 +415,4 @@ def _instruction_settings(options: ServerOptions) -> InstructionSettings:
         settings = replace(settings, max_bytes=files.max_bytes)
     if options.today is not None:
         settings = replace(settings, today=options.today)
-    return settings
+    return replace(settings, skill_places=options.skill_places)

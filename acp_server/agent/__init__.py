@@ -31,6 +31,7 @@ from .instructions import (
     user_instructions_file,
 )
 from .loop import AgentConfig
+from .rewind import RewindDone, RewindFailed, rewind_to, session_turns
 from .seams import PromptSubmission, Seams, StepInfo, StepResult, TurnProgress
 from .subagents import SubagentLimits, offered_by, session_task_tool
 
@@ -52,6 +53,8 @@ __all__ = [
     "ProjectInstructions",
     "PromptSubmission",
     "PromptTicket",
+    "RewindDone",
+    "RewindFailed",
     "Seams",
     "Status",
     "StepInfo",
@@ -67,7 +70,9 @@ __all__ = [
     "Workspace",
     "cap_client_prompt",
     "offered_by",
+    "rewind_to",
     "session_task_tool",
+    "session_turns",
     "spawn_agent",
     "user_instructions_file",
 ]

@@ -41,9 +41,7 @@ class Agent:
         ids: IdFactory = random_ids,
         durability_flush: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
-        self._loop = AgentLoop(
-            self, session, config, seams or Seams(), task_group, ids, durability_flush
-        )
+        self._loop = AgentLoop(session, config, seams or Seams(), task_group, ids, durability_flush)
 
     @property
     def id(self) -> str:

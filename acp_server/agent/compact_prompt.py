@@ -7,8 +7,9 @@ most `COMPACT_WINDOW` tokens, each request gets:
 
 - `COMPACT_SYSTEM_PROMPT` in place of the default prompt (the environment and project
   instructions that follow it are kept; a client's own system prompt is never replaced);
-- only `COMPACT_TOOLS` of the built-in tools (MCP tools are kept), each described by the first
-  sentence of its description, with the parameters' own descriptions left out.
+- only `COMPACT_TOOLS` of the built-in tools (MCP tools are kept), each described by one
+  sentence (`COMPACT_DESCRIPTIONS`, else the first sentence of its description), with the
+  parameters' own descriptions left out.
 
 A call of a tool that was not offered still runs (the loop knows every tool).
 """
@@ -24,18 +25,34 @@ from acp_server.models.base import ModelRequest, ToolSpec
 
 from .instructions import DEFAULT_SYSTEM_PROMPT
 
-__all__ = ["COMPACT_SYSTEM_PROMPT", "COMPACT_TOOLS", "COMPACT_WINDOW", "compact_request"]
+__all__ = [
+    "COMPACT_DESCRIPTIONS",
+    "COMPACT_SYSTEM_PROMPT",
+    "COMPACT_TOOLS",
+    "COMPACT_WINDOW",
+    "compact_request",
+]
 
 COMPACT_WINDOW = 8192
 """Windows of at most this many tokens get the compact variant."""
 
 COMPACT_SYSTEM_PROMPT = """\
 You are a coding agent. You work in the user's workspace with the tools you are given.
-- Read a file before you change it; search for what you do not know.
+- Call read_file on a file before you edit it: never guess what a file holds.
 - Fix the cause with a small edit_file change; keep everything else.
+- Make every change yourself with the tools; never show code for the user to apply.
 - After a change, run the tests with bash and read what they print.
-- If a call fails, read the error and change the call; never repeat it.
-- When done, say in one or two sentences what you changed."""
+- If a call fails, read the error, change the call and make it again; never repeat it as it was.
+- When done, answer in one or two sentences."""
+
+COMPACT_DESCRIPTIONS = {
+    "read_file": "Read a text file; its text comes back exactly as it is, without line numbers.",
+    "edit_file": (
+        "Replace old_text with new_text in a file; old_text must be copied exactly from what "
+        "read_file returned."
+    ),
+}
+"""Descriptions written for the compact list; the other tools get their first sentence."""
 
 COMPACT_TOOLS = frozenset({"read_file", "edit_file", "write_file", "list_dir", "grep", "bash"})
 
@@ -62,7 +79,7 @@ def _short_parameters(parameters: dict[str, Any]) -> dict[str, Any]:
 def _short(spec: ToolSpec) -> ToolSpec:
     return ToolSpec(
         name=spec.name,
-        description=_first_sentence(spec.description),
+        description=COMPACT_DESCRIPTIONS.get(spec.name) or _first_sentence(spec.description),
         parameters=_short_parameters(spec.parameters),
     )
 

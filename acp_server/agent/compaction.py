@@ -275,16 +275,13 @@ class Compactor:
         before: int,
         after: int,
     ) -> None:
-        self._session.append(
-            rec.Compaction(
-                compaction_id=compaction_id,
-                kept_from=kept_from,
-                summary=summary,
-                turn_id=turn_id,
-                tokens_before=before,
-                tokens_after=after,
-                at=rec.utc_now(),
-            )
+        self._session.recorder.compaction(
+            compaction_id,
+            kept_from,
+            summary=summary,
+            turn_id=turn_id,
+            tokens_before=before,
+            tokens_after=after,
         )
         self._budget.forget_usage()  # the history was rewritten: estimate it afresh
 

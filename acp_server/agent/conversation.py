@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 
 from acp_server.models import base as model
 from acp_server.session import records as rec
+from acp_server.session.rewind import retained
 
 
 def part_for_model(part: rec.Part) -> model.Part:
@@ -76,9 +77,16 @@ class Conversation:
     cutting back to where the turn began removes exactly that turn.
     """
 
-    __slots__ = ("_chars", "_items", "_positions", "_prompts", "_turn_starts")
+    __slots__ = ("_chars", "_items", "_positions", "_prompts", "_records", "_turn_starts")
 
     def __init__(self, records: Iterable[rec.Record] = ()) -> None:
+        self._records: list[rec.Record] = []
+        """Every record applied (references), for rebuilding after a rewind."""
+        self._start()
+        for record in records:
+            self.add(record)
+
+    def _start(self) -> None:
         self._items: list[model.ConversationItem] = []
         self._chars = 0
         self._positions: dict[str, int] = {}
@@ -87,8 +95,6 @@ class Conversation:
         """Message ids of the turns' prompts, oldest first (the turns a compaction keeps)."""
         self._turn_starts: dict[str, int] = {}
         """Item count when each turn of the log began (refusals cut back to it)."""
-        for record in records:
-            self.add(record)
 
     @property
     def items(self) -> Sequence[model.ConversationItem]:
@@ -111,6 +117,17 @@ class Conversation:
 
     def add(self, record: rec.Record) -> None:
         """Apply one record appended to the session log."""
+        self._records.append(record)
+        if isinstance(record, rec.Rewind):
+            # Rare: rebuilt from the records the rewind leaves (acp_server/session/rewind.py).
+            self._start()
+            for kept in retained(self._records):
+                if not isinstance(kept, rec.Rewind):
+                    self._apply(kept)
+        else:
+            self._apply(record)
+
+    def _apply(self, record: rec.Record) -> None:
         if isinstance(record, rec.TurnStart):
             self._turn_starts[record.turn_id] = len(self._items)
         elif isinstance(record, rec.UserMessage):

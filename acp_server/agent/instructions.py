@@ -35,6 +35,7 @@ from acp_server.tools.repo_files import (
 from acp_server.tools.repo_files import (
     user_instructions_file as user_instructions_file,
 )
+from acp_server.tools.skill_places import SkillPlaces
 from acp_server.tools.workspace import NotRegularFile
 
 from .seams import StepInfo
@@ -79,6 +80,8 @@ class InstructionSettings:
     """The user's own file (`$XDG_CONFIG_HOME/acp-server/AGENTS.md`), read first."""
     today: Callable[[], str] = field(default=lambda: datetime.date.today().isoformat())
     """Today's date as YYYY-MM-DD; fixed under --deterministic."""
+    skill_places: SkillPlaces = field(default_factory=SkillPlaces)
+    """Where skills are looked for (`[skills] dirs`); their names and descriptions are listed."""
 
 
 @dataclass(frozen=True)
@@ -132,7 +135,7 @@ class ProjectInstructions:
             sections.append(instructions)
         user_file = self._settings.user_file
         user_dir = user_commands_dir(user_file) if user_file is not None else None
-        skills = skills_listing(self._workspace.cwd, user_dir)
+        skills = skills_listing(self._workspace.cwd, user_dir, self._settings.skill_places)
         if skills:
             sections.append(skills)
         return "\n\n".join(sections)

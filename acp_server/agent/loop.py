@@ -6,7 +6,8 @@ claim a follow-up -> install a fresh TurnCancellation -> status `running` -> pro
 settle the follow-up's ticket -> claim the next one, or status `idle`.
 See docs/rfc/implemented/architecture/2026-11-30-explicit-turn-cancellation.md.
 
-Over 400 lines: one turn's order lives in one class, each race comment beside its step.
+Over 500 lines: one state machine: one turn's order (claim, running, steps, turn/end, idle)
+lives in one class, each race comment beside its step.
 """
 
 from __future__ import annotations
@@ -74,7 +75,6 @@ from .events import (
 )
 from .failures import durable_error
 from .inbox import Blocked, CompactTicket, Dropped, Inbox, PromptTicket
-from .initiator import Initiator, enter_initiator, leave_initiator
 from .instructions import DEFAULT_SYSTEM_PROMPT
 from .no_progress import FailedCalls
 from .progress import ALIVE_INTERVAL_S, Drafts, keep_alive
@@ -112,7 +112,6 @@ class AgentLoop:
 
     def __init__(
         self,
-        agent: Initiator,
         session: SessionLog,
         config: AgentConfig,
         seams: Seams,
@@ -120,7 +119,6 @@ class AgentLoop:
         ids: IdFactory,
         durability_flush: Callable[[], Awaitable[None]] | None,
     ) -> None:
-        self.agent = agent
         self.session = session
         self.config = config
         self.seams = seams
@@ -190,11 +188,7 @@ class AgentLoop:
         if self.holder is not None:
             self.inbox.context.append(content)
         elif not self.disposing:
-            self.session.append(
-                rec.UserMessage(
-                    message_id=self._ids("msg"), content=content, origin="context", at=rec.utc_now()
-                )
-            )
+            self.session.recorder.user_message(self._ids("msg"), content, "context")
 
     # -- stopping -----------------------------------------------------------------------
 
@@ -263,7 +257,6 @@ class AgentLoop:
                 log.exception("a status listener failed")
 
     async def _drive(self) -> None:
-        token = enter_initiator(self.agent)
         try:
             while not self.disposing:
                 ticket = self.inbox.claim()
@@ -291,7 +284,6 @@ class AgentLoop:
             self._quiescent.set()
             if not self.disposing:
                 self._set_status("idle")
-            leave_initiator(token)
 
     # -- one turn -----------------------------------------------------------------------
 
@@ -321,7 +313,7 @@ class AgentLoop:
                         return
                 signal.raise_if_aborted()
                 opened = True
-                self.session.append(rec.TurnStart(turn_id=turn_id, at=rec.utc_now()))
+                self.session.recorder.turn_started(turn_id)
                 self._user_message(turn_id, submission.content, "prompt")
                 for extra in submission.context:
                     self._user_message(turn_id, extra, "context")
@@ -371,15 +363,12 @@ class AgentLoop:
         self.inbox.steering.clear()
         if opened:
             for call in self.session.open_tool_calls(turn_id):
-                self.session.append(
-                    rec.ToolResult(
-                        turn_id=turn_id,
-                        call_id=call.call_id,
-                        status="failed",
-                        output="not run: the turn ended before this tool call started",
-                        synthetic="not_run",
-                        at=rec.utc_now(),
-                    )
+                self.session.recorder.tool_result(
+                    turn_id,
+                    call.call_id,
+                    failed=True,
+                    output="not run: the turn ended before this tool call started",
+                    synthetic="not_run",
                 )
                 if call.call_id in self._drafted:
                     # Shown while the model wrote it: the client hears it will not run.
@@ -398,9 +387,7 @@ class AgentLoop:
         # cancel work that has already finished.
         self.holder = None
         if opened:
-            self.session.append(
-                rec.TurnEndRecord(turn_id=turn_id, outcome=outcome, at=rec.utc_now())
-            )
+            self.session.recorder.turn_ended(turn_id, outcome)
             await self._emit(TurnEnded(turn_id, outcome))
         flush = self._durability_flush
         if flush is not None and (opened or isinstance(ticket, CompactTicket)):
@@ -453,7 +440,7 @@ class AgentLoop:
             # that would not fit; see acp_server/agent/compaction.py.
             fitted = await self._compactor.fit(request, self.config.model, turn_id, signal)
             request = fitted.request
-            self.session.append(rec.StepStart(turn_id=turn_id, step=step, at=rec.utc_now()))
+            self.session.recorder.step_started(turn_id, step)
             reported = self.last_usage
             text, calls, finish, request = await self._stream_fitting(turn_id, request, signal)
             if self.last_usage is not None and self.last_usage is not reported:
@@ -540,9 +527,7 @@ class AgentLoop:
         return rec.Completed()
 
     def _end_step(self, turn_id: str, step: int, finish: str) -> None:
-        self.session.append(
-            rec.StepEnd(turn_id=turn_id, step=step, finish=finish, at=rec.utc_now())
-        )
+        self.session.recorder.step_ended(turn_id, step, finish)
 
     async def _stream_step(
         self, turn_id: str, request: ModelRequest, signal: TurnSignal
@@ -596,22 +581,8 @@ class AgentLoop:
             # What the user saw is recorded even when the stream was cut short.
             parts = pieces.parts()
             if parts or calls:
-                self.session.append(
-                    rec.AssistantMessage(
-                        turn_id=turn_id,
-                        message_id=message_id,
-                        parts=parts,
-                        tool_calls=[
-                            rec.ToolCallRecord(
-                                call_id=c.call_id,
-                                name=c.name,
-                                arguments=c.arguments,
-                                from_text=c.call_id in from_text,
-                            )
-                            for c in calls
-                        ],
-                        at=rec.utc_now(),
-                    )
+                self.session.recorder.assistant_message(
+                    turn_id, message_id, parts, calls, from_text=from_text
                 )
         await drafts.close_unfinished(
             {c.call_id for c in calls},
@@ -632,7 +603,8 @@ class AgentLoop:
         names = ", ".join(call.name for call in found)
         log.info("the model wrote %d call(s) as text (%s); running them", len(found), names)
         if len(found) == 1:
-            said = f"the model wrote a {names} call as text; it runs as a tool call."
+            article = "an" if names[0] in "aeiou" else "a"
+            said = f"the model wrote {article} {names} call as text; it runs as a tool call."
         else:
             said = f"the model wrote {len(found)} calls as text ({names}); they run as tool calls."
         note = f"\n\n(acp-server: {said})"
@@ -741,11 +713,7 @@ class AgentLoop:
         return output
 
     async def _replace_plan(self, turn_id: str, plan: Sequence[PlanItem]) -> None:
-        entries = [
-            rec.PlanEntryRecord(content=i.content, priority=i.priority, status=i.status)
-            for i in plan
-        ]
-        self.session.append(rec.PlanRecord(turn_id=turn_id, entries=entries, at=rec.utc_now()))
+        self.session.recorder.plan(turn_id, plan)
         await self._emit(PlanUpdated(turn_id, tuple(plan)))
 
     def _tool_result(
@@ -755,26 +723,18 @@ class AgentLoop:
         synthetic: Literal["not_run"] | None,
     ) -> None:
         """Record a result, with the title and kind the client was shown (for replay)."""
-        self.session.append(
-            rec.ToolResult(
-                turn_id=shown.turn_id,
-                call_id=shown.call_id,
-                title=shown.title,
-                kind=shown.kind,
-                diffs=[
-                    rec.DiffRecord(path=d.path, old_text=d.old_text, new_text=d.new_text)
-                    for d in output.diffs
-                ],
-                locations=[
-                    rec.LocationRecord(path=loc.path, line=loc.line)
-                    for loc in (output.locations or shown.locations)
-                ],
-                status="failed" if output.failed else "completed",
-                output=output.text,
-                synthetic=synthetic,
-                images=[rec.ImagePart(data=i.data, mime_type=i.mime_type) for i in output.images],
-                at=rec.utc_now(),
-            )
+        self.session.recorder.tool_result(
+            shown.turn_id,
+            shown.call_id,
+            failed=output.failed,
+            output=output.text,
+            synthetic=synthetic,
+            title=shown.title,
+            kind=shown.kind,
+            diffs=output.diffs,
+            locations=output.locations or shown.locations,
+            checkpoints=output.checkpoints,
+            images=output.images,
         )
 
     async def _say(self, turn_id: str, text: str) -> None:
@@ -782,15 +742,8 @@ class AgentLoop:
         client sees it marked, the model never reads it as its own words."""
         message_id = self._ids("msg")
         await self._emit(MessageChunk(turn_id, message_id, text, from_agent=True))
-        self.session.append(
-            rec.AssistantMessage(
-                turn_id=turn_id,
-                message_id=message_id,
-                parts=[rec.TextPart(text=text)],
-                tool_calls=[],
-                origin="agent",
-                at=rec.utc_now(),
-            )
+        self.session.recorder.assistant_message(
+            turn_id, message_id, [rec.TextPart(text=text)], origin="agent"
         )
 
     def _drain_staged(self, turn_id: str) -> None:
@@ -806,15 +759,7 @@ class AgentLoop:
         content: list[rec.Part],
         origin: Literal["prompt", "context", "steering"],
     ) -> None:
-        self.session.append(
-            rec.UserMessage(
-                message_id=self._ids("msg"),
-                content=content,
-                origin=origin,
-                turn_id=turn_id,
-                at=rec.utc_now(),
-            )
-        )
+        self.session.recorder.user_message(self._ids("msg"), content, origin, turn_id)
 
     async def _emit(self, event: AgentEvent) -> None:
         for sink in list(self.sinks):

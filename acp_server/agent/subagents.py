@@ -26,7 +26,8 @@ after another today, so the limit only matters once calls run concurrently.
 
 See docs/shared notes "Subagents" (runtime semantics).
 
-Over 400 lines: `TaskTool` is one call's whole life, so its `finally` reads in one place.
+Over 500 lines: one state machine: one `task` call's life, from the child's journal to the
+shielded `finally` that disposes it, reads in one place.
 """
 
 from __future__ import annotations
@@ -56,8 +57,9 @@ from acp_server.models.config import (
 )
 from acp_server.session import records as rec
 from acp_server.session.journal import JournalStore
-from acp_server.session.journal_format import JournalExists, JournalHeader
+from acp_server.session.journal_format import JournalExists
 from acp_server.session.log import SessionLog
+from acp_server.session.recorder import new_header
 from acp_server.tools.base import Location, Tool, ToolCallContext, ToolKind, ToolOutput
 from acp_server.tools.permissions import Answer, PermissionPolicy
 from acp_server.verdicts import Deny
@@ -117,11 +119,10 @@ def journal_children(
 
     def create(session_id: str, parent_session_id: str, parent_tool_call_id: str) -> ChildJournal:
         journal = store.create(
-            JournalHeader(
-                session_id=session_id,
-                cwd=cwd,
-                created_at=rec.utc_now(),
-                additional_directories=list(extra_roots),
+            new_header(
+                session_id,
+                cwd,
+                extra_roots,
                 parent_session_id=parent_session_id,
                 parent_tool_call_id=parent_tool_call_id,
             )

@@ -46,8 +46,6 @@ turn kills and reaps the hook's process tree; the listener then raises
 A hook that exits non-zero, times out, cannot be started, or prints something that is not a
 JSON object is reported on stderr (which hook, which event, why) and treated as having no
 opinion: a failing hook never blocks anything and never crashes the turn.
-
-Over 400 lines: loading `hooks.json`, matching and the four seam adapters are one contract.
 """
 
 from __future__ import annotations

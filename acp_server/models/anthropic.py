@@ -20,9 +20,6 @@
   allows), so each request reads the previous one's prefix from the cache; `Usage` counts
   `cache_read_input_tokens` as `cache_read_tokens` and `cache_creation_input_tokens` as
   `cache_write_tokens`.
-
-Over 400 lines: the request builder and the event parser of one API are read and changed
-together.
 """
 
 from __future__ import annotations

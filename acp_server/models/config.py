@@ -38,6 +38,7 @@ A missing file at the default place is the same as an empty one. Example:
     max_result_bytes = 65536    # the most of one tool result the model is sent
     max_read_lines = 2000       # read_file's window when no limit is given
     max_search_results = 500    # matches grep, paths glob, entries list_dir show
+    max_checkpoint_bytes = 4194304  # largest file whose content is kept for /rewind (0: none)
     max_image_bytes = 3932160   # the largest image file read_file returns as an image
 
     [instructions]
@@ -54,6 +55,11 @@ A missing file at the default place is the same as an empty one. Example:
     max_redirects = 5                    # same-host redirects followed
     allow_private_addresses = false      # fetch loopback / private / link-local hosts
 
+    [skills]                             # where skills (folders with SKILL.md) are found
+    dirs = [".agents/skills", ".claude/skills"]   # relative: in each directory from the
+                                         # repository root down to the cwd; absolute or ~: the
+                                         # user's own (the config dir's skills/ is always read)
+
 Which model a server uses (`choose_model_spec`): `--model` > `ACP_SERVER_MODEL` >
 `default_model` here. Which endpoint a provider talks to (`acp_server.models.spec.load_model`):
 the `OPENAI_BASE_URL` / `ANTHROPIC_BASE_URL` variable > `base_url` here > the public
@@ -61,8 +67,8 @@ endpoint. The API key is `api_key` here when set (`acp-server setup` writes it, 
 mode 0600, when the user types a key), else read from the variable named by `api_key_env`
 (default `OPENAI_API_KEY` / `ANTHROPIC_API_KEY`); a table may not set both.
 
-Over 400 lines: one validating reader for every table of the one file, so that every message
-names the file, the line and the expected values the same way.
+Over 500 lines: one wire format: the config file, one validating reader for every table,
+so that every message names the file, the line and the expected values the same way.
 """
 
 from __future__ import annotations
@@ -79,6 +85,7 @@ from acp_server.models.base import ModelConfigError
 from acp_server.paths import config_dir
 from acp_server.tools.budget import ToolBudget
 from acp_server.tools.command_sandbox import SandboxSettings, sandbox_settings
+from acp_server.tools.skill_places import SkillPlaces, skill_places
 from acp_server.tools.web_access import WebFetchSettings, web_fetch_settings
 
 __all__ = [
@@ -221,6 +228,8 @@ class ModelSettings:
     """`[sandbox]`: what commands may do in sandboxed mode."""
     web_fetch: WebFetchSettings = field(default_factory=WebFetchSettings)
     """`[web_fetch]`: the web_fetch tool's limits and reach."""
+    skills: SkillPlaces = field(default_factory=SkillPlaces)
+    """`[skills]`: where skills are looked for (`acp_server/tools/skill_places.py`)."""
 
     def provider(self, name: str) -> ProviderSettings:
         """The settings of provider `name` (empty when the file has no table for it)."""
@@ -346,6 +355,7 @@ _TOOL_MINIMUMS = {
     "max_result_bytes": 1024,
     "max_read_lines": 1,
     "max_search_results": 1,
+    "max_checkpoint_bytes": 0,
     "max_image_bytes": 1024,
 }
 """The `[tools]` keys and their smallest values (a result must hold its closing note)."""
@@ -403,6 +413,7 @@ class _Reader:
         instructions = InstructionFiles()
         sandbox = SandboxSettings()
         web_fetch = WebFetchSettings()
+        skills = SkillPlaces()
         for key, value in table.items():
             if key == "default_model":
                 if not isinstance(value, str):
@@ -443,12 +454,14 @@ class _Reader:
                 agent.update(self.subagents(value))
             elif key == "web_fetch":
                 web_fetch = web_fetch_settings(value, self.error)
+            elif key == "skills":
+                skills = skill_places(value, self.error)
             else:
                 raise self.error(
                     f"unknown key `{key}`; expected default_model, models, max_steps, "
                     "context_threshold, max_repeated_calls, max_failed_calls, "
                     "[providers.NAME], [tools], "
-                    "[instructions], [sandbox], [subagents] or [web_fetch]",
+                    "[instructions], [sandbox], [subagents], [web_fetch] or [skills]",
                     key,
                 )
         return ModelSettings(
@@ -461,6 +474,7 @@ class _Reader:
             AgentSettings(**agent),
             sandbox,
             web_fetch,
+            skills,
         )
 
     def subagents(self, entry: Any) -> dict[str, Any]:

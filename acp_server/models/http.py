@@ -18,8 +18,6 @@ owns everything between the provider and the network:
   the context window is the subclass `ContextWindowExceeded` (`acp_server.models.overflow`).
 
 Nothing here knows either API's event format; `openai.py` and `anthropic.py` do.
-
-Over 400 lines: one streaming request's retries, backoff and cancellation belong together.
 """
 
 from __future__ import annotations

@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import anyio
+import msgspec
 
 from acp_server.cancellation import TurnSignal
 from acp_server.models.base import ModelRequest, ToolResultTurn
@@ -62,13 +63,7 @@ def without_tool_images(request: ModelRequest) -> ModelRequest:
         else item
         for item in request.messages
     ]
-    return ModelRequest(
-        session_id=request.session_id,
-        system_prompt=request.system_prompt,
-        messages=messages,
-        tools=request.tools,
-        max_output_tokens=request.max_output_tokens,
-    )
+    return msgspec.structs.replace(request, messages=messages)
 
 
 def vision_from_props(body: Any) -> bool | None:

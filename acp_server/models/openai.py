@@ -16,8 +16,8 @@ Works with the hosted API and with compatible servers (vLLM, llama.cpp's server,
   before the single `Finish`, which follows `data: [DONE]` (or the end of the body, if the
   choice had finished).
 
-Over 400 lines: the request builder, the chunk parser and the tool-call assembly of one API
-are read and changed together.
+Over 500 lines: one wire format: Chat Completions, its request builder, chunk parser and
+tool-call assembly by index, read and changed together.
 """
 
 from __future__ import annotations

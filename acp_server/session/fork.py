@@ -13,9 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from . import records as rec
-
-SETTINGS = (rec.ModeChange, rec.ModelChange, rec.PermissionRule, rec.SystemPromptChange)
-"""Records that belong to the session rather than to a turn."""
+from .state import SETTINGS, SessionState
 
 
 @dataclass(frozen=True)
@@ -31,11 +29,7 @@ def fork_point(records: Sequence[rec.Record], same_workspace: bool = True) -> Fo
     permission rules when the fork is in another workspace."""
     if not same_workspace:
         records = [r for r in records if not isinstance(r, rec.PermissionRule)]
-    ends = [i for i, record in enumerate(records) if isinstance(record, rec.TurnEndRecord)]
-    if not ends:
-        return ForkPoint([r for r in records if isinstance(r, SETTINGS)], None)
-    cut = ends[-1] + 1
-    last = records[ends[-1]]
-    assert isinstance(last, rec.TurnEndRecord)
+    state = SessionState.of(records)
+    cut = 0 if state.last_turn_end is None else state.last_turn_end + 1
     after = [r for r in records[cut:] if isinstance(r, SETTINGS)]
-    return ForkPoint([*records[:cut], *after], last.turn_id)
+    return ForkPoint([*records[:cut], *after], state.last_ended_turn)

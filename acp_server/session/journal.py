@@ -30,8 +30,9 @@ The format, its errors and parsing live in `acp_server.session.journal_format` (
 here: import everything from this module). See
 docs/rfc/implemented/architecture/2026-11-30-session-journal.md.
 
-Over 400 lines: writing (with its failure handling), loading and repair share one file lock,
-one on-disk format and the invariant that the file is a durable prefix of the log.
+Over 500 lines: one wire format: the journal file, whose writing (with its failure
+handling), loading and repair share one file lock and the invariant that the file is a
+durable prefix of the log.
 """
 
 from __future__ import annotations

@@ -1,9 +1,11 @@
 """The in-memory session log: the append-only list of one session's records.
 
-The agent loop appends records as a turn runs; listeners registered with `SessionLog.on_append`
-(the journal writer, the ACP bridge's update stream, tests) see each record right after it is
-appended. The log never interprets or repairs records on its own: it only offers the queries
-the runtime needs (fork seeding, balancing tool calls, reading a subagent's answer).
+The agent loop and the bridge add records through the log's `recorder` (which builds and
+stamps them, see `acp_server.session.recorder`) as a session runs; listeners registered with
+`SessionLog.on_append` (the journal writer, the ACP bridge's update stream, tests) see each
+record right after it is appended. The log never interprets or repairs records on its own: it
+only offers the queries the runtime needs (fork seeding, balancing tool calls, reading a
+subagent's answer).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import logging
 from collections.abc import Callable, Iterator, Sequence
 from typing import overload
 
+from .recorder import Recorder
 from .records import (
     AssistantMessage,
     Record,
@@ -61,7 +64,7 @@ class _RecordsView(Sequence[Record]):
 class SessionLog:
     """The append-only record list of one session, with append listeners."""
 
-    __slots__ = ("_listeners", "_next_token", "_records", "_view", "session_id")
+    __slots__ = ("_listeners", "_next_token", "_records", "_view", "recorder", "session_id")
 
     def __init__(self, session_id: str, records: list[Record] | None = None) -> None:
         self.session_id = session_id
@@ -69,6 +72,8 @@ class SessionLog:
         self._view = _RecordsView(self._records)
         self._listeners: dict[int, _Listener] = {}
         self._next_token = 0
+        self.recorder = Recorder(self.append)
+        """Builds, stamps and appends this session's records."""
 
     def __repr__(self) -> str:
         return f"SessionLog({self.session_id!r}, {len(self._records)} records)"

@@ -11,7 +11,9 @@ A session log is a flat, append-only sequence of records, each tagged by ``type`
 - ``step/end``: the step is over, with the model's finish reason;
 - ``turn/end``: the turn is over, with its ``Outcome`` (tagged by ``kind``);
 - ``context/compaction``: the conversation before a message was compacted (a summary, or old
-  tool results cut to a stub); the model sees the compacted form from then on.
+  tool results cut to a stub); the model sees the compacted form from then on;
+- ``session/rewind``: the conversation was cut back to before a turn and the files the file
+  tools changed since were restored (`acp_server.session.rewind` reads the log through it).
 
 Durable records hold no stack, signal, exception object, cancel cause or free-form cancel
 text: they state what happened to the turn, never who asked for it or how the runtime noticed.
@@ -28,7 +30,8 @@ Wire names are the snake_case attribute names and are part of the on-disk format
 stable. Optional fields are left out when they hold their default. Timestamps (``at``) are
 ISO 8601 UTC strings with millisecond precision, as produced by `utc_now()`.
 
-Over 400 lines: the on-disk format is one tagged union, kept in one place field by field.
+Over 500 lines: one union: the on-disk format is one tagged union, kept in one place field by
+field.
 """
 
 from __future__ import annotations
@@ -50,6 +53,7 @@ __all__ = [
     "CrashedOutcome",
     "DisposedOutcome",
     "ErrorOutcome",
+    "FileCheckpoint",
     "ImagePart",
     "MaxTokens",
     "MaxTurnRequests",
@@ -60,6 +64,8 @@ __all__ = [
     "Refusal",
     "ResourceLinkPart",
     "ResourcePart",
+    "Rewind",
+    "RewindKept",
     "StepEnd",
     "StepStart",
     "Synthetic",
@@ -168,6 +174,21 @@ class PlanEntryRecord(_Durable, frozen=True, kw_only=True):
     content: str
     priority: Literal["high", "medium", "low"]
     status: Literal["pending", "in_progress", "completed"]
+
+
+class FileCheckpoint(_Durable, frozen=True, kw_only=True):
+    """What a file tool's write replaced: kept before the write, content-addressed in the data
+    dir (`acp_server/tools/checkpoints.py`), so a rewind can put it back."""
+
+    path: str
+    """The resolved, symlink-free path written."""
+    before: str | None = None
+    """SHA-256 (hex) of the bytes the file held; None: there was no file (or see `skipped`)."""
+    after: str
+    """SHA-256 (hex) of what the tool wrote: a rewind restores only a file that still holds it."""
+    skipped: str | None = None
+    """Why the previous content was not kept (over the cap, not a regular file, unreadable);
+    a rewind then leaves the file as it is and says so."""
 
 
 class ToolCallRecord(_Durable, frozen=True, kw_only=True):
@@ -303,6 +324,8 @@ class ToolResult(_TaggedByType, tag="tool/result", frozen=True, kw_only=True):
     """File changes the call made, shown as diffs (replayed as such)."""
     locations: list[LocationRecord] = []
     """Files the call touched."""
+    checkpoints: list[FileCheckpoint] = []
+    """What the call's writes replaced (write_file, edit_file), for a rewind."""
     images: list[ImagePart] = []
     """Images the tool returned (`read_file` of an image file), stored here once: the output
     only describes them. The model is sent them when it takes images; replay shows them."""
@@ -395,6 +418,32 @@ class Compaction(_TaggedByType, tag="context/compaction", frozen=True, kw_only=T
     at: str
 
 
+class RewindKept(_Durable, frozen=True, kw_only=True):
+    """A file a rewind left as it was, and why (edited since, no checkpoint, now a link...)."""
+
+    path: str
+    reason: str
+    kept_at: str | None = None
+    """Where its content before the rewound turns is kept (a blob in the data dir), if it is."""
+
+
+class Rewind(_TaggedByType, tag="session/rewind", frozen=True, kw_only=True):
+    """The conversation was cut back to before turn `turn_id`: that turn and every record after
+    it (except session settings) leave the model's context and `session/load`'s replay. Files
+    the file tools changed in those turns were restored (`restored`) or left (`kept`)."""
+
+    rewind_id: str
+    turn_id: str
+    restored: list[str] = []
+    kept: list[RewindKept] = []
+    commands: list[str] = []
+    """`bash` commands that ran in the rewound turns: what they changed is not restored."""
+    tasks: list[str] = []
+    """Descriptions of the subagents (`task` calls) of the rewound turns: what they changed is
+    not restored either."""
+    at: str
+
+
 Record: TypeAlias = (
     TurnStart
     | UserMessage
@@ -409,6 +458,7 @@ Record: TypeAlias = (
     | PermissionRule
     | SystemPromptChange
     | Compaction
+    | Rewind
 )
 """One entry of a session log."""
 

@@ -17,7 +17,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .log import SessionLog
-from .records import CrashedOutcome, Record, ToolResult, TurnEndRecord, TurnStart, utc_now
+from .recorder import Recorder
+from .records import CrashedOutcome, Record, TurnEndRecord, TurnStart, utc_now
 
 __all__ = ["OUTCOME_UNKNOWN_OUTPUT", "open_turn_ids", "repair_records"]
 
@@ -49,17 +50,15 @@ def repair_records(
     stamp = at if at is not None else utc_now()
     log = SessionLog(session_id, list(records))
     repairs: list[Record] = []
+    recorder = Recorder(repairs.append, clock=lambda: stamp)
     for turn_id in turn_ids:
         for call in log.open_tool_calls(turn_id):
-            repairs.append(
-                ToolResult(
-                    turn_id=turn_id,
-                    call_id=call.call_id,
-                    status="failed",
-                    output=OUTCOME_UNKNOWN_OUTPUT,
-                    synthetic="outcome_unknown",
-                    at=stamp,
-                )
+            recorder.tool_result(
+                turn_id,
+                call.call_id,
+                failed=True,
+                output=OUTCOME_UNKNOWN_OUTPUT,
+                synthetic="outcome_unknown",
             )
-        repairs.append(TurnEndRecord(turn_id=turn_id, outcome=CrashedOutcome(), at=stamp))
+        recorder.turn_ended(turn_id, CrashedOutcome())
     return repairs

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from acp_server.cancellation import TurnSignal
+from acp_server.session.records import FileCheckpoint
 
 ToolKind = Literal[
     "read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"
@@ -64,6 +65,8 @@ class ToolOutput:
     """A client terminal the output came from (the client shows it live)."""
     plan: Sequence[PlanItem] | None = None
     """The complete new plan, when the tool changed it."""
+    checkpoints: Sequence[FileCheckpoint] = ()
+    """What the call's file writes replaced (kept for a rewind)."""
     extra: Mapping[str, Any] = field(default_factory=dict)
     images: Sequence[ImageData] = ()
     """Images for the model (those that take images; the text describes them for the others)

@@ -28,6 +28,8 @@ class ToolBudget:
     """Lines `read_file` returns at most (its window when no `limit` is given)."""
     max_search_results: int = 500
     """Matches `grep`, paths `glob` and entries `list_dir` show at most."""
+    max_checkpoint_bytes: int = 4 << 20
+    """The largest file whose content a file tool's write keeps for a rewind (0: none)."""
     max_image_bytes: int = 3_932_160
     """The largest image file `read_file` returns as an image (3.75 MiB: its base64 is 5 MiB,
     the per-image limit of the Anthropic API); larger ones get a text note."""

@@ -2,8 +2,9 @@
 repository root down to the session's cwd) and in the user's config dir
 (`$XDG_CONFIG_HOME/acp-server/commands/`). `/NAME args` expands the file's body with the
 arguments and becomes the user's prompt. Skills (a folder holding `SKILL.md`, in
-`.agents/skills/` or `.claude/skills/` of the same directories, or the config dir's `skills/`)
-are listed the same way; their body is given unchanged.
+`.agents/skills/` or `.claude/skills/` of the same directories, or the config dir's `skills/`;
+the places are configurable, `tools/skill_places.py`) are listed the same way; their body is
+given unchanged.
 
 The files come from a repository the user may not have written, so they get the AGENTS.md
 treatment (`repo_files.read_capped`): a link out of the repository, a FIFO, a file of another
@@ -25,13 +26,12 @@ from pathlib import Path
 
 from .printable import one_line
 from .repo_files import directories_between, find_repository_root, read_capped
+from .skill_places import SkillPlaces
 from .workspace import PathRefused, real_path
 
 log = logging.getLogger(__name__)
 
 COMMANDS_DIR = Path(".acp-server") / "commands"
-SKILL_DIRS = (Path(".agents") / "skills", Path(".claude") / "skills")
-"""Skill folders (each holding `SKILL.md`) in the repository; `.claude/skills` for compatibility."""
 MAX_FILES = 100
 """Files looked at per commands directory; the rest are named in a note."""
 SCAN_BYTES = 4096
@@ -80,17 +80,26 @@ def user_commands_dir(user_instructions: Path) -> Path:
     return user_instructions.parent / "commands"
 
 
-def scan_commands(cwd: Path, user_dir: Path | None, builtins: Collection[str]) -> CommandScan:
+def scan_commands(
+    cwd: Path,
+    user_dir: Path | None,
+    builtins: Collection[str],
+    skill_places: SkillPlaces = SkillPlaces(),  # noqa: B008 - frozen: one shared default is safe
+) -> CommandScan:
     """The commands that apply to `cwd`: the user's first, then the repository's from its root
     down to `cwd`; a deeper file overrides a shallower one of the same name, and a built-in
-    name is never overridden."""
+    name is never overridden. Skills are looked for in `skill_places`."""
     places: list[tuple[Path, Path | None, bool]] = []
     if user_dir is not None:
         places.append((user_dir.parent / "skills", None, True))
+    places.extend((directory, None, True) for directory in reversed(skill_places.user))
+    if user_dir is not None:
         places.append((user_dir, None, False))
     root = find_repository_root(cwd) or cwd
     for directory in directories_between(root, cwd):
-        places.extend((directory / skills, root, True) for skills in reversed(SKILL_DIRS))
+        places.extend(
+            (directory / skills, root, True) for skills in reversed(skill_places.repository)
+        )
         places.append((directory / COMMANDS_DIR, root, False))
     commands: dict[str, CustomCommand] = {}
     clashes: list[str] = []
@@ -105,10 +114,14 @@ def scan_commands(cwd: Path, user_dir: Path | None, builtins: Collection[str]) -
     return CommandScan(commands, tuple(clashes), tuple(notes))
 
 
-def scan_skills(cwd: Path, user_dir: Path | None) -> CommandScan:
+def scan_skills(
+    cwd: Path,
+    user_dir: Path | None,
+    places: SkillPlaces = SkillPlaces(),  # noqa: B008 - frozen: one shared default is safe
+) -> CommandScan:
     """Only the skills of `cwd` and the user's config dir (`user_dir` is its commands dir, as
     for `scan_commands`)."""
-    scan = scan_commands(cwd, user_dir, ())
+    scan = scan_commands(cwd, user_dir, (), places)
     return CommandScan({n: c for n, c in scan.commands.items() if c.skill}, (), scan.notes)
 
 
@@ -116,10 +129,14 @@ SKILLS_LISTING_BYTES = 4096
 """The budget of the system prompt's list of skills; the rest is cut with a note."""
 
 
-def skills_listing(cwd: Path, user_dir: Path | None) -> str:
+def skills_listing(
+    cwd: Path,
+    user_dir: Path | None,
+    places: SkillPlaces = SkillPlaces(),  # noqa: B008 - frozen: one shared default is safe
+) -> str:
     """The system prompt's `# Skills` block: names and descriptions only, within
     `SKILLS_LISTING_BYTES`; "" when there are none."""
-    skills = sorted(scan_skills(cwd, user_dir).commands.values(), key=lambda c: c.name)
+    skills = sorted(scan_skills(cwd, user_dir, places).commands.values(), key=lambda c: c.name)
     if not skills:
         return ""
     lines = ["# Skills", "Load one with the `skill` tool when its description fits the task:"]

@@ -7,9 +7,10 @@ through the client's `fs/read_text_file`, which carries text only.
 
 What comes back (`image_output`):
 
-- a file within `max_bytes` that Pillow decodes completely, at most `MAX_SIDE` pixels a side,
-  becomes an `ImageData` (base64) beside a one-line description (type, pixels, bytes); the
-  model is sent the image when it takes images (acp_server/models/images.py), else the line;
+- a file within `max_bytes` that Pillow decodes completely, at most `MAX_SIDE` pixels a side
+  and `MAX_PIXELS` in all, becomes an `ImageData` (base64) beside a one-line description
+  (type, pixels, bytes); the model is sent the image when it takes images
+  (acp_server/models/images.py), else the line;
 - a larger file gets the description and the limit, without the image (not a failure);
 - a file that starts like an image but does not decode (a PNG header followed by junk, a
   truncated JPEG) fails with the decoder's reason: a provider would refuse the request that
@@ -35,6 +36,7 @@ from acp_server.tools.local_files import Stopped, in_thread, open_checked, read_
 
 __all__ = [
     "HEAD_BYTES",
+    "MAX_PIXELS",
     "MAX_SIDE",
     "ImageFacts",
     "describe",
@@ -50,6 +52,11 @@ HEAD_BYTES = 16
 
 MAX_SIDE = 8000
 """The most pixels an image may have a side (the Anthropic API refuses larger ones)."""
+
+MAX_PIXELS = 25_000_000
+"""The most pixels an image may have in all: decoding holds them (up to 4 bytes each, 100 MB),
+and a small file can hold a huge, flat image. A 6000x4000 photo fits; the providers scale
+anything above about 1.2 megapixels down anyway."""
 
 _HEADER_PEEK = 64 * 1024
 """Bytes read to learn the pixels of an image over the size cap (its header)."""
@@ -119,6 +126,10 @@ def inspect_image(data: bytes, mime_type: str, *, decode: bool = True) -> tuple[
                 width, height = image.size
                 if width > MAX_SIDE or height > MAX_SIDE:
                     raise ValueError(f"it is {width}x{height} pixels, more than {MAX_SIDE} a side")
+                if width * height > MAX_PIXELS:
+                    raise ValueError(
+                        f"it is {width}x{height} pixels, more than {MAX_PIXELS:,} in all"
+                    )
                 if decode:
                     image.load()
     except ValueError:

@@ -27,10 +27,10 @@ from benchmarks.measure import (
     evaluate,
     percentile,
     require_positive,
-    subject_exe,
     versions,
 )
 from benchmarks.mode import Mode
+from benchmarks.other_build import add_baseline_args, agents_to_measure
 from benchmarks.report import render_header, render_verdicts, run_context
 
 SDK = "SDK echo_agent.py"
@@ -117,16 +117,16 @@ def add_startup_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--importtime", action="store_true", help="add the import-time breakdown even on PASS"
     )
+    add_baseline_args(parser)
 
 
 def mode_startup(args: argparse.Namespace) -> Result:
     require_positive(runs=args.runs)
-    agents = {
-        SUBJECT: [str(subject_exe()), "--model", "echo"],
-        SDK: [sys.executable, str(fetch_echo_agent(args.cache_dir))],
-        FLOOR: [sys.executable, str(PROGRAMS / "floor_agent.py")],
-    }
-    prompts = {SUBJECT: True, SDK: True, FLOOR: False}
+    builds = agents_to_measure(args)  # this acp-server, and another build if --baseline
+    agents = {name: [str(exe), "--model", "echo"] for name, exe in builds.items()}
+    agents[SDK] = [sys.executable, str(fetch_echo_agent(args.cache_dir))]
+    agents[FLOOR] = [sys.executable, str(PROGRAMS / "floor_agent.py")]
+    prompts = {name: name != FLOOR for name in agents}
     runs: dict[str, list[Result]] = {name: [] for name in agents}
     load_before = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="bench-startup-") as cwd:
@@ -165,8 +165,9 @@ def render_startup(results: Result) -> str:
     agents = results["agents"]
     before, after = results["load"]
     method = (
-        f"{results['runs_per_agent']} timed runs per agent, alternated (acp-server, SDK agent,"
-        " floor), after one warm-up each. From spawn: `initialize` = until its answer is read;"
+        f"{results['runs_per_agent']} timed runs per agent, alternated ("
+        + ", ".join(agents)
+        + "), after one warm-up each. From spawn: `initialize` = until its answer is read;"
         " ready = until the answer to `session/new`, sent as soon as `initialize` is answered"
         " (from then on the user can type). acp-server runs `--model echo`. Then a pause of"
         f" {TYPING_S:.0f} s (the user typing), idle RSS (VmRSS of the agent process: "

@@ -17,6 +17,7 @@ import anyio
 from acp import text_block
 
 from e2e_local.environment import info, step
+from e2e_local.servers import output_limits
 
 STATS = '''"""Small statistics helpers."""
 
@@ -62,6 +63,7 @@ GUIDED = (
     "Read stats.py, fix median with edit_file, then run `python -m pytest -q` with bash."
 )
 FIX_TIMEOUT_S = 900.0
+LIMIT_POLL_S = 1.0
 
 
 def make_repository(root: Path) -> Path:
@@ -87,6 +89,7 @@ class FixRun:
     stop_reason: str
     seconds: float
     tool_calls: list[dict[str, Any]]
+    output_limits: list[Any]
     tests_pass: bool
     tests_summary: str
     stats_changed: bool
@@ -94,7 +97,17 @@ class FixRun:
     answer: str
 
 
-async def fix_run(conn: Any, client: Any, root: Path, variant: str) -> FixRun:
+async def watch_limits(port: int, limits: dict[int, Any]) -> None:
+    """Every second, the output limit (`n_predict`) of each request llama-server is processing:
+    the evidence that none runs unbounded (-1)."""
+    while True:
+        limits.update(await anyio.to_thread.run_sync(output_limits, port))
+        await anyio.sleep(LIMIT_POLL_S)
+
+
+async def fix_run(
+    conn: Any, client: Any, root: Path, variant: str, port: int, limit_s: float = FIX_TIMEOUT_S
+) -> FixRun:
     """One run of the fix in a fresh copy of the repository."""
     prompt = GUIDED if variant == "guided" else UNGUIDED
     step(f"fix ({variant}): {prompt!r} in {root}")
@@ -102,11 +115,15 @@ async def fix_run(conn: Any, client: Any, root: Path, variant: str) -> FixRun:
     first = len(client.updates)
     started = time.monotonic()
     stop_reason = "timeout"
-    with anyio.move_on_after(FIX_TIMEOUT_S) as scope:
-        response = await conn.prompt(session_id=session.session_id, prompt=[text_block(prompt)])
-        stop_reason = str(response.stop_reason)
-    if scope.cancelled_caught:
-        await conn.cancel(session_id=session.session_id)
+    limits: dict[int, Any] = {}
+    async with anyio.create_task_group() as watch:
+        watch.start_soon(watch_limits, port, limits)
+        with anyio.move_on_after(limit_s) as scope:
+            response = await conn.prompt(session_id=session.session_id, prompt=[text_block(prompt)])
+            stop_reason = str(response.stop_reason)
+        if scope.cancelled_caught:
+            await conn.cancel(session_id=session.session_id)
+        watch.cancel_scope.cancel()
     seconds = time.monotonic() - started
     calls = [
         {
@@ -121,7 +138,7 @@ async def fix_run(conn: Any, client: Any, root: Path, variant: str) -> FixRun:
     passed, summary = tests_pass(root)
     answer = "".join(text for _, text in client.message_chunks(first)).strip()
     run = FixRun(
-        variant, stop_reason, round(seconds, 1), calls, passed, summary,
+        variant, stop_reason, round(seconds, 1), calls, sorted(limits.values()), passed, summary,
         (root / "stats.py").read_text() != STATS, (root / "test_stats.py").read_text() != TEST,
         answer[-600:],
     )  # fmt: skip
@@ -131,6 +148,7 @@ async def fix_run(conn: Any, client: Any, root: Path, variant: str) -> FixRun:
         f"stopReason {stop_reason} after {seconds:.0f} s, {len(calls)} tool call(s); "
         f"tests afterwards: {'PASS' if passed else 'FAIL'} ({summary})"
     )
+    info(f"output limits (n_predict) of the {len(limits)} request(s) seen: {run.output_limits}")
     return run
 
 

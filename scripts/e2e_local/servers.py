@@ -13,6 +13,7 @@ import urllib.error
 import urllib.request
 from contextlib import suppress
 from pathlib import Path
+from typing import Any
 
 from e2e_local.environment import Environment, Failure, info, tail
 
@@ -28,11 +29,11 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def llama_server_command(env: Environment, gguf: Path, port: int) -> list[str]:
+def llama_server_command(env: Environment, gguf: Path, port: int, threads: int = 2) -> list[str]:
     return [
         str(env.llama_server), "--model", str(gguf), "--jinja",
         "--host", "127.0.0.1", "--port", str(port), "--ctx-size", str(CONTEXT_TOKENS),
-        "--threads", "2", "--alias", MODEL_ALIAS, "--no-webui",
+        "--threads", str(threads), "--alias", MODEL_ALIAS, "--no-webui",
         "--temp", "0", "--seed", str(SEED),  # the defaults of every request: reproducible
     ]  # fmt: skip
 
@@ -126,12 +127,29 @@ def connections_to(port: int) -> list[int] | None:
     return ports
 
 
-def busy_slots(port: int) -> int | None:
-    """How many of llama-server's slots are processing a request (`GET /slots`); None when the
-    server does not say."""
+def processing(port: int) -> list[dict[str, Any]] | None:
+    """llama-server's slots that are processing a request (`GET /slots`); None when the server
+    does not say."""
     try:
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/slots", timeout=5) as response:
             slots = json.load(response)
     except (urllib.error.URLError, OSError, ValueError):
         return None
-    return sum(1 for slot in slots if isinstance(slot, dict) and slot.get("is_processing"))
+    if not isinstance(slots, list):
+        return None
+    return [slot for slot in slots if isinstance(slot, dict) and slot.get("is_processing")]
+
+
+def busy_slots(port: int) -> int | None:
+    """How many of llama-server's slots are processing a request; None when it does not say."""
+    busy = processing(port)
+    return None if busy is None else len(busy)
+
+
+def output_limits(port: int) -> dict[int, Any]:
+    """Each processing request's output limit as llama-server applies it (`params.n_predict`,
+    -1 for none), by its task id."""
+    return {
+        int(slot.get("id_task", -1)): (slot.get("params") or {}).get("n_predict")
+        for slot in processing(port) or ()
+    }

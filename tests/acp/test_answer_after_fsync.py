@@ -20,7 +20,7 @@ import anyio.to_thread
 import pytest
 
 from acp_server.session import journal as journal_module
-from tests.support.agent_harness import FakeModel
+from tests.support.agent_harness import FakeModel, say, wait_for_abort
 from tests.support.bridge import DEADLINE, Bridge, in_process_bridge
 
 pytestmark = pytest.mark.anyio
@@ -80,6 +80,39 @@ async def test_each_prompt_is_answered_after_its_turn_end_is_fsynced(
             if kind == "fsync" and value[0] == inode and value[1] >= turn_end
         ]
         assert durable, f"response {request_id} was written before its turn/end was fsynced"
+
+
+async def test_a_cancelled_prompt_is_answered_after_its_turn_end_is_fsynced(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cancel path keeps the promise: `cancelled` is written only after an fsync that
+    returned with the aborted turn's `turn/end` in the file (the cancel-latency RFC)."""
+    entered = anyio.Event()
+    model = FakeModel([say("working"), wait_for_abort(entered)])
+    async with in_process_bridge(model, tmp_path / "data") as bridge:
+        session_id = await bridge.new_session(tmp_path)
+        _instrument_fsync(monkeypatch, bridge)
+        journal = bridge.journal_path(session_id)
+        inode = journal.stat().st_ino
+        prompt = {"sessionId": session_id, "prompt": [{"type": "text", "text": "go"}]}
+        request_id = await bridge.send_request("session/prompt", prompt)
+        await entered.wait()
+        await bridge.notify("session/cancel", {"sessionId": session_id})
+        answer = await bridge.response(request_id)
+        events = list(bridge.events)
+
+    assert answer["result"] == {"stopReason": "cancelled"}
+    (turn_end,) = _turn_end_offsets(journal)
+    (answered,) = [
+        index
+        for index, (kind, value) in enumerate(events)
+        if kind == "write" and value.get("id") == request_id and "method" not in value
+    ]
+    assert [
+        value
+        for kind, value in events[:answered]
+        if kind == "fsync" and value[0] == inode and value[1] >= turn_end
+    ], "the cancelled answer was written before its turn/end was fsynced"
 
 
 async def test_a_held_fsync_holds_the_answer(

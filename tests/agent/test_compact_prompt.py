@@ -7,7 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from acp_server.agent.compact_prompt import COMPACT_SYSTEM_PROMPT, COMPACT_TOOLS
+from acp_server.agent.compact_prompt import (
+    COMPACT_DESCRIPTIONS,
+    COMPACT_SYSTEM_PROMPT,
+    COMPACT_TOOLS,
+)
 from acp_server.agent.instructions import DEFAULT_SYSTEM_PROMPT
 from acp_server.cancellation import TurnSignal
 from acp_server.models.budget import estimate_request
@@ -46,6 +50,12 @@ async def test_an_8k_window_gets_the_compact_variant(tmp_path: Path) -> None:
     assert set(small_tools) == COMPACT_TOOLS < set(large_tools)
     read = small_tools["read_file"]
     assert "." not in read.description.rstrip(".")  # one sentence
+    # read_file and edit_file are described for the compact list; the others by their first
+    # sentence.
+    for name, spec in small_tools.items():
+        full = large_tools[name].description
+        assert spec.description == COMPACT_DESCRIPTIONS.get(name, full.split(". ")[0] + ".")
+    assert "copied exactly from what read_file returned" in small_tools["edit_file"].description
     assert all("description" not in p for p in read.parameters["properties"].values())
     assert read.parameters["required"] == large_tools["read_file"].parameters["required"]
     # Measured with the budget's estimate: the compact variant is much smaller.

@@ -1,7 +1,6 @@
 """The `task` tool in-process: a child agent with its own journaled session, the parent's signal
 reaching it as `ParentCancel` (or disposal), fork seeding, the depth and concurrency limits,
-separate identities of concurrent children, and the initiator scope shadowed only inside the
-child.
+and separate identities of concurrent children.
 """
 
 from __future__ import annotations
@@ -18,7 +17,6 @@ import pytest
 
 from acp_server.agent.agent import Agent, AgentHandle, spawn_agent
 from acp_server.agent.events import AgentEvent, ToolCallAnnounced, ToolCallProgress
-from acp_server.agent.initiator import current_initiator
 from acp_server.agent.loop import AgentConfig
 from acp_server.agent.seams import Seams
 from acp_server.agent.subagents import (
@@ -357,11 +355,11 @@ async def test_nested_children_get_nested_session_ids() -> None:
 async def test_concurrent_children_keep_separate_identities_and_signals() -> None:
     entered = [anyio.Event(), anyio.Event()]
     release = anyio.Event()
-    seen: list[tuple[str, Agent | None]] = []
+    seen: list[str] = []
 
     async def behaviour(arguments: Mapping[str, Any], signal: TurnSignal) -> ToolOutput:
         index = int(arguments["n"])
-        seen.append((f"child{index}", current_initiator()))
+        seen.append(f"child{index}")
         entered[index].set()
         with signal.linked_scope():
             await release.wait()
@@ -395,7 +393,6 @@ async def test_concurrent_children_keep_separate_identities_and_signals() -> Non
         if name == "a":
             first_done.set()
 
-    assert current_initiator() is None
     with anyio.fail_after(DEADLINE):
         async with anyio.create_task_group() as tg:
             tg.start_soon(run, "a", first)
@@ -411,9 +408,7 @@ async def test_concurrent_children_keep_separate_identities_and_signals() -> Non
     assert isinstance(outcomes["b"], ToolOutput) and outcomes["b"].text == "finished"
     assert [m[0] for m in journals.made] == ["s1.task1", "s1.task2"]
     assert [m[2] for m in journals.made] == ["a", "b"]
-    # Each child's work ran as that child; the caller's scope never changed.
-    assert seen == [("child0", children[0]), ("child1", children[1])]
-    assert current_initiator() is None
+    assert seen == ["child0", "child1"]
     ends = [journals.logs[f"s1.task{n}"].last_turn_end() for n in (1, 2)]
     assert [e.outcome if e else None for e in ends] == [rec.Aborted(), rec.Completed()]
 
@@ -445,24 +440,7 @@ async def test_the_concurrency_limit_refuses_extra_task_calls() -> None:
     assert tool.running == 0
 
 
-# --- initiator scope and permissions -------------------------------------------------------------
-
-
-async def test_the_child_shadows_the_initiator_only_inside_itself() -> None:
-    inner = FakeTool("probe")
-    outer = FakeTool("outer")
-    child = FakeModel([call("probe"), finish("tool_calls")], [say("done")])
-    model = ParentModel([task(), call("outer"), finish("tool_calls")], [say("ok")], child=child)
-    children: list[Agent] = []
-    async with parent_agent(model, MemoryJournals(), tools=[inner, outer], children=children) as (
-        handle,
-        _,
-    ):
-        await handle.agent.followup(text("hi")).wait()
-    assert inner.initiators == [children[0]]
-    assert child.initiators == [children[0], children[0]]
-    assert outer.initiators == [handle.agent]
-    assert model.initiators == [handle.agent, handle.agent]
+# --- permissions -------------------------------------------------------------
 
 
 async def test_children_cannot_ask_for_permission(tmp_path: Path) -> None:

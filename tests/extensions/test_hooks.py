@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import logging
 import sys
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -78,8 +77,12 @@ def session_hooks(tmp_path: Path, *hooks: Hook, **kwargs: Any) -> SessionHooks:
     return SessionHooks(list(hooks), session_id="s1", cwd=str(tmp_path), grace=0.5, **kwargs)
 
 
+HANG_GUARD_S = 60.0
+"""A guard against a hang only; no test here measures speed."""
+
+
 async def wait_for_pids(path: Path, count: int) -> list[int]:
-    with anyio.fail_after(5):
+    with anyio.fail_after(HANG_GUARD_S):
         while True:
             if await anyio.Path(path).exists():
                 pids = [int(x) for x in (await anyio.Path(path).read_text()).split()]
@@ -388,12 +391,11 @@ async def test_a_hook_timeout_is_reported_reaped_and_does_not_block(
     command = f'sleep 300 & echo $$ $! > "{pidfile}.tmp" && mv "{pidfile}.tmp" "{pidfile}"; wait'
     model = FakeModel()
     hooks = session_hooks(tmp_path, hook("prompt_submit", command, timeout_ms=300))
-    started = time.monotonic()
-    with caplog.at_level(logging.WARNING, logger=LOGGER):
+    # The hook would run 300 s: the turn completing at all shows the timeout ended it.
+    with caplog.at_level(logging.WARNING, logger=LOGGER), anyio.fail_after(HANG_GUARD_S):
         async with running_agent(model) as handle:
             hooks.install(handle.agent)
             assert await handle.agent.followup(text("go")).wait() == rec.Completed()
-    assert time.monotonic() - started < 5
     assert len(model.requests) == 1
     assert "user prompt_submit hook" in caplog.text and "timed out after 300 ms" in caplog.text
     assert [pid for pid in await wait_for_pids(pidfile, 2) if alive(pid)] == []

@@ -5,7 +5,6 @@ request shape, the API key, and the shared HTTP behaviour seen from this provide
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -27,7 +26,9 @@ from acp_server.models.base import (
 )
 from acp_server.models.spec import load_model
 from tests.support.providers import (
+    AN_HOUR,
     FAST,
+    HANG_GUARD_S,
     calls,
     close_all,
     collect,
@@ -368,23 +369,18 @@ async def test_529_overloaded_with_retry_after_then_success() -> None:
     async with serve(json_reply(529, body, {"retry-after": "1"}), recorded("anthropic_text")) as (
         server
     ):
-        started = time.monotonic()
         events = await collect(provider(server.url))
     assert texts(events) == "Hello!"
     assert len(server.requests) == 2
     waited = server.requests[1].at - server.requests[0].at
-    assert 0.9 <= waited < 3.0, waited
-    assert time.monotonic() - started < 5
+    assert waited >= 0.9, waited  # the 1 s the server asked for
 
 
 async def test_slow_stream_cancelled_mid_chunk_closes_the_connection() -> None:
     reply = anthropic_events(message(text_block(0, "first", "never")))
-    reply.delay = 30.0  # the first event arrives at once; the rest never do
+    reply.delay = AN_HOUR  # the first event arrives at once; the rest never do
     async with serve(reply) as server:
-        events, aborted_at, raised_at = await stream_until_aborted(provider(server.url), 0.3)
-        seen = server.requests[0]
-        with anyio.fail_after(2):
-            await seen.closed.wait()
+        events = await stream_until_aborted(provider(server.url), lambda _: bool(server.requests))
+        with anyio.fail_after(HANG_GUARD_S):
+            await server.requests[0].closed.wait()  # the server saw the connection close
     assert events == []  # message_start yields nothing
-    assert raised_at - aborted_at < 0.1
-    assert seen.closed_at is not None and seen.closed_at - aborted_at < 0.5

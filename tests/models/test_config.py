@@ -263,3 +263,50 @@ def test_max_output_tokens_must_be_a_positive_integer(tmp_path: Path, value: str
     config.write_text(f'[providers.openai.models."m"]\nmax_output_tokens = {value}\n')
     with pytest.raises(ModelConfigError, match="max_output_tokens"):
         load_settings(config)
+
+
+@pytest.mark.anyio
+async def test_images_per_provider_and_model_reach_the_providers(tmp_path: Path) -> None:
+    from acp_server.cancellation import TurnCancellation
+
+    config = tmp_path / "config.toml"
+    config.write_text(
+        "[providers.openai]\nimages = true\n"
+        '[providers.openai.models."text-only"]\nimages = false\n'
+        "[providers.anthropic]\nimages = false\n"
+    )
+    settings = load_settings(config)
+    signal = TurnCancellation().signal
+    seeing = load_model("openai:llava", settings, environ={})
+    blind = load_model("openai:text-only", settings, environ={})
+    claude = load_model("anthropic:claude-x", settings, environ={})
+    assert isinstance(seeing, OpenAIProvider) and await seeing.takes_images(signal)
+    assert isinstance(blind, OpenAIProvider) and not await blind.takes_images(signal)
+    assert isinstance(claude, AnthropicProvider) and not await claude.takes_images(signal)
+    for provider in (seeing, blind, claude):
+        await close_provider(provider)
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("[providers.openai]\nimages = 1\n", "`images` must be true or false"),
+        ('[providers.openai.models."m"]\nimages = "yes"\n', "`images` must be true or false"),
+        ("[tools]\nmax_image_bytes = 10\n", "`max_image_bytes` must be an integer of at least"),
+        ("[skills]\ndirs = '.agents/skills'\n", "`dirs` must be a list of directory paths"),
+        ("[skills]\ndirs = ['../elsewhere']\n", "climbs out with `..`"),
+        ("[skills]\nplaces = []\n", "unknown key `places` in \\[skills\\]"),
+    ],
+)
+def test_image_and_skill_keys_are_checked(tmp_path: Path, text: str, problem: str) -> None:
+    with pytest.raises(ModelConfigError, match=problem):
+        load_settings(write(tmp_path, text))
+
+
+def test_skill_dirs_split_into_the_repositorys_and_the_users(tmp_path: Path) -> None:
+    from acp_server.tools.skill_places import SkillPlaces
+
+    assert load_settings(write(tmp_path, "")).skills == SkillPlaces()
+    settings = load_settings(write(tmp_path, f'[skills]\ndirs = ["team", "{tmp_path}", "~/s"]\n'))
+    assert settings.skills == SkillPlaces((Path("team"),), (tmp_path, Path("~/s").expanduser()))
+    assert settings.tools.max_image_bytes == 3_932_160

@@ -5,7 +5,6 @@ the shared HTTP behaviour (errors, retries, cut streams, cancellation, laziness)
 from __future__ import annotations
 
 import sys
-import time
 from collections.abc import AsyncIterator
 from contextlib import aclosing
 from typing import Any
@@ -32,7 +31,9 @@ from acp_server.models.http import HttpOptions, close_provider
 from acp_server.models.openai import OpenAIProvider
 from acp_server.models.spec import load_model
 from tests.support.providers import (
+    AN_HOUR,
     FAST,
+    HANG_GUARD_S,
     calls,
     close_all,
     collect,
@@ -437,13 +438,11 @@ async def test_plain_text_error_body_is_excerpted() -> None:
 async def test_429_with_retry_after_then_success() -> None:
     limited = json_reply(429, {"error": {"message": "slow down"}}, {"retry-after": "1"})
     async with serve(limited, recorded("openai_text")) as server:
-        started = time.monotonic()
         events = await collect(provider(server.url))
     assert texts(events) == "Hello! How can I help?"
     assert len(server.requests) == 2
     waited = server.requests[1].at - server.requests[0].at
-    assert 0.9 <= waited < 3.0, waited  # the 1 s the server asked for, not FAST's 10 ms
-    assert time.monotonic() - started < 5
+    assert waited >= 0.9, waited  # the 1 s the server asked for, not FAST's 10 ms
 
 
 async def test_retry_after_ms_is_honoured() -> None:
@@ -451,7 +450,7 @@ async def test_retry_after_ms_is_honoured() -> None:
     async with serve(limited, recorded("openai_text")) as server:
         await collect(provider(server.url))
     waited = server.requests[1].at - server.requests[0].at
-    assert 0.25 <= waited < 2.0, waited
+    assert waited >= 0.25, waited  # the 300 ms asked for, not FAST's 10 ms
 
 
 @pytest.mark.parametrize("status", [500, 502, 503, 504, 529])
@@ -519,38 +518,34 @@ async def test_read_timeout_between_chunks() -> None:
 
 async def test_slow_stream_cancelled_mid_chunk_closes_the_connection() -> None:
     reply = openai_chunks([chunk({"content": "first"}), chunk({"content": "never"})])
-    reply.delay = 30.0
+    reply.delay = AN_HOUR
     async with serve(reply) as server:
-        events, aborted_at, raised_at = await stream_until_aborted(provider(server.url), 0.3)
-        seen = server.requests[0]
-        with anyio.fail_after(2):
-            await seen.closed.wait()
+        # TurnAborted at all shows it came at once, not with the next chunk (an hour away).
+        events = await stream_until_aborted(provider(server.url), lambda seen: bool(seen))
+        with anyio.fail_after(HANG_GUARD_S):
+            await server.requests[0].closed.wait()  # the server saw the connection close
     assert texts(events) == "first"
-    assert raised_at - aborted_at < 0.1, "TurnAborted is raised at once, not at the next chunk"
-    assert seen.closed_at is not None
-    assert seen.closed_at - aborted_at < 0.5, "the server saw the connection close"
 
 
 @pytest.mark.parametrize("wait", ["head_delay", "first_delay"])
 async def test_cancel_before_the_first_event(wait: str) -> None:
     """Waiting for the status line, or for the first event after it: both stop at once."""
     reply = openai_chunks([chunk({"content": "late"})])
-    setattr(reply, wait, 30.0)
+    setattr(reply, wait, AN_HOUR)
     async with serve(reply) as server:
-        events, aborted_at, raised_at = await stream_until_aborted(provider(server.url), 0.2)
-        with anyio.fail_after(2):
+        events = await stream_until_aborted(provider(server.url), lambda _: bool(server.requests))
+        with anyio.fail_after(HANG_GUARD_S):
             await server.requests[0].closed.wait()
     assert events == []
-    assert raised_at - aborted_at < 0.1
     assert len(server.requests) == 1
 
 
 async def test_cancel_during_retry_backoff_stops_at_once() -> None:
     limited = json_reply(503, {}, {"retry-after": "30"})
     async with serve(limited, recorded("openai_text")) as server:
-        events, aborted_at, raised_at = await stream_until_aborted(provider(server.url), 0.3)
+        # Without the abort the retry 30 s later would succeed: the stream would end normally.
+        events = await stream_until_aborted(provider(server.url), lambda _: bool(server.requests))
     assert events == []
-    assert raised_at - aborted_at < 0.1
     assert len(server.requests) == 1, "no retry after the abort"
 
 
@@ -565,14 +560,14 @@ async def test_already_aborted_signal_sends_nothing() -> None:
 
 async def test_consumer_stopping_early_closes_the_connection() -> None:
     reply = openai_chunks([chunk({"content": "one"}), chunk({"content": "two"})])
-    reply.delay = 30.0
+    reply.delay = AN_HOUR
     async with serve(reply) as server:
         stream = provider(server.url).stream(request(), TurnCancellation().signal)
         async with aclosing(stream):
             async for event in stream:
                 assert isinstance(event, TextDelta)
                 break
-        with anyio.fail_after(2):
+        with anyio.fail_after(HANG_GUARD_S):
             await server.requests[0].closed.wait()
 
 

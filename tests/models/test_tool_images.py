@@ -213,3 +213,10 @@ async def test_tool_images_come_back_from_the_log_and_go_with_a_trimmed_body() -
     assert isinstance(item, ToolResultTurn) and item.images == [PNG]
     stub = trimmed(item)
     assert isinstance(stub, ToolResultTurn) and stub.images == []
+
+
+async def test_the_public_openai_api_and_anthropic_take_images_without_asking() -> None:
+    signal = TurnCancellation().signal
+    public = track(OpenAIProvider("gpt-4o", api_key="sk-test"))  # never contacted
+    assert await public.takes_images(signal)
+    assert await anthropic("http://127.0.0.1:9", None).takes_images(signal)

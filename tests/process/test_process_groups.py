@@ -102,7 +102,7 @@ async def test_kill_all_escalates_to_sigkill_after_its_grace(tmp_path: Path) -> 
 
 async def test_kill_all_with_nothing_running_returns_at_once() -> None:
     registry = ProcessRegistry()
-    with anyio.fail_after(1.0):
+    with anyio.fail_after(DEADLINE):  # a guard against a hang: nothing to wait for
         assert await registry.kill_all() == []
 
 

@@ -30,6 +30,8 @@ from tests.support.processes import (
     write_pids,
 )
 
+AN_HOUR = 3600.0
+
 pytestmark = [
     pytest.mark.anyio,
     pytest.mark.skipif(sys.platform == "win32", reason="POSIX process groups"),
@@ -173,11 +175,11 @@ async def test_invalid_utf8_is_replaced_not_raised(tmp_path: Path) -> None:
 async def test_a_timeout_stops_the_whole_group_with_sigterm(tmp_path: Path) -> None:
     pidfile = tmp_path / "pids"
     script = f"sleep 300 & a=$!; sleep 300 & b=$!; {write_pids(pidfile, '$$', '$a', '$b')}; wait"
-    result = await run_bounded(bash(script), tmp_path, signal=None, timeout=1.0, grace=10.0)
+    with anyio.fail_after(DEADLINE):  # the grace is an hour: only SIGTERM obeyed ends it
+        result = await run_bounded(bash(script), tmp_path, signal=None, timeout=1.0, grace=AN_HOUR)
     pids = await wait_for_pids(pidfile, within=DEADLINE)
     assert result.timed_out and not result.aborted
     assert result.posix_signal == SIGTERM  # respected SIGTERM: no need to wait out the grace
-    assert result.duration < 8.0
     assert result.survivors == []
     assert_gone(pids)
     assert group_members(pids[0]) == []
@@ -222,7 +224,7 @@ async def test_a_group_that_ignores_sigterm_dies_by_sigkill_after_the_grace(tmp_
     [result] = results
     assert result.aborted
     assert result.posix_signal == SIGKILL
-    assert 0.4 <= elapsed < 8.0
+    assert elapsed >= 0.4  # the grace was given (a lower bound: a slow machine cannot break it)
     assert result.survivors == []
     assert_gone(pids)
 
@@ -252,12 +254,12 @@ async def test_a_cancelled_caller_still_stops_and_reaps_the_group(tmp_path: Path
 async def test_background_children_left_after_a_normal_exit_are_killed(tmp_path: Path) -> None:
     # One keeps our stdout pipe open, one does not: both are stopped all the same.
     script = "sleep 300 & echo $!; sleep 300 >/dev/null 2>&1 & echo $!; exit 0"
-    result = await run_bounded(bash(script), tmp_path, signal=None, grace=5.0)
+    with anyio.fail_after(DEADLINE):  # the grace is an hour: only SIGTERM obeyed ends it
+        result = await run_bounded(bash(script), tmp_path, signal=None, grace=AN_HOUR)
     pids = [int(word) for word in result.stdout.split()]
     assert len(pids) == 2
     assert (result.exit_code, result.posix_signal) == (0, None)
     assert not (result.timed_out or result.aborted)
-    assert result.duration < 4.0  # the sleeps obeyed SIGTERM
     assert result.survivors == []
     assert_gone(pids)
 

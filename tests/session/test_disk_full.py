@@ -4,7 +4,7 @@ every flush that leaves records unsaved raises an error naming the file and the 
 
 In process, with `os.write`, `os.fsync` or `os.ftruncate` failing on cue (partial writes
 included, which a full disk really does). The real process on a real full file system is in
-tests/acp/test_disk_full_acp.py.
+tests/e2e/test_disk_full_acp.py.
 """
 
 from __future__ import annotations

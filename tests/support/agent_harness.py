@@ -15,8 +15,7 @@ from typing import Any
 import anyio
 from anyio.abc import TaskGroup
 
-from acp_server.agent.agent import Agent, AgentHandle, spawn_agent
-from acp_server.agent.initiator import current_initiator
+from acp_server.agent.agent import AgentHandle, spawn_agent
 from acp_server.agent.loop import AgentConfig
 from acp_server.agent.seams import (
     PromptSubmission,
@@ -80,15 +79,13 @@ def say(value: str) -> TextDelta:
 
 
 class Trace:
-    """Which seam ran, in order, with the signal it received and the initiator it saw."""
+    """Which seam ran, in order, with the signal it received."""
 
     def __init__(self) -> None:
         self.calls: list[tuple[str, TurnSignal]] = []
-        self.initiators: list[tuple[str, Agent | None]] = []
 
     def hit(self, seam: str, signal: TurnSignal) -> None:
         self.calls.append((seam, signal))
-        self.initiators.append((seam, current_initiator()))
 
     @property
     def names(self) -> list[str]:
@@ -169,14 +166,12 @@ class FakeModel:
         self._trace = trace
         self.requests: list[ModelRequest] = []
         self.signals: list[TurnSignal] = []
-        self.initiators: list[Agent | None] = []
 
     async def stream(
         self, request: ModelRequest, signal: TurnSignal
     ) -> AsyncGenerator[ModelEvent, None]:
         self.requests.append(request)
         self.signals.append(signal)
-        self.initiators.append(current_initiator())
         if self._trace is not None:
             self._trace.hit("model_stream", signal)
         response = self._responses.pop(0) if self._responses else self._default
@@ -210,7 +205,6 @@ class FakeTool:
         self._trace = trace
         self.runs: list[dict[str, Any]] = []
         self.finished: list[dict[str, Any]] = []
-        self.initiators: list[Agent | None] = []
 
     def locations(self, arguments: Mapping[str, Any]) -> list[Any]:
         return []
@@ -220,7 +214,6 @@ class FakeTool:
 
     async def run(self, arguments: Mapping[str, Any], signal: TurnSignal) -> ToolOutput:
         self.runs.append(dict(arguments))
-        self.initiators.append(current_initiator())
         if self._trace is not None:
             self._trace.hit("tool", signal)
         output = (

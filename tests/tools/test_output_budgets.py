@@ -168,8 +168,12 @@ def test_a_budget_leaves_room_for_the_closing_note() -> None:
 
 def test_the_config_file_sets_the_budget(tmp_path: Path) -> None:
     path = tmp_path / "config.toml"
-    path.write_text("[tools]\nmax_result_bytes = 8192\nmax_search_results = 50\n")
-    assert load_settings(path).tools == ToolBudget(max_result_bytes=8192, max_search_results=50)
+    path.write_text(
+        "[tools]\nmax_result_bytes = 8192\nmax_search_results = 50\nmax_checkpoint_bytes = 0\n"
+    )
+    assert load_settings(path).tools == ToolBudget(
+        max_result_bytes=8192, max_search_results=50, max_checkpoint_bytes=0
+    )
     assert load_settings(environ={"XDG_CONFIG_HOME": str(tmp_path / "none")}).tools == ToolBudget()
 
 
@@ -184,7 +188,11 @@ def test_the_config_file_sets_the_budget(tmp_path: Path) -> None:
         (
             "max_lines = 5",
             "unknown key `max_lines` in [tools]; expected max_result_bytes, "
-            "max_read_lines, max_search_results",
+            "max_read_lines, max_search_results, max_checkpoint_bytes, max_image_bytes",
+        ),
+        (
+            "max_checkpoint_bytes = -1",
+            "[tools] `max_checkpoint_bytes` must be an integer of at least 0",
         ),
     ],
 )

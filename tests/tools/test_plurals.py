@@ -43,7 +43,7 @@ async def test_tool_results_count_in_singular_and_plural(root: Path) -> None:
         f"Overwrote {root}/one.txt (2 lines, previously 1)"
     )
     assert (await run("edit_file", path="one.txt", old_text="b", new_text="c")).text == (
-        f"Edited {root}/one.txt at line 2: replaced 1 line with 1 line"
+        f"Edited {root}/one.txt at line 2: replaced 1 line with 1 line\nLine 2 now reads:\nc"
     )
     plan = await run("todo_write", entries=[{"content": "only step"}])
     assert (

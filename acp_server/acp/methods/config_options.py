@@ -14,7 +14,6 @@ from acp_protocol.session_config import SessionConfigOption, SessionModeState
 from acp_protocol.session_update import ConfigOptionUpdate, CurrentModeUpdate
 from acp_server.models.base import ModelConfigError
 from acp_server.rpc.peer import IncomingRequest
-from acp_server.session import records as rec
 from acp_server.tools.permissions import ModeInfo, ModeRefused, check_mode
 
 from ..context import BridgeContext
@@ -85,7 +84,7 @@ class SessionConfig:
             session.model.switch(spec)
         except (ModelConfigError, ValueError) as exc:
             raise invalid_params(str(exc)) from None
-        session.log.append(rec.ModelChange(model=spec, at=rec.utc_now()))
+        session.log.recorder.model_changed(spec)
 
     async def change_mode(self, session: AcpSession, mode: str) -> None:
         """Switch the permission mode, remember it, and tell the client both ways."""
@@ -94,7 +93,7 @@ class SessionConfig:
         except ModeRefused as exc:
             raise invalid_params(str(exc)) from None
         session.policy.mode = checked
-        session.log.append(rec.ModeChange(mode=checked, at=rec.utc_now()))
+        session.log.recorder.mode_changed(checked)
         await self.announce_mode(session)
 
     async def announce_mode(self, session: AcpSession) -> None:

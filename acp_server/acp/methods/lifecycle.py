@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from acp_protocol import errors
@@ -30,6 +29,8 @@ from acp_server.session.journal_format import (
     JournalLocked,
     is_session_id,
 )
+from acp_server.session.rewind import retained
+from acp_server.session.state import SessionState
 from acp_server.tools.permission_rules import workspace_key
 
 from ..child_sessions import child_histories, replay_with_children, shows_subagents
@@ -53,7 +54,7 @@ from ..system_prompt import Requested, requested_prompt
 from ..updates import SessionUpdates, shows_compactions
 from ..wiring import SessionWiring
 from .config_options import SessionConfig
-from .listing import derive_title, first_prompt_text
+from .listing import derive_title
 
 log = logging.getLogger(__name__)
 
@@ -93,7 +94,9 @@ class SessionMethods:
         updates = SessionUpdates(self.context.peer, session.id)
         compaction = shows_compactions(self.context.client_capabilities)
         plans = PlanView(shows_plan_operations(self.context.client_capabilities))
-        replayed = replay_updates(session.log.records, compaction=compaction, plans=plans)
+        replayed = replay_updates(
+            retained(session.log.records), compaction=compaction, plans=plans, cwd=session.cwd
+        )
         if shows_subagents(self.context.client_capabilities):
             # Each `task` call followed by its child's announcement and history.
             children = child_histories(self.wiring.store, session.id)
@@ -172,7 +175,7 @@ class SessionMethods:
         session = self.wiring.start(
             session_id, fork.cwd, extra_roots, list(fork.mcp_servers or []), point.records, journal
         )
-        session.title = derive_title(first_prompt_text(point.records))
+        session.title = derive_title(SessionState.of(point.records).first_prompt)
         apply_prompt(session, system_prompt)
         log.info("session %s forked from %s at %s", session_id, fork.session_id, point.turn_id)
         self._tell_after(request, session)
@@ -201,7 +204,7 @@ class SessionMethods:
             log.warning("closing the journal of %s after reading it failed: %s", session_id, exc)
         ids = self.context.options.ids
         if ids is not None:
-            ids.reserve(_record_ids(loaded.records))
+            ids.reserve(SessionState.of(loaded.records).ids)
         header = loaded.header
         return loaded.records, workspace_key(header.cwd, header.additional_directories)
 
@@ -263,11 +266,11 @@ class SessionMethods:
         if ids is not None:
             # Deterministic turn and message ids restart in every process: skip those the
             # journal already holds, so the session's next turn gets fresh ones.
-            ids.reserve(_record_ids(loaded.records))
+            ids.reserve(SessionState.of(loaded.records).ids)
         session = self.wiring.start(
             session_id, cwd, extra_roots, mcp_servers, loaded.records, loaded.journal
         )
-        session.title = derive_title(first_prompt_text(loaded.records))
+        session.title = derive_title(SessionState.of(loaded.records).first_prompt)
         return session
 
 
@@ -278,15 +281,6 @@ def apply_prompt(session: AcpSession, requested: Requested | None) -> None:
         return
     mode, text = requested
     text = cap_client_prompt(text)
-    session.log.append(rec.SystemPromptChange(mode=mode, text=text, at=rec.utc_now()))
+    session.log.recorder.system_prompt(mode, text)
     if session.client_prompt is not None:
         session.client_prompt.set(mode, text)
-
-
-def _record_ids(records: Sequence[rec.Record]) -> Iterator[str]:
-    """The turn and message ids that records hold."""
-    for record in records:
-        for name in ("turn_id", "message_id"):
-            value = getattr(record, name, None)
-            if isinstance(value, str):
-                yield value

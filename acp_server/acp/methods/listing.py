@@ -4,14 +4,12 @@ pages with an opaque cursor."""
 from __future__ import annotations
 
 import base64
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import msgspec
 
 from acp_protocol.session import ListSessionsRequest, ListSessionsResponse, SessionInfo
 from acp_server.rpc.peer import IncomingRequest
-from acp_server.session import records as rec
 from acp_server.session.journal import JournalStore
 
 from ..errors import invalid_params
@@ -49,14 +47,6 @@ def _leading_words(text: str, start: int, end: int) -> str:
         if stop == end or len(words) > TITLE_LENGTH:
             return words  # a word cut at `stop` lies beyond the title's length
         window *= 4
-
-
-def first_prompt_text(records: Sequence[rec.Record]) -> str | None:
-    """The text of the session's first prompt, if it has one."""
-    for record in records:
-        if isinstance(record, rec.UserMessage) and record.origin == "prompt":
-            return "\n".join(p.text for p in record.content if isinstance(p, rec.TextPart))
-    return None
 
 
 @dataclass

@@ -32,6 +32,7 @@ from ..context import BridgeContext
 from ..custom_commands import CommandUnreadable, custom_invocation, expand, refresh_commands
 from ..errors import no_model
 from ..mode_options import slash_command
+from ..rewind import RewindMethods
 from ..sessions import AcpSession
 from ..stop_reasons import stop_reason
 from ..updates import SessionUpdates
@@ -52,6 +53,16 @@ def wants_keep_inbox(meta: Any) -> bool:
         return False
     ours = meta.get(KEEP_INBOX_META)
     return isinstance(ours, dict) and ours.get("keepInbox") is True
+
+
+def refuse_while_rewinding(session: AcpSession) -> None:
+    """-32600 while a rewind of the session runs (acp/rewind.py): no turn may start then."""
+    if session.rewind is not None:
+        raise RpcError(
+            errors.INVALID_REQUEST,
+            "Invalid request",
+            "a rewind of this session is running: prompt again once it has answered",
+        )
 
 
 def stop_reason_for(result: TicketResult, error_detail: str | None = None) -> StopReason:
@@ -115,6 +126,7 @@ class PromptMethods:
     context: BridgeContext
     wiring: SessionWiring
     config: SessionConfig
+    rewinds: RewindMethods
 
     async def prompt(
         self, request: IncomingRequest, prompt: PromptRequest
@@ -123,8 +135,15 @@ class PromptMethods:
         text = "\n".join(p.text for p in prompt.prompt if isinstance(p, TextContent))
         offered = self.context.options.offered_models
         single = len(prompt.prompt) == 1
+        refuse_while_rewinding(session)
         scan = await refresh_commands(self.context, session, in_prompt=True)
+        if session.offer_skills is not None and any(c.skill for c in scan.commands.values()):
+            session.offer_skills()  # a skill appeared since the session started
+            session.offer_skills = None
         command = slash_command(text, offered) if single else None
+        if command is not None and command[0] == "rewind":
+            await self._say(session, await self.rewinds.command(request, session, command[1]))
+            return PromptResponse(stop_reason="end_turn")
         if command is not None and command[0] == "compact":
             return await self._compact(request, session, command[1])
         if command is not None:
@@ -146,6 +165,7 @@ class PromptMethods:
             raise no_model()
         await self.wiring.before_prompt(session)  # MCP servers still connecting
         parts = await read_resource_links(parts_from_prompt(prompt.prompt), session.policy.sandbox)
+        refuse_while_rewinding(session)  # again: one may have started during the awaits
         ticket = agent.followup(parts)
 
         # `$/cancel_request` for this prompt stops it alone: dropped if queued, aborted (queue
@@ -189,6 +209,8 @@ class PromptMethods:
             child.cancel(UserCancel())
             return
         session = self.context.sessions.get(cancel.session_id)
+        if session is not None and session.rewind is not None:
+            session.rewind.abort(UserCancel())  # a rewind runs only while no turn does
         if session is None or session.agent is None:
             return  # cancelling nothing is a no-op; a notification cannot be answered
         session.agent.cancel(UserCancel(), keep_inbox=wants_keep_inbox(cancel.meta))
@@ -201,6 +223,7 @@ class PromptMethods:
         agent = session.agent
         if agent is None:
             raise no_model()
+        refuse_while_rewinding(session)
         ticket = agent.compact(instructions or None)
 
         def stop_this_prompt() -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from acp_server.session.journal import JournalStore
 
 from ..context import BridgeContext
+from ..rewind import RewindMethods
 from ..wiring import SessionWiring
 from .config_options import SessionConfig
 from .lifecycle import SessionMethods
@@ -24,4 +25,5 @@ class RuntimeMethods:
         self.config = SessionConfig(context)
         self.sessions = SessionMethods(context, self.wiring, self.config)
         self.listing = SessionListing(store)
-        self.prompts = PromptMethods(context, self.wiring, self.config)
+        self.rewinds = RewindMethods(context)
+        self.prompts = PromptMethods(context, self.wiring, self.config, self.rewinds)

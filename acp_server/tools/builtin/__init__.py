@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from acp_server.tools.base import Tool
 from acp_server.tools.budget import ToolBudget
-from acp_server.tools.builtin.files import EditFile, ListDir, ReadFile, WriteFile
+from acp_server.tools.builtin.files import EditFile, ReadFile, WriteFile
+from acp_server.tools.builtin.list_dir import ListDir
 from acp_server.tools.builtin.plan import TodoWrite
 from acp_server.tools.builtin.ripgrep import Ripgrep
 from acp_server.tools.builtin.search import Glob, Grep
 from acp_server.tools.builtin.shell import Bash
 from acp_server.tools.builtin.web import WebFetch
+from acp_server.tools.checkpoints import Checkpoints
 from acp_server.tools.command_sandbox import CommandSandbox
 from acp_server.tools.web_access import WebFetchSettings
 from acp_server.tools.workspace import CommandRunner, FileAccess, Sandbox
@@ -43,11 +45,12 @@ def builtin_tools(
     command_sandbox: CommandSandbox | None = None,
     ripgrep: Ripgrep | None = None,
     web_fetch: WebFetchSettings | None = None,
+    checkpoints: Checkpoints | None = None,
 ) -> list[Tool]:
     """The built-in tools for one session, in the order the model is shown them, each shaping
     its results to fit `budget`. `ripgrep` runs grep's and glob's `rg` (registered with the
     server's process registry; by default with none); `web_fetch` is `[web_fetch]` of the
-    config file."""
+    config file; `checkpoints` keeps what write_file and edit_file replace (for a rewind)."""
     body, results = budget.body_bytes, budget.max_search_results
     ripgrep = ripgrep if ripgrep is not None else Ripgrep()
     return [
@@ -58,8 +61,8 @@ def builtin_tools(
             max_bytes=body,
             max_image_bytes=budget.max_image_bytes,
         ),
-        WriteFile(sandbox, files),
-        EditFile(sandbox, files),
+        WriteFile(sandbox, files, checkpoints),
+        EditFile(sandbox, files, checkpoints),
         ListDir(sandbox, max_entries=results, max_bytes=body),
         Glob(sandbox, max_results=results, max_bytes=body, ripgrep=ripgrep),
         Grep(sandbox, max_matches=results, max_bytes=body, ripgrep=ripgrep),

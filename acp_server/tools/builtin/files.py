@@ -1,36 +1,34 @@
-"""File tools: `read_file`, `write_file`, `edit_file`, `list_dir`.
+"""File tools: `read_file`, `write_file`, `edit_file` (`list_dir` is in `list_dir.py`).
 
 Reads and writes go through `FileAccess` (the client's editor buffers when it offers `fs/*`);
 what only the local disk can answer (does the file exist, is it a FIFO or a device, what is in
 a directory) is asked of the local disk, through the same link-refusing opens (`local_files`).
-
-Over 400 lines: the four file tools share the read, line and diff helpers above them.
 """
 
 from __future__ import annotations
 
-import heapq
 import os
 import stat
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Annotated, Any
 
 import msgspec
 
 from acp_server.cancellation import TurnSignal
+from acp_server.session.records import FileCheckpoint
 from acp_server.tools.base import Diff, Location, ToolKind, ToolOutput
-from acp_server.tools.budget import ToolBudget, utf8_size
+from acp_server.tools.budget import ToolBudget
 from acp_server.tools.builtin._common import (
     BuiltinTool,
     count_lines,
     failed,
-    fitting,
     plural,
     str_arg,
 )
-from acp_server.tools.builtin.near_miss import near_misses
+from acp_server.tools.builtin.near_miss import edited_lines, near_misses
+from acp_server.tools.checkpoints import Checkpoints
 from acp_server.tools.images import read_image
-from acp_server.tools.local_files import Stopped, in_thread, open_checked, special_kind, stopper
+from acp_server.tools.local_files import in_thread, special_kind
 from acp_server.tools.text_window import TextWindow
 from acp_server.tools.workspace import FileAccess, NotRegularFile, Sandbox
 
@@ -66,6 +64,13 @@ def local_state(path: str) -> str | None:
     if kind is not None:
         raise NotRegularFile(path, kind)
     return "dir" if stat.S_ISDIR(mode) else "file"
+
+
+async def _keep(
+    checkpoints: Checkpoints | None, path: str, content: str, signal: TurnSignal
+) -> list[FileCheckpoint]:
+    """The checkpoint of `path` before `content` is written there (none without a store)."""
+    return [] if checkpoints is None else [await checkpoints.keep(path, content, signal)]
 
 
 async def _read_existing(
@@ -253,9 +258,12 @@ class WriteFile(BuiltinTool[WriteFileArgs]):
         "additionalProperties": False,
     }
 
-    def __init__(self, sandbox: Sandbox, files: FileAccess) -> None:
+    def __init__(
+        self, sandbox: Sandbox, files: FileAccess, checkpoints: Checkpoints | None = None
+    ) -> None:
         super().__init__(sandbox)
         self.files = files
+        self.checkpoints = checkpoints
 
     def title(self, arguments: Mapping[str, Any]) -> str:
         path = str_arg(arguments, "path")
@@ -275,6 +283,7 @@ class WriteFile(BuiltinTool[WriteFileArgs]):
         if isinstance(old, ToolOutput):
             return old
         signal.raise_if_aborted()
+        kept = await _keep(self.checkpoints, path, args.content, signal)
         try:
             await self.files.write_text(path, args.content, signal)
         except OSError as exc:
@@ -286,7 +295,12 @@ class WriteFile(BuiltinTool[WriteFileArgs]):
             text = f"Wrote {path}: the content is unchanged ({lines})"
         else:
             text = f"Overwrote {path} ({lines}, previously {count_lines(old)})"
-        return ToolOutput(text, diffs=[Diff(path, old, args.content)], locations=[Location(path)])
+        return ToolOutput(
+            text,
+            diffs=[Diff(path, old, args.content)],
+            locations=[Location(path)],
+            checkpoints=kept,
+        )
 
 
 # edit_file -----------------------------------------------------------------------------------
@@ -333,9 +347,12 @@ class EditFile(BuiltinTool[EditFileArgs]):
         "additionalProperties": False,
     }
 
-    def __init__(self, sandbox: Sandbox, files: FileAccess) -> None:
+    def __init__(
+        self, sandbox: Sandbox, files: FileAccess, checkpoints: Checkpoints | None = None
+    ) -> None:
         super().__init__(sandbox)
         self.files = files
+        self.checkpoints = checkpoints
 
     def title(self, arguments: Mapping[str, Any]) -> str:
         path = str_arg(arguments, "path")
@@ -372,7 +389,8 @@ class EditFile(BuiltinTool[EditFileArgs]):
                 f"old_text was not found in {path}. It must match the file exactly, including "
                 "whitespace, indentation and line breaks."
                 f"{near_misses(content, old_text)}\n"
-                "Read the file again with read_file and copy the text to replace exactly."
+                "Call edit_file again with old_text copied exactly from the file (read it with "
+                "read_file if it is not shown above)."
             )
         if len(found) > 1:
             lines = ", ".join(str(line_of(content, index)) for index in found[:20])
@@ -384,6 +402,7 @@ class EditFile(BuiltinTool[EditFileArgs]):
             )
         index = found[0]
         updated = content[:index] + new_text + content[index + len(old_text) :]
+        kept = await _keep(self.checkpoints, path, updated, signal)
         try:
             await self.files.write_text(path, updated, signal)
         except OSError as exc:
@@ -392,106 +411,8 @@ class EditFile(BuiltinTool[EditFileArgs]):
         removed, added = count_lines(old_text), count_lines(new_text)
         return ToolOutput(
             f"Edited {path} at line {line}: replaced {plural(removed, 'line')} with "
-            f"{plural(added, 'line')}",
+            f"{plural(added, 'line')}{edited_lines(updated, line, max(added, 1))}",
             diffs=[Diff(path, content, updated)],
             locations=[Location(path, line)],
+            checkpoints=kept,
         )
-
-
-# list_dir ------------------------------------------------------------------------------------
-
-
-class ListDirArgs(msgspec.Struct, forbid_unknown_fields=True):
-    path: str | None = None
-
-
-def _list(path: str, check: Callable[[], None], keep: int) -> tuple[list[str], int]:
-    """The first `keep` entry names of the directory in sorted order (directories with a
-    trailing '/'), and how many entries it has. Memory follows `keep`, not the directory:
-    a heap keeps the smallest names while the scan streams past."""
-    fd = open_checked(path, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        scan = os.scandir(fd)
-    finally:
-        os.close(fd)  # scandir works on its own duplicate
-    total = 0
-
-    def names() -> Iterator[str]:
-        nonlocal total
-        with scan:
-            for entry in scan:
-                try:
-                    is_dir = entry.is_dir()
-                except OSError:
-                    is_dir = False
-                total += 1
-                if total % 10000 == 0:
-                    check()  # a directory of millions of entries must not outlive the turn
-                yield entry.name + "/" if is_dir else entry.name
-
-    return heapq.nsmallest(keep, names()), total
-
-
-class ListDir(BuiltinTool[ListDirArgs]):
-    name = "list_dir"
-    kind: ToolKind = "read"
-    args_type = ListDirArgs
-    parameters: Mapping[str, Any] = {
-        "type": "object",
-        "properties": {
-            "path": {
-                "type": "string",
-                "description": "The directory to list (default: the working directory).",
-            },
-        },
-        "required": [],
-        "additionalProperties": False,
-    }
-
-    def __init__(
-        self,
-        sandbox: Sandbox,
-        *,
-        max_entries: int = _DEFAULT.max_search_results,
-        max_bytes: int = _DEFAULT.body_bytes,
-    ) -> None:
-        super().__init__(sandbox)
-        self.max_entries = max_entries
-        self.max_bytes = max_bytes
-        self.description = (
-            "List the entries of a directory in the workspace (default: the working "
-            f"directory), sorted by name; directories end with '/'. At most {max_entries} "
-            "entries are shown. Use glob to find files by pattern across directories."
-        )
-
-    def title(self, arguments: Mapping[str, Any]) -> str:
-        return f"List {self.display(str_arg(arguments, 'path') or '.')}"
-
-    def locations(self, arguments: Mapping[str, Any]) -> Sequence[Location]:
-        return self.location_of(arguments, "path", self.sandbox.cwd)
-
-    async def call(self, args: ListDirArgs, signal: TurnSignal) -> ToolOutput:
-        path = self.check(args.path or self.sandbox.cwd)
-        try:
-            entries, total = await in_thread(_list, path, stopper(signal), self.max_entries)
-        except Stopped:
-            signal.raise_if_aborted()
-            raise
-        except FileNotFoundError:
-            return failed(f"Directory not found: {path}")
-        except NotADirectoryError:
-            return failed(f"{path} is a file, not a directory; use read_file to read it")
-        except OSError as exc:
-            return failed(f"Cannot list {path}: {exc.strerror or exc}")
-        signal.raise_if_aborted()
-        where = [Location(path)]
-        if not total:
-            return ToolOutput(f"{path} is empty", locations=where)
-        shown = fitting(entries, self.max_bytes - utf8_size(path))
-        text = f"{path}:\n" + "\n".join(shown)
-        if total > len(shown):
-            text += (
-                f"\n[showing {len(shown)} of {plural(total, 'entry', 'entries')}; use "
-                "glob with a pattern to find the others]"
-            )
-        return ToolOutput(text, locations=where)

@@ -1,10 +1,15 @@
-"""What `edit_file` shows when `old_text` is not in the file: where the model probably meant.
+"""What `edit_file` shows the model besides its verdict: where it probably meant when
+`old_text` is not in the file, and the edited lines as they now are when the edit applied.
 
 A whitespace-insensitive match of the whole `old_text` is shown with line numbers. Else the (at
 most three) lines most like its longest line are listed, and the best of them is shown again
 with the lines after it up to the next blank line (at most `BLOCK_LINES`), *without* line
 numbers, exactly as they are in the file: a small model that guessed the text (a parameter's
 name, say) can copy `old_text` from there instead of guessing again.
+
+After an edit, the new text and the `AFTER_LINES` lines after it are shown as they now are
+(at most `BLOCK_LINES`): a model that replaced a function's first line with a whole function
+sees the old body left below it.
 """
 
 from __future__ import annotations
@@ -14,7 +19,10 @@ from collections.abc import Sequence
 
 from acp_server.tools.builtin._common import plural
 
-__all__ = ["BLOCK_LINES", "near_misses"]
+__all__ = ["AFTER_LINES", "BLOCK_LINES", "edited_lines", "near_misses"]
+
+AFTER_LINES = 3
+"""Lines after an edit's new text that are shown with it."""
 
 BLOCK_LINES = 15
 """At most this many lines of the file are shown after the closest line (it included)."""
@@ -95,3 +103,24 @@ def near_misses(content: str, old_text: str) -> str:
     )
     closest = f"\nThe closest {'line' if len(best) == 1 else 'lines'} to {target!r}:\n{shown}"
     return closest + _block(file_lines, best[0][1], len(needle))
+
+
+def edited_lines(updated: str, first: int, new_lines: int) -> str:
+    """The lines from `first` (1-based): the edit's `new_lines` and `AFTER_LINES` more, within
+    `BLOCK_LINES` and `_BLOCK_CHARS`, as they now are; empty when the file ends before."""
+    file_lines = updated.split("\n")
+    wanted = file_lines[first - 1 : first - 1 + min(new_lines + AFTER_LINES, BLOCK_LINES)]
+    shown: list[str] = []
+    size = 0
+    for line in wanted:
+        if size + len(line) + 1 > _BLOCK_CHARS:
+            break
+        shown.append(line)
+        size += len(line) + 1
+    while shown and not shown[-1].strip():
+        shown.pop()
+    if not shown:
+        return ""
+    last = first + len(shown) - 1
+    where = f"Line {first} now reads" if last == first else f"Lines {first}-{last} now read"
+    return f"\n{where}:\n" + "\n".join(shown)

@@ -1,5 +1,6 @@
-"""The `skill` tool: the model loads one skill's `SKILL.md` body by name. Offered only to a
-session that has skills when it starts; the system prompt lists their names and descriptions
+"""The `skill` tool: the model loads one skill's `SKILL.md` body by name. Offered to a session
+that has skills, from its start or from the first prompt after a skill appeared (the bridge
+scans at every prompt); the system prompt lists their names and descriptions
 (`acp_server/agent/instructions.py`). Files are read as `tools/custom_commands.py` reads them.
 """
 
@@ -16,6 +17,7 @@ from acp_server.tools.base import ToolKind, ToolOutput
 from acp_server.tools.builtin._common import BuiltinTool, failed
 from acp_server.tools.custom_commands import CommandUnreadable, expand_command, scan_skills
 from acp_server.tools.printable import one_line
+from acp_server.tools.skill_places import SkillPlaces
 from acp_server.tools.workspace import Sandbox
 
 
@@ -40,16 +42,23 @@ class SkillTool(BuiltinTool[SkillArgs]):
         "additionalProperties": False,
     }
 
-    def __init__(self, sandbox: Sandbox, cwd: Path, user_dir: Path | None) -> None:
+    def __init__(
+        self,
+        sandbox: Sandbox,
+        cwd: Path,
+        user_dir: Path | None,
+        places: SkillPlaces = SkillPlaces(),  # noqa: B008 - frozen: one shared default is safe
+    ) -> None:
         super().__init__(sandbox)
         self._cwd = cwd
         self._user_dir = user_dir
+        self._places = places
 
     def title(self, arguments: Mapping[str, Any]) -> str:
         return f"Load skill {one_line(str(arguments.get('name', '')))[:60]}"
 
     async def call(self, args: SkillArgs, signal: TurnSignal) -> ToolOutput:
-        skills = scan_skills(self._cwd, self._user_dir).commands
+        skills = scan_skills(self._cwd, self._user_dir, self._places).commands
         skill = skills.get(args.name)
         if skill is None:
             known = ", ".join(sorted(skills)) or "none"

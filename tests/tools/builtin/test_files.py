@@ -10,7 +10,8 @@ import pytest
 from acp_server.cancellation import TurnCancellation, TurnSignal
 from acp_server.tools.base import Diff, Location
 from acp_server.tools.builtin import builtin_tools
-from acp_server.tools.builtin.files import ListDir, ReadFile
+from acp_server.tools.builtin.files import ReadFile
+from acp_server.tools.builtin.list_dir import ListDir
 from acp_server.tools.local_commands import LocalCommands
 from acp_server.tools.local_files import LocalFiles
 from tests.support.tool_workspace import SOURCE, Workspace
@@ -240,11 +241,11 @@ async def test_edit_file_missing_match_shows_the_closest_block_to_copy_from(
     shown = (
         "Lines 5-8 exactly as they are in the file (copy old_text from here, without line "
         'numbers):\ndef median(values):\n    """The median."""\n    ordered = sorted(values)\n'
-        "    return ordered[len(ordered) // 2]\nRead the file again"
+        "    return ordered[len(ordered) // 2]\nCall edit_file again"
     )
     assert shown in output.text
     # What it shows is copied as old_text: the edit then applies.
-    block = output.text.split("without line numbers):\n")[1].split("\nRead the file")[0]
+    block = output.text.split("without line numbers):\n")[1].split("\nCall edit_file again")[0]
     fixed = await ws.run("edit_file", path="stats.py", old_text=block, new_text="pass")
     assert not fixed.failed, fixed.text
 
@@ -255,4 +256,25 @@ async def test_edit_file_missing_match_block_is_bounded(ws: Workspace) -> None:
     output = await ws.run("edit_file", path="long.py", old_text="def f(lst):", new_text="")
     assert output.failed
     assert "Lines 1-15 exactly as they are" in output.text
-    assert "x13 = 13\nRead the file again" in output.text and "x14" not in output.text
+    assert "x13 = 13\nCall edit_file again" in output.text and "x14" not in output.text
+
+
+async def test_edit_file_shows_the_edited_lines_and_the_ones_after(ws: Workspace) -> None:
+    """What Qwen2.5-Coder-1.5B did in the e2e run: the first line of a function replaced by a
+    whole function. The result shows the new lines and the 3 after them, where the old body
+    now is."""
+    target = ws.file("stats.py", MEDIAN)
+    new = "def median(values):\n    return sorted(values)[len(values) // 2]"
+    output = await ws.run(
+        "edit_file", path="stats.py", old_text="def median(values):", new_text=new
+    )
+    assert not output.failed
+    assert output.text == (
+        f"Edited {target} at line 5: replaced 1 line with 2 lines\n"
+        "Lines 5-9 now read:\n"
+        "def median(values):\n"
+        "    return sorted(values)[len(values) // 2]\n"
+        '    """The median."""\n'
+        "    ordered = sorted(values)\n"
+        "    return ordered[len(ordered) // 2]"
+    )

@@ -14,7 +14,7 @@ from PIL import Image
 
 from acp_server.cancellation import TurnCancellation
 from acp_server.tools.builtin.files import ReadFile
-from acp_server.tools.images import MAX_SIDE, image_type
+from acp_server.tools.images import MAX_PIXELS, MAX_SIDE, image_type
 from acp_server.tools.local_files import LocalFiles
 from tests.support.tool_workspace import Workspace
 
@@ -75,6 +75,15 @@ async def test_an_image_with_too_many_pixels_a_side_fails(ws: Workspace) -> None
     (ws.root / "wide.png").write_bytes(data)
     out = await ws.run("read_file", path="wide.png")
     assert out.failed and f"more than {MAX_SIDE} a side" in out.text
+
+
+async def test_a_small_file_of_too_many_pixels_is_refused_before_decoding(ws: Workspace) -> None:
+    side = int(MAX_PIXELS**0.5) + 1  # flat colour: a small PNG, 100 MB decoded
+    data = image_bytes("PNG", (side, side))
+    assert len(data) < 200_000
+    (ws.root / "flat.png").write_bytes(data)
+    out = await ws.run("read_file", path="flat.png")
+    assert out.failed and f"more than {MAX_PIXELS:,} in all" in out.text
 
 
 async def test_an_image_over_the_cap_is_described_not_sent(ws: Workspace) -> None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import signal as signals
-import time
 
 import anyio
 import pytest
@@ -16,6 +15,9 @@ from tests.support.processes import existing
 from tests.support.tool_workspace import Workspace
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("module_subreaper")]
+
+HANG_GUARD_S = 60.0
+"""A guard against a hang only; the tests wait for events, not for time."""
 
 
 async def test_bash_output_and_exit_code(ws: Workspace) -> None:
@@ -34,12 +36,13 @@ async def test_bash_output_and_exit_code(ws: Workspace) -> None:
 
 
 async def test_bash_times_out(ws: Workspace) -> None:
-    started = time.monotonic()
-    output = await ws.run("bash", command="echo started; sleep 5", timeout_ms=300)
-    elapsed = time.monotonic() - started
+    pids_file = ws.root / "pids"
+    command = f"echo started; sleep 300 & echo $! > {pids_file}; wait"
+    with anyio.fail_after(HANG_GUARD_S):  # without the timeout the command runs 300 s
+        output = await ws.run("bash", command=command, timeout_ms=300)
     assert output.failed
     assert "timed out after 0.3 s" in output.text
-    assert elapsed < 3
+    assert existing([int(pids_file.read_text())]) == []
 
 
 async def test_bash_cancelled_by_the_signal_kills_the_whole_group(ws: Workspace) -> None:
@@ -48,16 +51,16 @@ async def test_bash_cancelled_by_the_signal_kills_the_whole_group(ws: Workspace)
     command += f"sleep 300 & echo $! >> {pids_file}; wait"
     cancellation = TurnCancellation()
 
-    async def cancel_soon() -> None:
-        await anyio.sleep(0.2)
+    async def cancel_once_all_started() -> None:
+        while not (pids_file.exists() and len(pids_file.read_text().split()) == 3):  # noqa: ASYNC110
+            await anyio.sleep(0.01)
         cancellation.abort(UserCancel())
 
-    started = time.monotonic()
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(cancel_soon)
-        with pytest.raises(TurnAborted):
-            await ws.run("bash", signal=cancellation.signal, command=command)
-    assert time.monotonic() - started < 3
+    with anyio.fail_after(HANG_GUARD_S):  # without the kill the command runs 300 s
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(cancel_once_all_started)
+            with pytest.raises(TurnAborted):
+                await ws.run("bash", signal=cancellation.signal, command=command)
     pids = [int(line) for line in pids_file.read_text().split()]
     assert len(pids) == 3
     alive = existing(pids)

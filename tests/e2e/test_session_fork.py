@@ -132,5 +132,10 @@ async def test_a_session_on_disk_forks_and_an_unknown_one_is_refused(tmp_path: P
         for sid, u in client.updates
         if sid == fork and u.session_update == "available_commands_update"
     ]
-    assert [c.name for c in commands[0].available_commands] == ["mode", "compact", "model"]
+    assert [c.name for c in commands[0].available_commands] == [
+        "mode",
+        "compact",
+        "rewind",
+        "model",
+    ]
     assert header(data, fork)["forked_from"] == source

@@ -16,7 +16,7 @@ from tests.support.agent_process import FrameLog, RecordingClient, running_agent
 
 pytestmark = pytest.mark.anyio
 
-ALL_COMMANDS = ["mode", "compact", "model"]
+ALL_COMMANDS = ["mode", "compact", "rewind", "model"]
 
 
 def configured(tmp_path: Path) -> tuple[dict[str, str], str]:

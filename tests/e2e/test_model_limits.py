@@ -132,7 +132,7 @@ async def test_a_tool_call_cut_by_the_output_limit_ends_max_tokens(tmp_path: Pat
             sid = await start(conn, tmp_path)
             response = await conn.prompt(session_id=sid, prompt=[text_block("read it")])
     assert response.stop_reason == "max_tokens"
-    # Shown while it was written (tests/acp/test_progress.py), it never ran: it ends failed.
+    # Shown while it was written (tests/e2e/test_progress.py), it never ran: it ends failed.
     [shown] = updates_of(client, "tool_call")
     assert shown.tool_call_id == "c1"
     assert [u.status for u in updates_of(client, "tool_call_update")][-1] == "failed"

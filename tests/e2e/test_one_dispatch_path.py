@@ -10,8 +10,18 @@ import os
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
+from acp_protocol.methods import METHODS, SESSION_FORK
+from acp_protocol.unstable import ForkSessionRequest
+from acp_server.acp.connection import REWIND_METHOD, AcpConnection
+from acp_server.acp.options import ServerOptions
+from acp_server.acp.rewind_params import RewindRequest
+from acp_server.models.script import echo_provider
+from acp_server.process import ProcessRegistry
+from acp_server.rpc.dispatch import Router
+from tests.support.memory import peer_harness
 from tests.support.raw_client import RawClient, raw_agent, text
 
 pytestmark = pytest.mark.anyio
@@ -137,6 +147,32 @@ async def test_a_secret_in_an_engine_routed_error_is_redacted_on_the_wire(
     wire = "\n".join(json.dumps(frame) for frame in client.received)
     assert KEY not in wire
     assert KEY.lower() not in wire.lower()
+
+
+OUTSIDE_THE_TABLE: dict[str, type] = {
+    SESSION_FORK: ForkSessionRequest,
+    REWIND_METHOD: RewindRequest,
+}
+
+
+async def test_each_route_decodes_into_its_methods_params_type(tmp_path: Path) -> None:
+    router = Router()
+    async with anyio.create_task_group() as tg, peer_harness(router) as (peer, client):
+        options = ServerOptions(data_dir=tmp_path, model=echo_provider())
+        table = AcpConnection(peer, tg, options, ProcessRegistry()).routes()
+        client.close_input()
+    routes = {**table.requests, **table.notifications}
+    assert {name for group in GROUPS.values() for name in group} <= set(table.requests)
+    for name, route in routes.items():
+        if name in OUTSIDE_THE_TABLE:  # unstable, or our extension: not in the stable table
+            assert route.params is OUTSIDE_THE_TABLE[name]
+            continue
+        spec = METHODS[name]
+        assert spec.direction == "agent", name
+        assert spec.is_notification == (name in table.notifications), name
+        # The table's type, or one widened by the newer surface (systemPrompt, capabilities).
+        assert issubclass(route.params, spec.params), (name, route.params)
+    assert table.early == {"initialize", "authenticate", "session/new"}
 
 
 @pytest.fixture

@@ -1,13 +1,23 @@
-"""How the real process ends, and that stdin of every kind and a full stdout are handled."""
+"""How the real process ends, and that stdin of every kind and a full stdout are handled.
+
+No test here times the exit: the server's own watchdog ends it `DISPOSE_DEADLINE` (2 s) after
+the client is gone whatever happens, so a 2 s bound here would fail exactly when that safety
+net works. A test waits for the exit under `HANG_GUARD_S` and shows what it claims by events:
+the server's log line saying it reacted, the children's pids gone. How fast the exit is, is a
+benchmark's business.
+"""
 
 from __future__ import annotations
 
+import array
 import contextlib
+import fcntl
 import json
 import os
 import signal
 import subprocess
 import sys
+import termios
 import time
 from pathlib import Path
 
@@ -16,13 +26,37 @@ import pytest
 from tests.support.agent_process import SERVER
 from tests.support.programs import NOISY_SERVER
 
+F_GETPIPE_SZ = getattr(fcntl, "F_GETPIPE_SZ", 1032)  # Linux; the constant is in Python 3.10+
+
 INITIALIZE = b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}\n'
+HANG_GUARD_S = 30.0
+"""Only a server that never exits takes this long; it is no measure of speed."""
 
 
-def spawn(stdin: int | None = subprocess.PIPE, *args: str) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(
-        [SERVER, *args], stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE
-    )
+def spawn(
+    stdin: int | None = subprocess.PIPE, *args: str, log: Path | None = None
+) -> subprocess.Popen[bytes]:
+    """The server; with `log`, at log level info with its stderr in that file (read by
+    `wait_for_log`; a pipe nobody reads could fill and stall the server)."""
+    if log is None:
+        return subprocess.Popen(
+            [SERVER, *args], stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+    with log.open("wb") as stderr:
+        return subprocess.Popen(
+            [SERVER, "--log-level", "info", *args],
+            stdin=stdin,
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+        )
+
+
+def wait_for_log(log: Path, text: str) -> None:
+    """Until the server has logged `text` (polls the file; fails after `HANG_GUARD_S`)."""
+    deadline = time.monotonic() + HANG_GUARD_S
+    while text not in log.read_text(errors="replace"):
+        assert time.monotonic() < deadline, f"the server never logged {text!r}"
+        time.sleep(0.02)
 
 
 def read_frame(proc: subprocess.Popen[bytes]) -> dict[str, object]:
@@ -80,37 +114,40 @@ def test_stdin_tty_is_read_and_sigint_on_a_terminal_stops_the_server() -> None:
             os.write(leader, INITIALIZE)
             assert read_frame(proc)["id"] == 0
             proc.send_signal(signal.SIGINT)
-            assert wait_exit(proc, 3) == 0
+            assert wait_exit(proc, HANG_GUARD_S) == 0
         finally:
             os.close(leader)
 
 
-def test_sigint_on_pipes_is_ignored() -> None:
-    with spawn() as proc:
+def test_sigint_on_pipes_is_ignored(tmp_path: Path) -> None:
+    log = tmp_path / "stderr.log"
+    with spawn(log=log) as proc:
         assert proc.stdin is not None
         proc.stdin.write(INITIALIZE)
         proc.stdin.flush()
         assert read_frame(proc)["id"] == 0
         proc.send_signal(signal.SIGINT)
-        time.sleep(0.3)
+        wait_for_log(log, f"ignoring signal {int(signal.SIGINT)}")  # the handler has run
         assert proc.poll() is None, "SIGINT from a pipe client's terminal must not kill us"
         proc.stdin.write(INITIALIZE.replace(b'"id":0', b'"id":1'))
         proc.stdin.flush()
         assert read_frame(proc)["id"] == 1
         proc.stdin.close()
-        assert wait_exit(proc, 5) == 0
+        assert wait_exit(proc, HANG_GUARD_S) == 0
 
 
-def test_sigterm_while_a_read_blocks_exits_0_within_2_s() -> None:
-    with spawn() as proc:
+def test_sigterm_while_a_read_blocks_exits_0(tmp_path: Path) -> None:
+    log = tmp_path / "stderr.log"
+    with spawn(log=log) as proc:
         assert proc.stdin is not None
         proc.stdin.write(INITIALIZE)
         proc.stdin.flush()
         read_frame(proc)  # stdin stays open with nothing to read
-        started = time.monotonic()
         proc.send_signal(signal.SIGTERM)
-        assert wait_exit(proc, 5) == 0
-        assert time.monotonic() - started < 2.0
+        assert wait_exit(proc, HANG_GUARD_S) == 0
+    # The event loop took the signal while the read was pending (a blocked loop never would,
+    # and no watchdog would start: the watchdog is started by this very step).
+    assert "client gone (SIGTERM): disposing" in log.read_text()
 
 
 def test_client_closing_our_stdout_while_idle_ends_the_process() -> None:
@@ -120,13 +157,14 @@ def test_client_closing_our_stdout_while_idle_ends_the_process() -> None:
         proc.stdin.flush()
         read_frame(proc)
         proc.stdout.close()  # the client is gone; stdin stays open, so no EOF tells us
-        assert wait_exit(proc, 5) == 0
+        assert wait_exit(proc, HANG_GUARD_S) == 0
 
 
-def test_sigterm_with_a_full_unread_stdout_still_exits_promptly() -> None:
+def test_sigterm_with_a_full_unread_stdout_still_exits(tmp_path: Path) -> None:
     # 20,000 bad lines produce far more error output than a pipe holds; nobody reads it. A
     # writer that blocked the event loop could not react to SIGTERM.
-    with spawn() as proc:
+    log = tmp_path / "stderr.log"
+    with spawn(log=log) as proc:
         assert proc.stdin is not None
         # Started first: a SIGTERM before the server has its handler would just kill it (on a
         # loaded machine start-up takes longer than the pause below).
@@ -137,11 +175,30 @@ def test_sigterm_with_a_full_unread_stdout_still_exits_promptly() -> None:
         payload = b"x\n" * 20_000
         with contextlib.suppress(BlockingIOError):
             proc.stdin.write(payload)
-        time.sleep(0.5)
-        started = time.monotonic()
+        wait_until_full(proc)
         proc.send_signal(signal.SIGTERM)
-        assert wait_exit(proc, 5) == 0
-        assert time.monotonic() - started < 2.5
+        assert wait_exit(proc, HANG_GUARD_S) == 0
+    assert "client gone (SIGTERM): disposing" in log.read_text()
+
+
+def wait_until_full(proc: subprocess.Popen[bytes]) -> None:
+    """Until the server's stdout pipe is at least half full. Its writer has megabytes more
+    to write and nobody reads, so from here the pipe fills and the writer waits (a full pipe
+    may still hold less than its capacity: a write that does not fit in a page's rest takes a
+    new page)."""
+    assert proc.stdout is not None
+    fd = proc.stdout.fileno()
+    capacity = fcntl.fcntl(fd, F_GETPIPE_SZ)
+    deadline = time.monotonic() + HANG_GUARD_S
+    while (pending := _unread(fd)) < capacity // 2:
+        assert time.monotonic() < deadline, f"stdout never filled: {pending} of {capacity}"
+        time.sleep(0.02)
+
+
+def _unread(fd: int) -> int:
+    buffer = array.array("i", [0])
+    fcntl.ioctl(fd, termios.FIONREAD, buffer)
+    return buffer[0]
 
 
 def test_stray_print_and_child_output_never_reach_the_protocol_stream() -> None:
@@ -161,7 +218,7 @@ def test_stray_print_and_child_output_never_reach_the_protocol_stream() -> None:
         assert noise in proc.stderr
 
 
-def test_sigterm_during_a_running_tool_reaps_its_processes_within_2_s(tmp_path: Path) -> None:
+def test_sigterm_during_a_running_tool_reaps_its_processes(tmp_path: Path) -> None:
     pids = tmp_path / "pids"
     command = f"sleep 300 & echo $! >> {pids}; sleep 300 & echo $! >> {pids}; wait"
     model = tmp_path / "model.json"
@@ -193,15 +250,13 @@ def test_sigterm_during_a_running_tool_reaps_its_processes_within_2_s(tmp_path: 
             + b"\n"
         )
         proc.stdin.flush()
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + HANG_GUARD_S
         while not (pids.exists() and len(pids.read_text().split()) == 2):
             assert time.monotonic() < deadline, "the tool never started its processes"
             time.sleep(0.02)
         children = [int(p) for p in pids.read_text().split()]
-        started = time.monotonic()
         proc.send_signal(signal.SIGTERM)
-        assert wait_exit(proc, 5) == 0
-        assert time.monotonic() - started < 2.0
+        assert wait_exit(proc, HANG_GUARD_S) == 0
     for pid in children:
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)

@@ -88,7 +88,7 @@ def test_a_client_that_never_reads_cannot_grow_the_agent_and_gets_every_answer_l
             progress.clear()
             if not progress.wait(STALLED_S):
                 break
-        stalled_at = written
+        written_by_the_stall = written
         peak = peak_rss_mib(agent.pid)
 
         answered: dict[int, int] = {}
@@ -105,6 +105,6 @@ def test_a_client_that_never_reads_cannot_grow_the_agent_and_gets_every_answer_l
         agent.wait()
         agent.stdout.close()
 
-    assert stalled_at < REQUESTS, "the agent read the whole flood without pushing back"
+    assert written_by_the_stall < REQUESTS, "the agent read the whole flood without pushing back"
     assert peak < PEAK_BOUND_MIB, f"peak RSS {peak:.1f} MiB with a client that never reads"
     assert len(answered) == REQUESTS and set(answered.values()) == {1}

@@ -12,7 +12,7 @@ import anyio
 import pytest
 from acp import text_block
 
-from tests.acp.test_model_limits import (
+from tests.e2e.test_model_limits import (
     WINDOW_4096,
     chat_bodies,
     chunk,

@@ -17,6 +17,8 @@ from tests.support.scripted_model import script
 pytestmark = pytest.mark.anyio
 
 STREAM_FOREVER = [{"text": "tick ", "repeat": 100_000, "delay_ms": 5}]
+HANG_GUARD_S = 30.0
+"""Only a server that never exits takes this long; it is no measure of speed."""
 
 
 @asynccontextmanager
@@ -98,9 +100,9 @@ async def test_cancel_mid_stream_answers_cancelled_with_no_update_after(tmp_path
             tg.start_soon(ask)
             await wait_for_updates(client, 3)
             await conn.cancel(session_id=sid)
-        await anyio.sleep(0.3)  # anything written late would arrive now
         assert responses[0].stop_reason == "cancelled"
-        assert updates_after_response(frames, prompt_ids(frames)[0]) == []
+    # The harness reads until the agent closes its output: anything written late is here.
+    assert updates_after_response(frames, prompt_ids(frames)[0]) == []
 
 
 async def test_idle_cancel_is_a_no_op_and_the_next_prompt_completes(tmp_path: Path) -> None:
@@ -257,6 +259,6 @@ async def test_sigterm_during_a_turn_answers_cancelled_and_exits(tmp_path: Path)
             tg.start_soon(ask)
             await wait_for_updates(client, 2)
             process.terminate()
-        with anyio.fail_after(3):
+        with anyio.fail_after(HANG_GUARD_S):  # a guard against a hang, not a speed bound
             assert await process.wait() == 0
     assert responses[0].stop_reason == "cancelled"

@@ -22,7 +22,7 @@ pytestmark = [
     pytest.mark.skipif(sys.platform != "linux", reason="FIFOs and links as on Linux"),
 ]
 
-BUILTINS = ["mode", "compact", "model"]
+BUILTINS = ["mode", "compact", "rewind", "model"]
 
 
 def updates_of(frames: FrameLog, kind: str) -> list[dict[str, Any]]:

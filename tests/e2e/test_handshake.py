@@ -39,11 +39,11 @@ async def test_initialize_answers_version_1_and_describes_the_agent() -> None:
         "close": {},
         "delete": {},
         "fork": {},  # unstable schema's session/fork
-        # append and override (tests/acp/test_client_system_prompt.py)
+        # append and override (tests/e2e/test_client_system_prompt.py)
         "systemPrompt": {"mode": {"override": {}}},
     }
     assert raw["promptCapabilities"] == {"image": True, "embeddedContext": True}
-    # stdio always; streamable HTTP and SSE tested (tests/acp/test_mcp_sse_acp.py)
+    # stdio always; streamable HTTP and SSE tested (tests/e2e/test_mcp_sse_acp.py)
     assert raw["mcpCapabilities"] == {"http": True, "sse": True}
     # No model configured, no terminal auth: the one `agent` method says how to configure one.
     assert [m.id for m in response.auth_methods] == ["configure-model"]
@@ -115,7 +115,7 @@ async def test_every_frame_of_a_session_is_schema_valid(tmp_path: Path) -> None:
     update = frames.received[2]["params"]["update"]
     assert update["sessionUpdate"] == "available_commands_update"
     # No model: no /model.
-    assert [c["name"] for c in update["availableCommands"]] == ["mode", "compact"]
+    assert [c["name"] for c in update["availableCommands"]] == ["mode", "compact", "rewind"]
 
 
 TERMINAL_SETUP = {

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from acp import text_block
 
-from tests.acp.test_model_limits import (
+from tests.e2e.test_model_limits import (
     WINDOW_16K,
     chat_bodies,
     environment,

@@ -28,8 +28,9 @@ pytestmark = [
 ]
 
 WAIT_S = 20.0
-EXIT_S = 2.0 + 3.0
-"""The agent's promise (exit within 2 s of SIGTERM) plus slack for a loaded machine."""
+EXIT_S = 30.0
+"""A guard against a hung agent, no bound on its speed: the exit within 2 s of SIGTERM is
+the agent's own watchdog's promise, and a bound near it would fail when the watchdog works."""
 TIMEOUT_MS = 4000
 """The bash timeout in the timeout case: long enough for the escapee to start first."""
 

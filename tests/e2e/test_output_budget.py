@@ -11,7 +11,7 @@ import pytest
 from acp import text_block
 
 from acp_server.models.output import DEFAULT_OUTPUT_TOKENS
-from tests.acp.test_model_limits import chat_bodies, chunk, environment, start, text_reply
+from tests.e2e.test_model_limits import chat_bodies, chunk, environment, start, text_reply
 from tests.support.agent_process import running_agent
 from tests.support.sse_server import openai_chunks, serve
 

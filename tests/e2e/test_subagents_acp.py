@@ -32,6 +32,8 @@ pytestmark = [
 
 SANDBOXED = {"ACP_SERVER_SANDBOXED": "1"}
 WAIT_S = 10.0
+HANG_GUARD_S = 30.0
+"""Only a server that never exits takes this long; it is no measure of speed."""
 
 
 class Client(RecordingClient):
@@ -209,11 +211,11 @@ async def test_shutting_the_server_down_disposes_the_child(tmp_path: Path) -> No
 
             tg.start_soon(ask)
             child_pid = await wait_for_pid(pidfile)
-            started = anyio.current_time()
             process.terminate()
-            with anyio.fail_after(5):
+            # No bound on how fast: the server's own 2 s watchdog guarantees the exit; the
+            # journals below show the orderly disposal ran (the watchdog would leave no end).
+            with anyio.fail_after(HANG_GUARD_S):
                 assert await process.wait() == 0
-            assert anyio.current_time() - started < 2.0
             tg.cancel_scope.cancel()
     assert not alive(child_pid)
     parent_end = [r for r in journal(data, sid) if r.get("type") == "turn/end"]

@@ -2,7 +2,8 @@
 OpenAI-compatible server (tests/support/context_window_server.py) that reports
 `modalities.vision` in `/props` like llama.cpp: a vision model's next request carries the image
 after the tool result, a model without vision gets the description and a note (the server is
-asked once), the config file's `images` key wins over the server, the client sees the image in
+asked once), the config file's `images` key wins over the server, Anthropic gets the image
+inside the `tool_result` (a local fake Messages server), the client sees the image in
 the `tool_call_update` (every frame checked against the schema), the journal holds the base64
 once, and `session/load` replays the image."""
 
@@ -20,6 +21,7 @@ from PIL import Image
 from acp_server.models.images import IMAGE_NOT_SENT
 from tests.support.agent_process import running_agent
 from tests.support.context_window_server import ContextWindowServer
+from tests.support.sse_server import anthropic_events, serve
 
 pytestmark = pytest.mark.anyio
 
@@ -125,3 +127,59 @@ async def test_the_config_key_wins_over_the_server(tmp_path: Path) -> None:
             assert done.stop_reason == "end_turn"
     assert all(b64 not in str(chat.body) for chat in server.chats())
     assert IMAGE_NOT_SENT in str(server.chats("text")[-1].body)
+
+
+def _anthropic_events(events: list[dict[str, Any]]) -> Any:
+    start = {"type": "message_start", "message": {"usage": {"input_tokens": 3, "output_tokens": 1}}}
+    return anthropic_events([start, *events, {"type": "message_stop"}])
+
+
+def _stop(reason: str) -> dict[str, Any]:
+    return {
+        "type": "message_delta",
+        "delta": {"stop_reason": reason},
+        "usage": {"output_tokens": 1},
+    }
+
+
+async def test_anthropic_gets_the_image_inside_the_tool_result(tmp_path: Path) -> None:
+    cwd, env, _, b64 = workspace(tmp_path)
+    read = [
+        {
+            "type": "content_block_start",
+            "index": 0,
+            "content_block": {
+                "type": "tool_use",
+                "id": "toolu_1",
+                "name": "read_file",
+                "input": {},
+            },
+        },
+        {
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": {"type": "input_json_delta", "partial_json": '{"path": "pic.png"}'},
+        },
+        {"type": "content_block_stop", "index": 0},
+        _stop("tool_use"),
+    ]
+    answer = [
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "A"}},
+        {"type": "content_block_stop", "index": 0},
+        _stop("end_turn"),
+    ]
+    async with serve(_anthropic_events(read), _anthropic_events(answer)) as server:
+        env.update({"ANTHROPIC_BASE_URL": server.url, "ANTHROPIC_API_KEY": "sk-ant-test"})
+        args = ["--model", "anthropic:claude-x", "--data-dir", str(tmp_path / "data")]
+        async with running_agent(*args, env=env) as (conn, _, _, _):
+            await conn.initialize(protocol_version=1)
+            sid = (await conn.new_session(cwd=str(cwd), mcp_servers=[])).session_id
+            done = await conn.prompt(session_id=sid, prompt=[text_block("look")])
+        assert done.stop_reason == "end_turn"
+        [result] = server.requests[1].json()["messages"][-1]["content"]
+    assert result["type"] == "tool_result" and result["tool_use_id"] == "toolu_1"
+    assert result["content"][1] == {
+        "type": "image",
+        "source": {"type": "base64", "media_type": "image/png", "data": b64},
+    }

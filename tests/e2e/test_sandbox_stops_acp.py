@@ -24,8 +24,9 @@ pytestmark = [
     needs_bwrap,
 ]
 
-EXIT_S = 10.0
-"""The agent's promise (exit within 2 s of SIGTERM) plus slack for a loaded machine."""
+EXIT_S = 30.0
+"""A guard against a hung agent, no bound on its speed: the exit within 2 s of SIGTERM is
+the agent's own watchdog's promise, and a bound near it would fail when the watchdog works."""
 
 
 def tree(ws: Path, escapee: Escapee) -> str:

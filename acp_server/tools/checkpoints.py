@@ -1,0 +1,267 @@
+"""File checkpoints: what the file tools' writes replaced, kept content-addressed in the data
+dir, and putting it back for a rewind.
+
+Before `write_file` or `edit_file` changes a file, `Checkpoints.keep` copies the bytes it held
+into ``<data dir>/checkpoints/<aa>/<sha256>`` (one file per distinct content, written whole
+and renamed into place) and returns the `FileCheckpoint` the tool's result carries into the
+journal. A file larger than the cap (`[tools] max_checkpoint_bytes`), or one that is not a
+regular file, is not kept: the checkpoint says why, and a rewind leaves that file alone.
+
+Restoring (`plan_restore`, `apply`, `undo`) works on the resolved paths the tools wrote, with
+the same link-refusing opens as the tools (`local_files.open_checked`): a file that became a
+symbolic link, a FIFO or a directory, or that no longer holds what the agent wrote (edited
+outside the agent), is reported and never touched.
+See docs/rfc/implemented/feature/2026-12-02-checkpoints-and-rewind.md.
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import os
+import secrets
+import stat
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from acp_server.cancellation import TurnSignal
+from acp_server.session.records import FileCheckpoint
+from acp_server.session.rewind import FileChange
+from acp_server.tools.local_files import (
+    CHUNK_BYTES,
+    in_thread,
+    open_checked,
+    special_kind,
+)
+from acp_server.tools.workspace import NotRegularFile, PathChanged, PathRefused, Sandbox
+
+CHECKPOINTS_DIR = "checkpoints"
+"""Where, under the data dir, the file checkpoints are kept."""
+
+DEFAULT_MAX_CHECKPOINT_BYTES = 4 << 20
+"""The largest file whose previous content is kept (`[tools] max_checkpoint_bytes`)."""
+
+RESTORE_MAX_BYTES = 64 << 20
+"""The largest current file a rewind reads to see whether it still holds the agent's write."""
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+class CheckpointStore:
+    """Content-addressed blobs under `root` (``<root>/<aa>/<sha256>``)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def path_of(self, digest: str) -> Path:
+        return self.root / digest[:2] / digest
+
+    def put(self, data: bytes) -> str:
+        """Keep `data` (once per content); its SHA-256. Written whole, then renamed in."""
+        digest = sha256(data)
+        target = self.path_of(digest)
+        if target.is_file():
+            return digest
+        target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        temporary = target.with_name(f".{digest}.{secrets.token_hex(4)}.tmp")
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(temporary, target)
+        return digest
+
+    def get(self, digest: str) -> bytes:
+        """The blob `digest`; OSError when it is missing, ValueError when it was altered."""
+        data = self.path_of(digest).read_bytes()
+        if sha256(data) != digest:
+            raise ValueError(f"the checkpoint {self.path_of(digest)} does not match its name")
+        return data
+
+
+def _read_regular(path: str, limit: int) -> bytes | None:
+    """The regular file at resolved `path` (None when absent), never following a link;
+    EFBIG when larger than `limit`. Raises PathChanged, NotRegularFile, IsADirectoryError."""
+    try:
+        fd = open_checked(path, os.O_RDONLY)
+    except FileNotFoundError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise IsADirectoryError(errno.EISDIR, "is a directory", path)
+        if info.st_size > limit:
+            raise OSError(errno.EFBIG, f"it is {info.st_size} bytes")
+        data = bytearray()
+        while chunk := os.read(fd, CHUNK_BYTES):
+            data += chunk
+            if len(data) > limit:
+                raise OSError(errno.EFBIG, f"it grew past {limit} bytes while being read")
+        return bytes(data)
+    finally:
+        os.close(fd)
+
+
+class Checkpoints:
+    """Keeps the previous content of the files one session's file tools write."""
+
+    def __init__(self, store: CheckpointStore, max_bytes: int = DEFAULT_MAX_CHECKPOINT_BYTES):
+        self.store = store
+        self.max_bytes = max_bytes
+
+    def capture(self, path: str, written: bytes) -> FileCheckpoint:
+        """The checkpoint of resolved `path` before `written` replaces it (runs in a thread)."""
+        after = sha256(written)
+        try:
+            before = _read_regular(path, self.max_bytes)
+        except (PathChanged, NotRegularFile) as exc:
+            return FileCheckpoint(path=path, after=after, skipped=str(exc))
+        except IsADirectoryError:
+            return FileCheckpoint(path=path, after=after, skipped="it was a directory")
+        except OSError as exc:
+            if exc.errno == errno.EFBIG:
+                return FileCheckpoint(
+                    path=path,
+                    after=after,
+                    skipped=f"{exc.strerror}, over the checkpoint cap of {self.max_bytes} bytes "
+                    "([tools] max_checkpoint_bytes)",
+                )
+            return FileCheckpoint(path=path, after=after, skipped=f"unreadable: {exc}")
+        if before is None:
+            return FileCheckpoint(path=path, after=after)
+        try:
+            digest = self.store.put(before)
+        except OSError as exc:
+            return FileCheckpoint(path=path, after=after, skipped=f"not stored: {exc}")
+        return FileCheckpoint(path=path, before=digest, after=after)
+
+    async def keep(self, path: str, content: str, signal: TurnSignal) -> FileCheckpoint:
+        """Keep what resolved `path` holds before a tool writes `content` there."""
+        signal.raise_if_aborted()
+        return await in_thread(self.capture, path, content.encode("utf-8"))
+
+
+# --- restoring -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Restore:
+    """One file a rewind puts back: `data` (None: remove the file) replaces `current`."""
+
+    path: str
+    data: bytes | None
+    current: bytes
+
+
+@dataclass(frozen=True)
+class Keep:
+    """One file a rewind leaves as it is, and why."""
+
+    path: str
+    reason: str
+    kept_at: str | None = None
+
+
+def _plan_one(
+    change: FileChange, store: CheckpointStore, sandbox: Sandbox, since: str
+) -> Restore | Keep | None:
+    """What to do with one changed file (None: it already holds its content before)."""
+    saved = str(store.path_of(change.before)) if change.before is not None else None
+    if change.skipped is not None:
+        return Keep(change.path, f"its content before was not kept: {change.skipped}")
+    if not sandbox.contains(change.path):
+        return Keep(change.path, "it is outside the session's workspace roots", saved)
+    try:
+        current = _read_regular(change.path, RESTORE_MAX_BYTES)
+    except PathChanged:
+        return Keep(change.path, "it is now (or lies behind) a symbolic link; not followed", saved)
+    except NotRegularFile as exc:
+        return Keep(change.path, f"it is now a {exc}", saved)
+    except IsADirectoryError:
+        return Keep(change.path, "it is now a directory", saved)
+    except OSError as exc:
+        return Keep(change.path, f"it cannot be read now: {exc.strerror or exc}", saved)
+    now = None if current is None else sha256(current)
+    if now == change.before:
+        return None
+    if now != change.after:
+        what = "removed" if current is None else "changed"
+        return Keep(change.path, f"it was {what} outside the agent since {since}", saved)
+    assert current is not None
+    if change.before is None:
+        return Restore(change.path, None, current)
+    try:
+        data = store.get(change.before)
+    except (OSError, ValueError) as exc:
+        return Keep(change.path, f"its checkpoint cannot be read: {exc}", saved)
+    return Restore(change.path, data, current)
+
+
+def plan_restore(
+    changes: Sequence[FileChange], store: CheckpointStore, sandbox: Sandbox, since: str
+) -> tuple[list[Restore], list[Keep], list[str]]:
+    """Files to put back, files to leave (with why), and files already as they were (runs in
+    a thread: it reads every changed file)."""
+    restores: list[Restore] = []
+    keeps: list[Keep] = []
+    unchanged: list[str] = []
+    for change in changes:
+        step = _plan_one(change, store, sandbox, since)
+        if step is None:
+            unchanged.append(change.path)
+        elif isinstance(step, Keep):
+            keeps.append(step)
+        else:
+            restores.append(step)
+    return restores, keeps, unchanged
+
+
+def _write(path: str, data: bytes) -> None:
+    fd = open_checked(path, os.O_WRONLY | os.O_CREAT, make_parents=True)
+    try:
+        os.ftruncate(fd, 0)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)
+
+
+def _remove(path: str) -> None:
+    parent, name = os.path.split(path)
+    fd = open_checked(parent, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        info = os.stat(name, dir_fd=fd, follow_symlinks=False)
+        if not stat.S_ISREG(info.st_mode):
+            kind = special_kind(info.st_mode) or "directory or link"
+            raise NotRegularFile(path, kind)
+        os.unlink(name, dir_fd=fd)
+    finally:
+        os.close(fd)
+
+
+def apply(step: Restore) -> None:
+    """Put one file back (in a thread)."""
+    if step.data is None:
+        _remove(step.path)
+    else:
+        _write(step.path, step.data)
+
+
+def undo(steps: Sequence[Restore]) -> list[str]:
+    """Put the agent's content back into files `apply` already restored, newest first (in a
+    thread); the paths that could not be put back."""
+    failed: list[str] = []
+    for step in reversed(steps):
+        try:
+            _write(step.path, step.current)
+        except (OSError, PathRefused):
+            failed.append(step.path)
+    return failed

@@ -1,0 +1,260 @@
+"""Rewinds on real files in-process: the file tools' checkpoints, what a rewind restores and
+what it leaves (edited by hand, over the cap, now a FIFO, a directory or a symbolic link,
+outside the roots), the exact guarantee of a cancelled rewind (cancelled while restoring
+files, or just before the record: the files and the log as they were), and the conversation
+the model is sent afterwards (what `session/load` rebuilds is checked in
+tests/e2e/test_rewind_acp.py)."""
+
+from __future__ import annotations
+
+import itertools
+import os
+from pathlib import Path
+
+import anyio
+import pytest
+
+from acp_server.agent.conversation import Conversation
+from acp_server.agent.rewind import RewindDone, rewind_to, session_turns
+from acp_server.cancellation import TurnAborted, TurnCancellation, UserCancel
+from acp_server.models.base import AssistantTurn, UserTurn
+from acp_server.session import records as rec
+from acp_server.session.log import SessionLog
+from acp_server.session.rewind import retained
+from acp_server.tools.builtin.files import EditFile, WriteFile
+from acp_server.tools.checkpoints import Checkpoints, CheckpointStore
+from acp_server.tools.local_files import LocalFiles
+from acp_server.tools.workspace import Sandbox
+
+pytestmark = pytest.mark.anyio
+
+AT = "2026-12-02T00:00:00.000Z"
+
+
+class World:
+    """A workspace, a checkpoint store and a session log written by the real file tools."""
+
+    def __init__(self, tmp_path: Path, max_bytes: int = 1 << 20) -> None:
+        self.ws = Path(os.path.realpath(tmp_path / "ws"))
+        self.ws.mkdir()
+        self.store = CheckpointStore(tmp_path / "data" / "checkpoints")
+        self.sandbox = Sandbox(str(self.ws))
+        keeper = Checkpoints(self.store, max_bytes)
+        self.write = WriteFile(self.sandbox, LocalFiles(), keeper)
+        self.edit = EditFile(self.sandbox, LocalFiles(), keeper)
+        self.log = SessionLog("s")
+        self.conversation = Conversation()
+        self.log.on_append(self.conversation.add)
+        self._ids = itertools.count(1)
+
+    def ids(self, prefix: str) -> str:
+        return f"{prefix}_{next(self._ids)}"
+
+    async def turn(self, prompt: str, *calls: tuple[str, dict[str, str]]) -> None:
+        """One turn whose model calls `calls` (tool name, arguments), then answers."""
+        turn_id = self.ids("turn")
+        self.log.append(rec.TurnStart(turn_id=turn_id, at=AT))
+        self.log.append(
+            rec.UserMessage(
+                message_id=self.ids("msg"),
+                content=[rec.TextPart(text=prompt)],
+                origin="prompt",
+                turn_id=turn_id,
+                at=AT,
+            )
+        )
+        for name, arguments in calls:
+            call_id = self.ids("call")
+            self.log.append(
+                rec.AssistantMessage(
+                    turn_id=turn_id,
+                    message_id=self.ids("msg"),
+                    parts=[],
+                    tool_calls=[
+                        rec.ToolCallRecord(call_id=call_id, name=name, arguments=arguments)
+                    ],
+                    at=AT,
+                )
+            )
+            tool = {"write_file": self.write, "edit_file": self.edit}.get(name)
+            output = await tool.run(arguments, TurnCancellation().signal) if tool else None
+            self.log.append(
+                rec.ToolResult(
+                    turn_id=turn_id,
+                    call_id=call_id,
+                    status="failed" if output is None or output.failed else "completed",
+                    output=output.text if output else "ran",
+                    checkpoints=list(output.checkpoints) if output else [],
+                    at=AT,
+                )
+            )
+        self.log.append(
+            rec.AssistantMessage(
+                turn_id=turn_id,
+                message_id=self.ids("msg"),
+                parts=[rec.TextPart(text=f"answer to {prompt}")],
+                at=AT,
+            )
+        )
+        self.log.append(rec.TurnEndRecord(turn_id=turn_id, outcome=rec.Completed(), at=AT))
+
+    async def rewind(self, number: int, **kwargs: object) -> RewindDone:
+        turn = session_turns(self.log)[number - 1]
+        signal = kwargs.pop("signal", TurnCancellation().signal)
+        return await rewind_to(
+            self.log,
+            turn,
+            store=self.store,
+            sandbox=self.sandbox,
+            signal=signal,  # type: ignore[arg-type]
+            ids=self.ids,
+            **kwargs,  # type: ignore[arg-type]
+        )
+
+    def files(self) -> dict[str, bytes]:
+        return {p.name: p.read_bytes() for p in self.ws.iterdir() if p.is_file()}
+
+
+def write(path: str, content: str) -> tuple[str, dict[str, str]]:
+    return "write_file", {"path": path, "content": content}
+
+
+async def test_rewind_restores_files_and_cuts_the_model_context(tmp_path: Path) -> None:
+    w = World(tmp_path)
+    (w.ws / "a.txt").write_bytes(b"\xff binary, not UTF-8 \xfe")
+    await w.turn("one", write("a.txt", "one\n"))
+    await w.turn(
+        "two",
+        ("edit_file", {"path": "a.txt", "old_text": "one", "new_text": "two"}),
+        write("sub/new.txt", "new\n"),
+        ("bash", {"command": "touch made.txt"}),
+        ("task", {"prompt": "fix it", "description": "Fix the tests"}),
+    )
+    await w.turn("three", write("a.txt", "three\n"))
+    done = await w.rewind(2)
+    assert w.files() == {"a.txt": b"one\n"}
+    assert done.record.restored == [str(w.ws / "a.txt"), str(w.ws / "sub/new.txt")]
+    assert done.record.commands == ["touch made.txt"]
+    assert done.record.tasks == ["Fix the tests"]
+    # The model is sent turn 1 only, and a rebuilt conversation agrees.
+    prompts = [i.parts[0].text for i in w.conversation.items if isinstance(i, UserTurn)]  # type: ignore[union-attr]
+    assert prompts == ["one"]
+    rebuilt = Conversation(w.log.records)
+    assert rebuilt.items == w.conversation.items
+    assert [t.number for t in session_turns(w.log)] == [1]
+    # The bytes before the first write come back exactly, binary or not.
+    await w.rewind(1)
+    assert w.files() == {"a.txt": b"\xff binary, not UTF-8 \xfe"}
+    assert not [i for i in w.conversation.items if isinstance(i, AssistantTurn)]
+    # The log keeps everything; only the retained view drops the turns.
+    assert sum(isinstance(r, rec.Rewind) for r in w.log.records) == 2
+    assert [type(r) for r in retained(w.log.records)] == [rec.Rewind, rec.Rewind]
+
+
+NAMES = ("hand", "fifo", "dir", "link", "big")
+
+
+def text(path: str) -> str:
+    with open(path) as file:
+        return file.read()
+
+
+async def test_hostile_files_are_reported_and_left(tmp_path: Path) -> None:
+    w = World(tmp_path, max_bytes=64)
+    outside = tmp_path / "outside.txt"
+    outside.write_text("outside\n")
+    for name in NAMES:
+        (w.ws / f"{name}.txt").write_text(name + "\n")
+    (w.ws / "big.txt").write_text("x" * 100)
+    await w.turn(
+        "one",
+        *(
+            write(f"{name}.txt", f"agent {name}\n")
+            for name in ("hand", "fifo", "dir", "link", "big")
+        ),
+    )
+    (w.ws / "hand.txt").write_text("edited by hand\n")
+    (w.ws / "fifo.txt").unlink()
+    os.mkfifo(w.ws / "fifo.txt")
+    (w.ws / "dir.txt").unlink()
+    (w.ws / "dir.txt").mkdir()
+    (w.ws / "link.txt").unlink()
+    (w.ws / "link.txt").symlink_to(outside)
+    with anyio.fail_after(10):  # a FIFO is never opened for reading: nothing blocks
+        done = await w.rewind(1)
+    reasons = {Path(k.path).name: k.reason for k in done.record.kept}
+    assert reasons["hand.txt"] == "it was changed outside the agent since turn 1"
+    assert reasons["fifo.txt"].startswith("it is now a ") and "FIFO" in reasons["fifo.txt"]
+    assert reasons["dir.txt"] == "it is now a directory"
+    assert reasons["link.txt"] == "it is now (or lies behind) a symbolic link; not followed"
+    assert reasons["big.txt"].startswith("its content before was not kept: it is 100 bytes")
+    assert "[tools] max_checkpoint_bytes" in reasons["big.txt"]
+    assert done.record.restored == []
+    assert outside.read_text() == "outside\n"  # never written through the link
+    assert (w.ws / "hand.txt").read_text() == "edited by hand\n"
+    hand = next(k for k in done.record.kept if k.path.endswith("hand.txt"))
+    assert hand.kept_at is not None and text(hand.kept_at) == "hand\n"
+
+
+async def test_a_path_outside_the_roots_is_not_restored(tmp_path: Path) -> None:
+    w = World(tmp_path)
+    await w.turn("one", write("a.txt", "agent\n"))
+    w.sandbox = Sandbox(str(tmp_path / "data"))  # the session now works elsewhere
+    done = await w.rewind(1)
+    assert [(Path(k.path).name, k.reason) for k in done.record.kept] == [
+        ("a.txt", "it is outside the session's workspace roots")
+    ]
+    assert (w.ws / "a.txt").read_text() == "agent\n"
+
+
+@pytest.mark.parametrize("seam", ["restore", "record"])
+async def test_a_cancelled_rewind_leaves_files_and_log_as_they_were(
+    tmp_path: Path, seam: str
+) -> None:
+    w = World(tmp_path)
+    (w.ws / "a.txt").write_text("a before\n")
+    await w.turn("one", write("a.txt", "a agent\n"), write("b.txt", "b agent\n"))
+    files, records = w.files(), list(w.log.records)
+    holder = TurnCancellation()
+    seen: list[str] = []
+
+    async def cancel_at(name: str) -> None:
+        seen.append(name)
+        # "restore": cancelled once the first file is already restored (the second seam).
+        if name == seam and (seam == "record" or seen.count("restore") == 2):
+            holder.abort(UserCancel())
+
+    with pytest.raises(TurnAborted):
+        await w.rewind(1, signal=holder.signal, seam=cancel_at)
+    assert w.files() == files
+    assert list(w.log.records) == records
+    assert [t.number for t in session_turns(w.log)] == [1]
+    done = await w.rewind(1)  # and it can be done again, whole
+    assert w.files() == {"a.txt": b"a before\n"}
+    assert len(done.record.restored) == 2
+
+
+async def test_old_records_without_checkpoints_still_load() -> None:
+    line = (
+        b'{"type":"tool/result","turn_id":"t","call_id":"c","status":"completed",'
+        b'"output":"ok","at":"2026-12-01T00:00:00.000Z"}'
+    )
+    record = rec.decode_record(line)
+    assert isinstance(record, rec.ToolResult) and record.checkpoints == []
+    rewind = rec.Rewind(rewind_id="r", turn_id="t", at=AT)
+    assert rec.decode_record(rec.encode_record(rewind)) == rewind
+
+
+async def test_a_flush_that_fails_after_the_record_still_rewinds_and_says_so(
+    tmp_path: Path,
+) -> None:
+    w = World(tmp_path)
+    await w.turn("one", write("a.txt", "agent\n"))
+
+    async def full_disk() -> None:
+        raise OSError(28, "No space left on device")
+
+    done = await w.rewind(1, flush=full_disk)
+    assert isinstance(done.not_saved, OSError)
+    assert w.files() == {}
+    assert isinstance(w.log.records[-1], rec.Rewind)

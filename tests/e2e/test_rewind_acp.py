@@ -1,0 +1,185 @@
+"""Checkpoints and rewind through the real `acp-server` process and the official SDK client:
+`/rewind` lists the turns, `/rewind N` restores what the file tools changed since turn N and
+cuts the conversation, a file edited by hand since is reported and left, `bash`'s commands are
+named as not restored, `session/load` replays the cut conversation with the rewind's notice,
+and `_session/rewind` (the AIR contract of the Claude and Codex adapters) does the same by
+message id or fingerprint (or cuts the conversation only), refused while a turn runs. Every
+agent frame is schema-checked (tests/support/agent_process.py).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from acp import RequestError
+
+from tests.support.scripted_model import script
+from tests.support.tool_client import SANDBOXED, Session, agent_session, call
+
+pytestmark = [
+    pytest.mark.anyio,
+    pytest.mark.skipif(sys.platform != "linux", reason="Linux only"),
+]
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    path = tmp_path / "ws"
+    path.mkdir()
+    (path / "a.txt").write_text("original a\n")
+    (path / "b.txt").write_text("original b\n")
+    return Path(os.path.realpath(path))
+
+
+def three_turns(tmp_path: Path) -> str:
+    """Turn 1 writes a.txt; turn 2 edits it, creates new.txt and runs bash; turn 3 writes b.txt."""
+    return script(
+        tmp_path,
+        call("write_file", path="a.txt", content="turn one\n"),
+        [{"text": "one done"}],
+        call("edit_file", path="a.txt", old_text="turn one", new_text="turn two"),
+        call("write_file", path="new.txt", content="created\n"),
+        call("bash", command="echo made by bash > c.txt"),
+        [{"text": "two done"}],
+        call("write_file", path="b.txt", content="turn three\n"),
+        [{"text": "three done"}],
+    )
+
+
+def said(session: Session) -> list[str]:
+    return [u.content.text for u in session.client.kinds("agent_message_chunk")]
+
+
+def user_ids(session: Session) -> dict[str, str]:
+    """Replayed prompt text -> its message id."""
+    return {u.content.text: u.message_id for u in session.client.kinds("user_message_chunk")}
+
+
+async def run_three_turns(session: Session) -> None:
+    for text in ("first", "second", "third"):
+        assert await session.prompt(text) == "end_turn"
+
+
+async def test_rewind_restores_the_file_tools_changes_and_cuts_the_conversation(
+    tmp_path: Path, ws: Path
+) -> None:
+    spec = three_turns(tmp_path)
+    data = tmp_path / "data"
+    async with agent_session(ws, spec, "--mode", "bypass", env=SANDBOXED, data_dir=data) as s:
+        await run_three_turns(s)
+        assert (ws / "a.txt").read_text() == "turn two\n"
+        assert (ws / "c.txt").read_text() == "made by bash\n"
+        (ws / "b.txt").write_text("edited by hand\n")  # after the agent's turn 3
+        assert await s.prompt("/rewind") == "end_turn"
+        assert await s.prompt("/rewind 9") == "end_turn"
+        assert await s.prompt("/rewind 2") == "end_turn"
+        listing, wrong, done = said(s)[-3:]
+    assert "1. first\n2. second\n3. third" in listing
+    assert wrong == "The conversation was not rewound: '9' is not a turn number (1 to 3)."
+    # Turn 2's edit is undone (back to turn 1's write), its new file is gone; b.txt was edited
+    # by hand since turn 3 wrote it: left as it is, and said; bash's file stays, and is named.
+    assert (ws / "a.txt").read_text() == "turn one\n"
+    assert not (ws / "new.txt").exists()
+    assert (ws / "b.txt").read_text() == "edited by hand\n"
+    assert (ws / "c.txt").exists()
+    assert done.startswith("Rewound the conversation to before turn 2.\nRestored: a.txt, new.txt.")
+    blob = data / "checkpoints" / hashlib.sha256(b"original b\n").hexdigest()[:2]
+    kept = blob / hashlib.sha256(b"original b\n").hexdigest()
+    assert (
+        f"Not restored: b.txt: it was changed outside the agent since turn 2 (its content "
+        f"before is kept at {kept})." in done
+    )
+    assert kept.read_bytes() == b"original b\n"
+    assert "`echo made by bash > c.txt`" in done and "bash commands" in done
+
+    # Reloaded: the conversation holds turn 1 and the notice, not turns 2 and 3.
+    async with agent_session(ws, spec, env=SANDBOXED, data_dir=data, load=s.sid) as loaded:
+        assert list(user_ids(loaded)) == ["first"]
+        texts = said(loaded)
+        assert texts[0] == "one done"
+        assert texts[1].startswith("Rewound the conversation to before a turn.\nRestored: a.txt")
+        assert len(texts) == 2
+
+
+async def test_session_rewind_extension_by_message_id_and_fingerprint(
+    tmp_path: Path, ws: Path
+) -> None:
+    spec = three_turns(tmp_path)
+    data = tmp_path / "data"
+    async with agent_session(ws, spec, "--mode", "bypass", env=SANDBOXED, data_dir=data) as s:
+        await run_three_turns(s)
+    async with agent_session(ws, spec, env=SANDBOXED, data_dir=data, load=s.sid) as loaded:
+        ids = user_ids(loaded)
+        replies = [u.message_id for u in loaded.client.kinds("agent_message_chunk")]
+        with pytest.raises(RequestError) as stale:  # a fingerprint that is not the message's
+            await loaded.conn.ext_method(
+                "session/rewind",
+                {
+                    "sessionId": loaded.sid,
+                    "beforeMessage": {"messageId": ids["third"], "messageFingerprint": "sha256:0"},
+                },
+            )
+        assert stale.value.code == -32602
+        # Conversation only (a client restoring files itself); others' `_meta` is not ours.
+        result = await loaded.conn.ext_method(
+            "session/rewind",
+            {
+                "sessionId": loaded.sid,
+                "beforeMessage": {"messageId": ids["third"]},
+                "resumeAtMessage": {"messageId": replies[1]},
+                "_meta": {"acp-server": {"restoreFiles": False}, "example.com/trace": "x"},
+            },
+        )
+        assert result["rewound"] is True
+        assert result["_meta"]["acp-server"]["restored"] == []
+        assert (ws / "b.txt").read_text() == "turn three\n"
+        # By fingerprint alone (what a client sends when ids changed): turn 1.
+        first = "sha256:" + hashlib.sha256(b"first").hexdigest()
+        result = await loaded.conn.ext_method(
+            "session/rewind",
+            {"sessionId": loaded.sid, "beforeMessage": {"messageFingerprint": first}},
+        )
+        meta: dict[str, Any] = result["_meta"]["acp-server"]
+        assert meta["turn"] == 1
+        assert meta["restored"] == [str(ws / "a.txt"), str(ws / "new.txt")]
+        assert meta["commands"] == ["echo made by bash > c.txt"]
+        assert (ws / "a.txt").read_text() == "original a\n"
+        assert not (ws / "new.txt").exists()
+    async with agent_session(ws, spec, env=SANDBOXED, data_dir=data, load=s.sid) as again:
+        assert user_ids(again) == {}
+
+
+async def test_a_rewind_is_refused_while_a_turn_runs(tmp_path: Path, ws: Path) -> None:
+    spec = script(
+        tmp_path,
+        call("write_file", path="a.txt", content="turn one\n"),
+        [{"text": "one done"}],
+        [{"text": "working"}, {"delay_ms": 60000}],
+    )
+    async with agent_session(ws, spec, "--mode", "bypass", env=SANDBOXED) as s:
+        assert await s.prompt("first") == "end_turn"
+        async with anyio.create_task_group() as tg:
+            stops: list[str] = []
+
+            async def second() -> None:
+                stops.append(await s.prompt("second"))
+
+            tg.start_soon(second)
+            await s.client.wait_for_updates(len(s.client.updates) + 2)  # "second", "working"
+            assert said(s)[-1] == "working"
+            with pytest.raises(RequestError) as refused:
+                await s.conn.ext_method(
+                    "session/rewind",
+                    {"sessionId": s.sid, "beforeMessage": {"messageFingerprint": "sha256:x"}},
+                )
+            await s.conn.cancel(session_id=s.sid)
+        assert stops == ["cancelled"]
+        assert (ws / "a.txt").read_text() == "turn one\n"
+    assert refused.value.code == -32600
+    assert "a turn is running in this session" in str(refused.value.data)
