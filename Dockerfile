@@ -6,7 +6,8 @@
 #
 # The base is a build argument: any Debian-like image with python3 (>= 3.11, with the venv
 # module) and useradd, e.g. `--build-arg PYTHON_IMAGE=python:3.12-slim` or a local base
-# (scripts/docker-base). Both stages use the same base, so the venv matches its Python.
+# (docs/docker.md: how one was built). Both stages use the same base, so the venv matches its
+# Python.
 ARG PYTHON_IMAGE=python:3.11-slim
 
 # ---- builder: wheels of the project and of its locked runtime dependencies --------------

@@ -1,5 +1,5 @@
 """`python -m acp_fixture run FILE`: the `acp-fixture` console script without installing the
-project (the runner needs only the standard library; scripts/docker_smoke.py plays the tour so)."""
+project (the runner needs only the standard library; tests/docker/engines.py plays the tour so)."""
 
 import sys
 

@@ -121,33 +121,28 @@ def main(argv: list[str] | None = None) -> int:
         from acp_server.firstrun.doctor import run_doctor
 
         return run_doctor(args, default_data_dir())
+    from acp_server.config import choose_model_spec, load_config
     from acp_server.models.base import ModelConfigError
-    from acp_server.models.config import (
-        DEFAULT_KEY_VARIABLES,
-        choose_model_spec,
-        file_keys,
-        key_variables,
-        load_settings,
-        url_credentials,
-    )
+    from acp_server.models.providers import default_key_variables, url_credentials
     from acp_server.models.spec import load_model
     from acp_server.process.own_environment import scrub
 
-    # Before the config file is read: its errors may quote the default keys' values.
+    # Before the config file is read: its errors may quote the default keys' values. Both
+    # lists come from the provider registry.
     credentials = url_credentials()
-    redaction.remember(os.environ.get(name) for name in DEFAULT_KEY_VARIABLES)
+    redaction.remember(os.environ.get(name) for name in default_key_variables())
     # A base URL's password is a key; the whole URL is not (its host helps an error).
     redaction.remember(
         part for userinfo in credentials.values() for part in (userinfo, userinfo.split(":")[-1])
     )
     try:
-        settings = load_settings()
-        key_names = key_variables(settings)
+        config = load_config()
+        key_names = config.providers.key_variables()
         redaction.remember(os.environ.get(name) for name in key_names)
-        redaction.remember(file_keys(settings))
+        redaction.remember(config.providers.file_keys())
         secret_names = key_names | credentials.keys()
-        spec = choose_model_spec(args.model, settings)
-        model = load_model(spec, settings) if spec else None
+        spec = choose_model_spec(args.model, config)
+        model = load_model(spec, config.providers) if spec else None
     except ModelConfigError as exc:
         print(f"acp-server: {redaction.redact(str(exc))}", file=sys.stderr)
         return 2
@@ -155,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
     scrub(secret_names)
     hidden = secret_names - set(args.pass_env)
     child_environment = {k: v for k, v in os.environ.items() if k not in hidden}
-    offered = tuple(dict.fromkeys([*([spec] if spec else []), *settings.offered]))
+    offered = tuple(dict.fromkeys([*([spec] if spec else []), *config.offered]))
 
     from acp_server.tools.permissions import ModeRefused, check_mode
 
@@ -171,9 +166,20 @@ def main(argv: list[str] | None = None) -> int:
     deterministic = determinism.requested(args.deterministic)
     ids = determinism.install().ids if deterministic else None
 
+    from dataclasses import replace
+
     from acp_server.acp.options import ServerOptions
     from acp_server.server import run
+    from acp_server.tools.repo_files import user_instructions_file
 
+    # The one translation: the file's sections, plus what only the command line knows (the
+    # user's own AGENTS.md, the fixed date of --deterministic), into what their owners take;
+    # `[skills]` serves the system prompt's listing and the skill tool alike.
+    instructions = replace(
+        config.instructions, user_file=user_instructions_file(), skill_places=config.skills
+    )
+    if deterministic:
+        instructions = replace(instructions, today=determinism.today)
     run(
         ServerOptions(
             data_dir=args.data_dir or default_data_dir(),
@@ -181,17 +187,16 @@ def main(argv: list[str] | None = None) -> int:
             model=model,
             model_spec=spec,
             offered_models=offered,
-            load_model=functools.partial(load_model, settings=settings),
-            agent_settings=settings.agent,
+            load_model=functools.partial(load_model, providers=config.providers),
+            turn_limits=config.turn,
             mode=mode,
             ids=ids,
             child_environment=child_environment,
-            tool_budget=settings.tools,
-            instruction_files=settings.instructions,
-            sandbox=settings.sandbox,
-            web_fetch=settings.web_fetch,
-            skill_places=settings.skills,
-            today=determinism.today if deterministic else None,
+            tool_budget=config.tools,
+            instructions=instructions,
+            sandbox=config.sandbox,
+            web_fetch=config.web_fetch,
+            skill_places=config.skills,
             deterministic=deterministic,
         )
     )

@@ -86,7 +86,7 @@ MUTANTS = (
         "1: the durability flush really fsyncs",
         (
             Edit(
-                "await anyio.to_thread.run_sync(_fsync_and_close, fd)",
+                "await anyio.to_thread.run_sync(fs.fsync_and_close, fd)",
                 "await anyio.to_thread.run_sync(os.close, fd)",
             ),
         ),
@@ -113,7 +113,7 @@ MUTANTS = (
                 "        elif signal.aborted and outcome is None:\n",
             ),
         ),
-        ("tests/agent/test_contract_pins.py", "tests/acp/test_cancel_cause.py"),
+        ("tests/acp/test_contract_pins.py", "tests/acp/test_cancel_cause.py"),
     ),
     Mutant(
         "session-cancel-parent-cause",
@@ -153,7 +153,7 @@ MUTANTS = (
         "steering-survives-cancel",
         "7: staged steering does not outlive a keep-inbox cancel",
         (Edit("        self.inbox.steering.clear()\n        if opened:", "        if opened:"),),
-        ("tests/agent/test_contract_pins.py", "tests/agent/test_loop_semantics.py"),
+        ("tests/acp/test_contract_pins.py", "tests/agent/test_loop_semantics.py"),
     ),
     Mutant(
         "pre-run-cancel-silent",
@@ -164,7 +164,7 @@ MUTANTS = (
                 "            self.inbox.drop_pending()",
             ),
         ),
-        ("tests/agent/test_contract_pins.py",),
+        ("tests/acp/test_contract_pins.py",),
     ),
     Mutant(
         "provider-text-durable",

@@ -8,9 +8,12 @@ are searched (via tokenize), so an identifier can never be mistaken for a path.
 
 Scanned: *.py under every top-level directory that is not hidden (so every shipped package,
 acp_fixture/ included, is covered the day it appears), extension-less files under scripts/
-whose first line is a python shebang, and every line of every file under examples/ (fixtures
-cite their format in `#` comment lines). Test fixture data (tests/**/fixtures/**,
-tests/data/**) is skipped so deliberately broken fixtures cannot fail the real tree.
+whose first line is a python shebang, every line of every file under examples/ (fixtures
+cite their format in `#` comment lines), and the prose of every Markdown file (README.md,
+docs/, ...) outside its fenced code blocks (`markdown_fences.py`, the parser the other two
+gates use): a note that names another by path breaks when that one moves, like a comment.
+Test fixture data (tests/**/fixtures/**, tests/data/**) is skipped so deliberately broken
+fixtures cannot fail the real tree.
 
 Prints one `path:line: missing docs/<path>.md` per violation and exits 1, or a one-line summary
 and exits 0.
@@ -24,6 +27,8 @@ import sys
 import tokenize
 from collections.abc import Iterator
 from pathlib import Path
+
+from markdown_fences import outside_fences
 
 TEXT_DIRS = ("examples",)
 """Scanned line by line, whatever the file type: their files are data with comments."""
@@ -61,19 +66,25 @@ def top_dirs(root: Path) -> list[Path]:
 
 def sources(root: Path) -> Iterator[Path]:
     """Yield every file the gate covers, in a stable order."""
+    yield from sorted(root.glob("*.md"))
     for base in top_dirs(root):
         for path in sorted(base.rglob("*")):
             rel = path.relative_to(root)
             if not path.is_file() or is_fixture(rel) or "__pycache__" in rel.parts:
                 continue
             script = base.name == "scripts" and not path.suffix and has_python_shebang(path)
-            if path.suffix == ".py" or script or base.name in TEXT_DIRS:
+            if path.suffix in (".py", ".md") or script or base.name in TEXT_DIRS:
                 yield path
 
 
 def references(path: Path) -> Iterator[tuple[int, str]]:
     """Yield (line, docs path) for every docs reference in a comment or string token (Python),
-    or anywhere in a line (the data files of TEXT_DIRS)."""
+    or anywhere in a line (the data files of TEXT_DIRS), or outside fenced code (Markdown)."""
+    if path.suffix == ".md":
+        for number, text_line in outside_fences(path.read_text(encoding="utf-8", errors="replace")):
+            for match in DOC_REF.finditer(text_line):
+                yield number, match.group(0)
+        return
     if path.suffix != ".py" and not has_python_shebang(path):
         text = path.read_text(encoding="utf-8", errors="replace")
         for number, text_line in enumerate(text.splitlines(), start=1):

@@ -21,9 +21,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import unquote
 
-FENCE_OPEN = re.compile(r" {0,3}(`{3,}|~{3,})")
-FENCE_CLOSE = re.compile(r" {0,3}(`{3,}|~{3,})\s*$")
-INLINE_CODE = re.compile(r"(`+).+?\1")
+from markdown_fences import outside_fences, without_inline_code
+
 INLINE_LINK = re.compile(r"\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\"|\s+'[^']*')?\s*\)")
 REFERENCE_DEFINITION = re.compile(r" {0,3}\[[^\]]+\]:\s*<?([^\s>]+)>?")
 URL_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
@@ -33,18 +32,8 @@ Violation = tuple[str, int, str]
 
 def prose_lines(text: str) -> Iterator[tuple[int, str]]:
     """Yield (line number, line without inline code) for lines outside fenced code blocks."""
-    fence: str | None = None
-    for number, line in enumerate(text.splitlines(), start=1):
-        if fence is None:
-            opening = FENCE_OPEN.match(line)
-            if opening:
-                fence = opening.group(1)
-            else:
-                yield number, INLINE_CODE.sub("", line)
-            continue
-        closing = FENCE_CLOSE.match(line)
-        if closing and closing.group(1)[0] == fence[0] and len(closing.group(1)) >= len(fence):
-            fence = None
+    for number, line in outside_fences(text):
+        yield number, without_inline_code(line)
 
 
 def link_targets(text: str) -> Iterator[tuple[int, str]]:

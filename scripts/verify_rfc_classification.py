@@ -20,6 +20,8 @@ import sys
 from pathlib import Path
 from urllib.parse import unquote
 
+from markdown_fences import outside_fences, without_inline_code
+
 LIFECYCLES = ("proposed", "implemented", "rejected")
 CLASSES = ("feature", "bug-fix", "simplification", "architecture", "process", "testing")
 # Each inner tuple is one required section; any one of its spellings satisfies it.
@@ -34,32 +36,11 @@ REQUIRED_SECTIONS = (
 FILE_NAME = re.compile(r"(\d{4}-\d{2}-\d{2})-[a-z0-9]+(?:-[a-z0-9]+)*\.md")
 TITLE = re.compile(r"# RFC: \S")
 STATUS = re.compile(r"Status:\s*(.*?)\s*$")
-FENCE_OPEN = re.compile(r" {0,3}(`{3,}|~{3,})")
-FENCE_CLOSE = re.compile(r" {0,3}(`{3,}|~{3,})\s*$")
-INLINE_CODE = re.compile(r"(`+).+?\1")
 # An index entry is a list item whose first element is a link: `- [title](target)`.
 INDEX_ENTRY = re.compile(r"\s*[-*+]\s+\[[^\]]*\]\(\s*<?([^)\s>]+)>?[^)]*\)")
 URL_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 
 Violation = tuple[str, int, str]
-
-
-def outside_fences(text: str) -> list[tuple[int, str]]:
-    """Return (line number, line) for every line that is not inside a fenced code block."""
-    lines: list[tuple[int, str]] = []
-    fence: str | None = None
-    for number, line in enumerate(text.splitlines(), start=1):
-        if fence is None:
-            opening = FENCE_OPEN.match(line)
-            if opening:
-                fence = opening.group(1)
-            else:
-                lines.append((number, line))
-            continue
-        closing = FENCE_CLOSE.match(line)
-        if closing and closing.group(1)[0] == fence[0] and len(closing.group(1)) >= len(fence):
-            fence = None
-    return lines
 
 
 def check_location(rel: str, parts: tuple[str, ...]) -> tuple[list[Violation], str | None, bool]:
@@ -161,7 +142,7 @@ def check_index(root: Path, rfc_dir: Path, indexable: dict[Path, str]) -> list[V
             continue
         if lifecycle is None:
             continue
-        entry = INDEX_ENTRY.match(INLINE_CODE.sub("", line))
+        entry = INDEX_ENTRY.match(without_inline_code(line))
         if entry is None:
             continue
         target = entry.group(1)

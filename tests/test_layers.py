@@ -28,7 +28,7 @@ LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"extensions"}),  # hooks and MCP servers: plug-ins of the runtime
     frozenset({"acp"}),  # the ACP bridge
     # the process and its tools
-    frozenset({"server", "cli", "__main__", "determinism", "firstrun", "acp_fixture"}),
+    frozenset({"server", "cli", "config", "__main__", "determinism", "firstrun", "acp_fixture"}),
 )
 """Bottom to top. A unit may import its own layer's units and those below, never above."""
 
@@ -38,6 +38,11 @@ RUNTIME = frozenset({"agent", "session", "models", "tools", "process"})
 in exactly the same way (ARCHITECTURE.md)."""
 PUBLIC_FACE_ONLY = {"acp": "agent", "extensions": "agent"}
 """Importer unit -> unit it may import only through the package itself (its `__init__`)."""
+READ_AT_THE_TOP = {"config": frozenset({"cli", "firstrun"})}
+"""Unit -> the only units that may import it: the config file is read by the command line (the
+server's and its setup/doctor commands'), and each section goes down as its owner's type."""
+FORBIDDEN = {("models", "tools"): "models never import tools (config sections live with tools)"}
+"""Edges between units of one layer that must not exist."""
 
 Edge = tuple[str, str, str, int]
 """(importing module, imported module, file, line)."""
@@ -114,6 +119,10 @@ def violations(root: Path) -> list[str]:
             found.append(f"{where}: the runtime never sees wire types or the peer")
         elif PUBLIC_FACE_ONLY.get(source) == dest and target != f"acp_server.{dest}":
             found.append(f"{where}: {source} imports {dest} only from acp_server.{dest}")
+        elif dest in READ_AT_THE_TOP and source not in READ_AT_THE_TOP[dest]:
+            found.append(f"{where}: {dest} is read by the CLI alone")
+        elif (source, dest) in FORBIDDEN:
+            found.append(f"{where}: {FORBIDDEN[source, dest]}")
     return found
 
 
@@ -182,6 +191,9 @@ def write(root: Path, relative: str, source: str) -> None:
             "from acp_server.agent.loop import AgentLoop\n",
             "acp imports agent only from acp_server.agent",
         ),
+        ("acp_server/server.py", "import acp_server.config\n", "read by the CLI alone"),
+        ("acp_fixture/x.py", "from acp_server.config import Config\n", "read by the CLI"),
+        ("acp_server/models/x.py", "from acp_server.tools import budget\n", "never import tools"),
     ],
 )
 def test_the_checker_reports_an_upward_import(
@@ -195,9 +207,13 @@ def test_the_checker_reports_an_upward_import(
 def test_the_checker_accepts_downward_imports_and_finds_cycles(tmp_path: Path) -> None:
     write(tmp_path, "acp_server/acp/x.py", "from acp_server.agent import Agent\n")
     write(tmp_path, "acp_server/tools/x.py", "from acp_server.models import base\n")
-    write(tmp_path, "acp_server/models/base.py", "from ..tools import x\n")
+    write(tmp_path, "acp_server/cli.py", "from acp_server.config import Config\n")
+    write(tmp_path, "acp_server/config.py", "from acp_server.tools import x\n")
+    write(tmp_path, "acp_server/firstrun/x.py", "from acp_server import config\n")
+    write(tmp_path, "acp_server/session/x.py", "from acp_server.process import y\n")
+    write(tmp_path, "acp_server/process/y.py", "from ..session import x\n")
     assert violations(tmp_path) == []
-    assert package_cycles(tmp_path) == [["models", "tools", "models"]]
+    assert package_cycles(tmp_path) == [["process", "session", "process"]]
 
 
 # -- One error exit (issue 25): every error the client sees is built by rpc/error_exit.py's
@@ -378,3 +394,70 @@ def test_the_checker_reports_a_record_built_outside_session(tmp_path: Path, sour
     write(tmp_path, "acp_server/agent/x.py", source)
     found = record_constructions(tmp_path)
     assert len(found) == 1 and "acp_server/agent/x.py:2: builds a" in found[0], found
+
+
+# -- Tests mirror the code (issue 25 item 6): a unit test directory tests/X imports only
+# acp_server.X and what sits below it, so a failure there points at X. Runs of the whole agent
+# live in tests/e2e and may import anything; so may the scaffolding they share (tests/support)
+# and the tests of what is outside the packages (scripts, the image, the benchmarks). What a
+# test imports through tests/support is not followed: the rule reads the test's own imports.
+
+TEST_DIR_UNITS = {"protocol": "acp_protocol"}
+"""A test directory named otherwise than the unit it mirrors."""
+FREE_TEST_DIRS = frozenset({"e2e", "support", "data", "scripts", "docker", "benchmarks"})
+IMPORTABLE_BY_TESTS = frozenset({"config"})
+"""Units any test may import: the config file's reader sits at the top (only the CLI imports
+it among the packages), and a test builds the settings it needs from TOML text through it."""
+NOT_YET_MIRRORED = {
+    "tests/agent/test_rewind.py": "tests acp/rewind.py too (issue 23 item 4, landed 2026-12-02)",
+    "tests/models/test_config_agent.py": "the [agent] section's type moved to agent/settings.py",
+    "tests/models/test_config_instructions.py": "the [instructions] type moved to agent/",
+}
+"""Test modules that import above their directory's unit, each with why; they belong elsewhere
+(or split), which their owners were doing while this rule landed."""
+
+
+def upward_test_imports(root: Path) -> list[str]:
+    """Every import of a unit above the one its test directory mirrors, as `file:line: why`."""
+    found: list[str] = []
+    for directory in sorted(p for p in (root / "tests").iterdir() if p.is_dir()):
+        if directory.name in FREE_TEST_DIRS or directory.name.startswith((".", "_")):
+            continue
+        unit = TEST_DIR_UNITS.get(directory.name, directory.name)
+        if not any(unit in layer for layer in LAYERS):
+            found.append(f"tests/{directory.name}: mirrors no unit of the layer map")
+            continue
+        for path in sorted(directory.rglob("*.py")):
+            if path.relative_to(root).as_posix() in NOT_YET_MIRRORED:
+                continue
+            for node in ast.walk(ast.parse(path.read_text(), str(path))):
+                if isinstance(node, ast.Import):
+                    targets = [alias.name for alias in node.names]
+                elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                    targets = [node.module]
+                else:
+                    continue
+                for target in targets:
+                    if target.split(".")[0] not in PACKAGES:
+                        continue
+                    dest = unit_of(target)
+                    if dest != unit and dest not in IMPORTABLE_BY_TESTS and rank(dest) > rank(unit):
+                        where = f"{path.relative_to(root)}:{node.lineno}"
+                        found.append(f"{where}: tests of {unit} import {target} ({dest} is above)")
+    return found
+
+
+def test_unit_tests_import_only_their_unit_and_below() -> None:
+    assert upward_test_imports(REPO) == []
+
+
+def test_the_test_dir_checker_reports_an_upward_import(tmp_path: Path) -> None:
+    write(tmp_path, "tests/tools/test_x.py", "from acp_server.agent.seams import Seams\n")
+    write(tmp_path, "tests/agent/test_y.py", "from acp_server.tools import base\n")
+    write(tmp_path, "tests/protocol/test_z.py", "import acp_protocol.jsonrpc\n")
+    write(tmp_path, "tests/e2e/test_w.py", "from acp_server.acp import connection\n")
+    write(tmp_path, "tests/nowhere/test_v.py", "x = 1\n")
+    assert upward_test_imports(tmp_path) == [
+        "tests/nowhere: mirrors no unit of the layer map",
+        "tests/tools/test_x.py:1: tests of tools import acp_server.agent.seams (agent is above)",
+    ]

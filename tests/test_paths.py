@@ -9,8 +9,8 @@ import pytest
 
 from acp_server import paths
 from acp_server.agent import user_instructions_file
+from acp_server.config import config_path
 from acp_server.extensions.hooks import user_hooks_path
-from acp_server.models.config import config_path
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,9 @@
-"""What the command line decided: one options value for the process and every session."""
+"""What the command line decided: one options value for the process and every session.
+
+Each config section arrives as the type its owner takes (`TurnLimits`, `InstructionSettings`,
+`ToolBudget`, ...): the CLI translated the file once (`acp_server/config.py`); the bridge
+passes these values on as they are.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from acp_server.models.config import AgentSettings
+from acp_server.agent import InstructionSettings, TurnLimits
 from acp_server.rpc.framing import DEFAULT_MAX_LINE_BYTES
 from acp_server.tools.budget import ToolBudget
 from acp_server.tools.command_sandbox import SandboxSettings
@@ -17,7 +22,6 @@ from acp_server.tools.web_access import WebFetchSettings
 if TYPE_CHECKING:
     from acp_server.ids import SequentialIds
     from acp_server.models.base import ModelProvider
-    from acp_server.models.config import InstructionFiles
     from acp_server.tools.permissions import Mode
 
 
@@ -39,18 +43,18 @@ class ServerOptions:
     None: random ids."""
     tool_budget: ToolBudget = field(default_factory=ToolBudget)
     """`[tools]` of the config file: how much of a tool's result reaches the model."""
-    agent_settings: AgentSettings = field(default_factory=AgentSettings)
-    """The config file's step limit, compaction threshold and repeated-call limit."""
+    turn_limits: TurnLimits = field(default_factory=TurnLimits)
+    """The config file's step, compaction, repeated-call, failed-call and subagent limits."""
     sandbox: SandboxSettings = field(default_factory=SandboxSettings)
     """`[sandbox]` of the config file: what commands in sandboxed mode may do."""
     web_fetch: WebFetchSettings = field(default_factory=WebFetchSettings)
     """`[web_fetch]` of the config file: the web_fetch tool's limits and reach."""
     skill_places: SkillPlaces = field(default_factory=SkillPlaces)
     """`[skills] dirs` of the config file: where skills are looked for."""
-    instruction_files: InstructionFiles | None = None
-    """`[instructions]` of the config file; None: the defaults (AGENTS.md, 32 KiB)."""
-    today: Callable[[], str] | None = None
-    """The date the model is told (fixed under --deterministic); None: the real date."""
+    instructions: InstructionSettings = field(default_factory=InstructionSettings)
+    """`[instructions]` of the config file, the user's own AGENTS.md (None: not read), the
+    `[skills]` places the prompt lists skills from, and the date the model is told (fixed
+    under --deterministic)."""
     deterministic: bool = False
     """--deterministic: nothing machine-dependent may reach a transcript (so the command
     sandbox, which depends on bubblewrap being installed, is not offered)."""

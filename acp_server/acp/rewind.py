@@ -35,6 +35,9 @@ from .sessions import AcpSession
 
 META = "acp-server"
 
+LISTED = 100
+"""Turns `/rewind` lists at most (the latest)."""
+
 
 class OurOptions(msgspec.Struct, rename="camel"):
     """`_meta["acp-server"]` of `_session/rewind`."""
@@ -116,9 +119,10 @@ def listing(turns: list[Turn]) -> str:
     """`/rewind` without a number: the turns, and how to rewind to one."""
     if not turns:
         return "There is no turn to rewind to."
-    rows = []
-    for turn in turns:
-        text = one_line(text_of(turn.prompt)) if turn.prompt is not None else "(no prompt)"
+    rows = [] if len(turns) <= LISTED else [f"({len(turns) - LISTED} earlier turns not listed)"]
+    for turn in turns[-LISTED:]:
+        first = (text_of(turn.prompt).strip() or "(no text)").splitlines()[0] if turn.prompt else ""
+        text = one_line(first) if turn.prompt is not None else "(no prompt)"
         rows.append(f"{turn.number}. {text[:80]}")
     return (
         "Send /rewind N to cut the conversation back to before turn N and restore the files the "

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator, Mapping
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,10 +20,8 @@ from acp_protocol.session_update import AgentMessageChunk
 from acp_server.agent import (
     AgentConfig,
     ClientPrompt,
-    InstructionSettings,
     ProjectInstructions,
     Seams,
-    SubagentLimits,
     Workspace,
     offered_by,
     session_task_tool,
@@ -65,7 +62,6 @@ from .context import BridgeContext
 from .hook_consent import install_hooks
 from .mode_options import starting_mode
 from .notices import send_notice
-from .options import ServerOptions
 from .plans import shows_plan_operations, view_after
 from .sessions import AcpSession
 from .updates import SessionUpdates, shows_compactions
@@ -82,7 +78,7 @@ class SessionWiring:
     def __init__(self, context: BridgeContext, store: JournalStore) -> None:
         self._context = context
         self.store = store
-        self._instructions = _instruction_settings(context.options)
+        self._instructions = context.options.instructions
         self._mcp: dict[str, McpServers] = {}
 
     def start(
@@ -112,6 +108,7 @@ class SessionWiring:
         children = ChildSessions(context) if shows_subagents(caps) else None
         if model is not None:
             ids = context.options.ids
+            limits = context.options.turn_limits
             tools.append(
                 session_task_tool(
                     self.store,
@@ -122,12 +119,9 @@ class SessionWiring:
                     tools,
                     policy,
                     ids,
-                    context.options.agent_settings.context_threshold,
+                    limits.context_threshold,
                     children,
-                    SubagentLimits(
-                        max_depth=context.options.agent_settings.subagent_max_depth,
-                        max_seconds=context.options.agent_settings.subagent_max_seconds,
-                    ),
+                    limits.subagents,
                 )
             )
             handle = spawn_agent(
@@ -136,10 +130,10 @@ class SessionWiring:
                     model=model,
                     tools=tools,
                     max_result_bytes=context.options.tool_budget.max_result_bytes,
-                    max_steps=context.options.agent_settings.max_steps,
-                    context_threshold=context.options.agent_settings.context_threshold,
-                    max_repeats=context.options.agent_settings.max_repeated_calls,
-                    max_failed=context.options.agent_settings.max_failed_calls,
+                    max_steps=limits.max_steps,
+                    context_threshold=limits.context_threshold,
+                    max_repeats=limits.max_repeats,
+                    max_failed=limits.max_failed,
                 ),
                 context.task_group,
                 seams=self._seams(cwd, extra_roots, policy, client_prompt),
@@ -403,16 +397,3 @@ class SplitFiles:
 
     async def write_text(self, path: str, content: str, signal: TurnSignal) -> None:
         await self._writer.write_text(path, content, signal)
-
-
-def _instruction_settings(options: ServerOptions) -> InstructionSettings:
-    """The config file's `[instructions]` over the defaults, plus the user's own file."""
-    settings = InstructionSettings(user_file=user_instructions_file())
-    files = options.instruction_files
-    if files is not None and files.files is not None:
-        settings = replace(settings, file_names=files.files)
-    if files is not None and files.max_bytes is not None:
-        settings = replace(settings, max_bytes=files.max_bytes)
-    if options.today is not None:
-        settings = replace(settings, today=options.today)
-    return replace(settings, skill_places=options.skill_places)

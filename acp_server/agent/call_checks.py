@@ -18,10 +18,10 @@ from typing import Any
 import msgspec
 
 from acp_server.models.base import ToolCallRequest
-from acp_server.models.config import DEFAULT_MAX_REPEATED_CALLS
 from acp_server.tools.base import Tool, ToolOutput
 
 from .no_progress import call_key, stable_text
+from .settings import DEFAULT_MAX_REPEATED_CALLS
 
 __all__ = ["RepeatedCalls", "call_problem", "schema_problems"]
 

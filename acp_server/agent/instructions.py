@@ -20,8 +20,9 @@ import os
 import platform
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from acp_server.cancellation import TurnSignal
 from acp_server.tools.custom_commands import skills_listing, user_commands_dir
@@ -82,6 +83,42 @@ class InstructionSettings:
     """Today's date as YYYY-MM-DD; fixed under --deterministic."""
     skill_places: SkillPlaces = field(default_factory=SkillPlaces)
     """Where skills are looked for (`[skills] dirs`); their names and descriptions are listed."""
+
+
+def instruction_settings(
+    entry: Any, error: Callable[[str, str | None, str | None], Exception]
+) -> InstructionSettings:
+    """The config file's `[instructions]` table over the defaults (`user_file` and `today` are
+    the CLI's to set); `error(problem, key, table)` makes the exception naming the file and
+    line."""
+    table = "instructions"
+    if not isinstance(entry, dict):
+        raise error("[instructions] must be a table", "instructions", None)
+    settings = InstructionSettings()
+    for key, value in entry.items():
+        if key == "files":
+            if not isinstance(value, list) or not all(
+                isinstance(v, str) and v and "/" not in v and v not in (".", "..") for v in value
+            ):
+                raise error(
+                    "[instructions] `files` must be a list of file names (no directories)",
+                    key,
+                    table,
+                )
+            settings = replace(settings, file_names=tuple(value))
+        elif key == "max_bytes":
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise error(
+                    "[instructions] `max_bytes` must be a whole number of bytes (0 or more)",
+                    key,
+                    table,
+                )
+            settings = replace(settings, max_bytes=value)
+        else:
+            raise error(
+                f"unknown key `{key}` in [instructions]; expected files or max_bytes", key, table
+            )
+    return settings
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Sequence
-from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Literal
 
@@ -33,53 +32,40 @@ from acp_server.ids import IdFactory
 from acp_server.models.base import (
     ContextWindowExceeded,
     ConversationItem,
-    Finish,
     ModelError,
     ModelProvider,
     ModelRequest,
-    TextDelta,
-    ThoughtDelta,
-    ToolCallDraft,
-    ToolCallEvent,
     ToolCallRequest,
     ToolSpec,
     Usage,
 )
-from acp_server.models.budget import ContextBudget
-from acp_server.models.config import (
-    DEFAULT_MAX_FAILED_CALLS,
-    DEFAULT_MAX_REPEATED_CALLS,
-    DEFAULT_MAX_STEPS,
-    DEFAULT_THRESHOLD,
-)
+from acp_server.models.budget import DEFAULT_THRESHOLD, ContextBudget
 from acp_server.models.output import output_limit_of
 from acp_server.redaction import redact
 from acp_server.session import records as rec
 from acp_server.session.log import SessionLog
-from acp_server.tools.base import CallAwareTool, PlanItem, Tool, ToolOutput
-from acp_server.tools.budget import ToolBudget, cap_output
+from acp_server.tools.base import Tool
+from acp_server.tools.budget import ToolBudget
 
-from .call_checks import RepeatedCalls, call_problem
+from .call_checks import RepeatedCalls
 from .compact_prompt import COMPACT_WINDOW, compact_request
 from .compaction import Compactor
 from .conversation import Conversation
 from .events import (
     AgentEvent,
     MessageChunk,
-    PlanUpdated,
     Status,
-    ThoughtChunk,
-    ToolCallAnnounced,
-    ToolCallProgress,
     TurnEnded,
 )
 from .failures import durable_error
 from .inbox import Blocked, CompactTicket, Dropped, Inbox, PromptTicket
 from .instructions import DEFAULT_SYSTEM_PROMPT
+from .model_step import ModelStep
 from .no_progress import FailedCalls
-from .progress import ALIVE_INTERVAL_S, Drafts, keep_alive
+from .progress import ALIVE_INTERVAL_S
 from .seams import PromptSubmission, Seams, StepInfo, StepResult, TurnProgress
-from .text_calls import reads_text_calls, text_calls
+from .settings import DEFAULT_MAX_FAILED_CALLS, DEFAULT_MAX_REPEATED_CALLS, DEFAULT_MAX_STEPS
+from .tool_calls import ToolCalls
 
 log = logging.getLogger(__name__)
 
@@ -145,7 +131,18 @@ class AgentLoop:
             ToolSpec(name=t.name, description=t.description, parameters=dict(t.parameters))
             for t in config.tools
         ]
-        self._drafted: frozenset[str] = frozenset()  # calls shown while written, this step
+        self._calls = ToolCalls(session, self._tools, seams, self._emit, config.max_result_bytes)
+        self._model_step = ModelStep(
+            session,
+            config.model,
+            self._tools,
+            self._calls,
+            self._emit,
+            ids,
+            self.budget,
+            config.alive_interval,
+            self._count_usage,
+        )
         self._driving = False
         self._quiescent = anyio.Event()
         self._quiescent.set()
@@ -291,7 +288,7 @@ class AgentLoop:
         signal = holder.signal
         turn_id = self._ids("turn")
         self.last_usage = None  # usage describes this turn only, never a previous one
-        self._drafted = frozenset()
+        self._calls.drafted = frozenset()
         self.turn_usage = None
         opened = False
         outcome: rec.Outcome | None = None
@@ -362,24 +359,7 @@ class AgentLoop:
         # docs/rfc/implemented/architecture/2026-12-01-cancel-edges.md).
         self.inbox.steering.clear()
         if opened:
-            for call in self.session.open_tool_calls(turn_id):
-                self.session.recorder.tool_result(
-                    turn_id,
-                    call.call_id,
-                    failed=True,
-                    output="not run: the turn ended before this tool call started",
-                    synthetic="not_run",
-                )
-                if call.call_id in self._drafted:
-                    # Shown while the model wrote it: the client hears it will not run.
-                    await self._emit(
-                        ToolCallProgress(
-                            turn_id,
-                            call.call_id,
-                            "failed",
-                            "not run: the turn ended before this tool call started",
-                        )
-                    )
+            await self._calls.close_unstarted(turn_id)
             _, context = self.inbox.take_staged()
             for extra in context:
                 self._user_message(turn_id, extra, "context")
@@ -453,7 +433,7 @@ class AgentLoop:
                 self._end_step(turn_id, step, finish)
                 return rec.MaxTokens() if finish == "max_tokens" else rec.Refusal()
             if calls:
-                await self._run_tools(turn_id, calls, signal, repeats, failures)
+                await self._calls.run(turn_id, calls, signal, repeats, failures)
             self._end_step(turn_id, step, finish)
             stop_message = repeats.stop_message or failures.stop_message
             if stop_message is not None:
@@ -482,7 +462,7 @@ class AgentLoop:
         to compact, the error names the window and the request size."""
         request = self._bounded(request)
         try:
-            return (*await self._stream_step(turn_id, request, signal), request)
+            return (*await self._model_step.stream(turn_id, request, signal), request)
         except ContextWindowExceeded as exc:
             refused = exc
         log.info("the server refused a request for its size; compacting: %s", refused.message)
@@ -491,7 +471,7 @@ class AgentLoop:
             raise refused.completed(self.budget.estimate(request), self.budget.window) from None
         retry = self._bounded(fitted.request)
         try:
-            return (*await self._stream_step(turn_id, retry, signal), retry)
+            return (*await self._model_step.stream(turn_id, retry, signal), retry)
         except ContextWindowExceeded as exc:
             raise exc.completed(self.budget.estimate(retry), self.budget.window) from None
 
@@ -529,213 +509,10 @@ class AgentLoop:
     def _end_step(self, turn_id: str, step: int, finish: str) -> None:
         self.session.recorder.step_ended(turn_id, step, finish)
 
-    async def _stream_step(
-        self, turn_id: str, request: ModelRequest, signal: TurnSignal
-    ) -> tuple[str, list[ToolCallRequest], str]:
-        message_id = self._ids("msg")
-        pieces = _Pieces()
-        calls: list[ToolCallRequest] = []
-        finish = "stop"
-        drafts = Drafts(turn_id, self._tools, self._emit)
-        from_text: set[str] = set()
-        used = self.budget.estimate(request)
-        alive = keep_alive(
-            self._emit, turn_id, used, self.budget.window, self.config.alive_interval
-        )
-        try:
-            async with (
-                aclosing(self.config.model.stream(request, signal)) as stream,
-                alive as pulse,
-            ):
-                async for event in stream:
-                    pulse.touch()
-                    if isinstance(event, TextDelta):
-                        pieces.add("text", event.text)
-                        await self._emit(MessageChunk(turn_id, message_id, event.text))
-                    elif isinstance(event, ThoughtDelta):
-                        pieces.add("thought", event.text)
-                        await self._emit(ThoughtChunk(turn_id, message_id, event.text))
-                    elif isinstance(event, ToolCallDraft):
-                        await drafts.add(event)
-                    elif isinstance(event, ToolCallEvent):
-                        calls.append(event.call)
-                    elif isinstance(event, Usage):
-                        self.last_usage = event
-                        total = self.turn_usage
-                        self.turn_usage = event if total is None else total.plus(event)
-                    elif isinstance(event, Finish):
-                        finish = event.reason
-            if not calls and finish == "stop" and reads_text_calls(self.config.model):
-                recognised = await self._text_calls(turn_id, pieces)
-                if recognised:
-                    calls.extend(recognised)
-                    from_text.update(c.call_id for c in recognised)
-                    finish = "tool_calls"
-        except TurnAborted:
-            await drafts.close_unfinished(set(), "cancelled")
-            raise
-        except ModelError:
-            await drafts.close_unfinished(set(), "not run: the model request failed")
-            raise
-        finally:
-            # What the user saw is recorded even when the stream was cut short.
-            parts = pieces.parts()
-            if parts or calls:
-                self.session.recorder.assistant_message(
-                    turn_id, message_id, parts, calls, from_text=from_text
-                )
-        await drafts.close_unfinished(
-            {c.call_id for c in calls},
-            "not run: the model's response ended before this call was complete",
-        )
-        self._drafted = drafts.call_ids
-        signal.raise_if_aborted()
-        text = "".join(p.text for p in parts if isinstance(p, rec.TextPart))
-        return text, calls, finish
-
-    async def _text_calls(self, turn_id: str, pieces: _Pieces) -> list[ToolCallRequest]:
-        """The calls the model wrote as its whole message, if it did (see text_calls.py); the
-        client is told they run as calls."""
-        text = "".join(p.text for p in pieces.parts() if isinstance(p, rec.TextPart))
-        found = text_calls(text, self._tools)
-        if not found:
-            return []
-        names = ", ".join(call.name for call in found)
-        log.info("the model wrote %d call(s) as text (%s); running them", len(found), names)
-        if len(found) == 1:
-            article = "an" if names[0] in "aeiou" else "a"
-            said = f"the model wrote {article} {names} call as text; it runs as a tool call."
-        else:
-            said = f"the model wrote {len(found)} calls as text ({names}); they run as tool calls."
-        note = f"\n\n(acp-server: {said})"
-        await self._emit(MessageChunk(turn_id, self._ids("msg"), note, from_agent=True))
-        return [
-            ToolCallRequest(call_id=self._ids("call"), name=call.name, arguments=call.arguments)
-            for call in found
-        ]
-
-    async def _run_tools(
-        self,
-        turn_id: str,
-        calls: list[ToolCallRequest],
-        signal: TurnSignal,
-        repeats: RepeatedCalls,
-        failures: FailedCalls,
-    ) -> None:
-        for call in calls:
-            signal.raise_if_aborted()  # calls not started get balanced results at turn end
-            tool = self._tools.get(call.name)
-            shown = ToolCallAnnounced(
-                turn_id,
-                call.call_id,
-                call.name,
-                tool.title(call.arguments) if tool is not None else call.name,
-                tool.kind if tool is not None else "other",
-                call.arguments,
-                tuple(tool.locations(call.arguments)) if tool is not None else (),
-                drafted=call.call_id in self._drafted,
-            )
-            await self._emit(shown)
-            started = False
-            problem = call_problem(call, self._tools)
-            try:
-                signal.raise_if_aborted()  # a cancel may have arrived while sinks heard of it
-                if problem is not None or tool is None:
-                    # Told to the model, which may retry; nobody is asked to approve it.
-                    output = ToolOutput(problem or f"unknown tool {call.name!r}", failed=True)
-                else:
-                    for approve in self.seams.approval:
-                        denial = await approve(call, signal)
-                        signal.raise_if_aborted()
-                        if denial is not None:
-                            output = ToolOutput(f"denied: {denial.reason}", failed=True)
-                            break
-                    else:
-                        await self._emit(ToolCallProgress(turn_id, call.call_id, "in_progress"))
-                        signal.raise_if_aborted()
-                        started = True
-                        output = await self._run_tool(turn_id, tool, call, signal)
-            except TurnAborted:
-                self._tool_result(
-                    shown,
-                    ToolOutput("cancelled: the turn was aborted", failed=True),
-                    synthetic=None if started else "not_run",
-                )
-                await self._emit(ToolCallProgress(turn_id, call.call_id, "failed", "cancelled"))
-                raise
-            if repeats.stop_message is None and failures.stop_message is None:
-                # One stop note at most: the first limit reached ends the turn.
-                output = repeats.check(call, output, tool)
-                if repeats.stop_message is None:
-                    output = failures.check(call, output)
-            # A denial's reason (a hook's) or the list of unknown tools is capped too.
-            output = cap_output(output, self.config.max_result_bytes)
-            self._tool_result(shown, output, synthetic=None)
-            if output.plan is not None:
-                await self._replace_plan(turn_id, output.plan)
-            await self._emit(
-                ToolCallProgress(
-                    turn_id,
-                    call.call_id,
-                    "failed" if output.failed else "completed",
-                    output.text,
-                    diffs=tuple(output.diffs),
-                    locations=tuple(output.locations),
-                    terminal_id=output.terminal_id,
-                    images=tuple(output.images),
-                )
-            )
-
-    async def _run_tool(
-        self, turn_id: str, tool: Tool, call: ToolCallRequest, signal: TurnSignal
-    ) -> ToolOutput:
-        try:
-            if isinstance(tool, CallAwareTool):
-                context = _CallContext(self, turn_id, call.call_id)
-                output = await tool.run_call(call.arguments, context, signal)
-            else:
-                output = await tool.run(call.arguments, signal)
-        except TurnAborted:
-            raise
-        except Exception as exc:
-            if _holds_abort(exc):
-                # A task group inside the tool re-raises the cancel wrapped in an exception
-                # group: that is the turn being cancelled, never a tool failure.
-                signal.raise_if_aborted()
-                raise TurnAborted("aborted") from None
-            log.info("tool %s failed: %s", call.name, exc)
-            output = ToolOutput(f"{type(exc).__name__}: {exc}", failed=True)
-        signal.raise_if_aborted()  # like every seam: a cancel meanwhile stops the turn here
-        output = cap_output(output, self.config.max_result_bytes)
-        for observe in self.seams.post_tool:
-            await observe(call, output, signal)
-            signal.raise_if_aborted()
-        return output
-
-    async def _replace_plan(self, turn_id: str, plan: Sequence[PlanItem]) -> None:
-        self.session.recorder.plan(turn_id, plan)
-        await self._emit(PlanUpdated(turn_id, tuple(plan)))
-
-    def _tool_result(
-        self,
-        shown: ToolCallAnnounced,
-        output: ToolOutput,
-        synthetic: Literal["not_run"] | None,
-    ) -> None:
-        """Record a result, with the title and kind the client was shown (for replay)."""
-        self.session.recorder.tool_result(
-            shown.turn_id,
-            shown.call_id,
-            failed=output.failed,
-            output=output.text,
-            synthetic=synthetic,
-            title=shown.title,
-            kind=shown.kind,
-            diffs=output.diffs,
-            locations=output.locations or shown.locations,
-            checkpoints=output.checkpoints,
-            images=output.images,
-        )
+    def _count_usage(self, event: Usage) -> None:
+        self.last_usage = event
+        total = self.turn_usage
+        self.turn_usage = event if total is None else total.plus(event)
 
     async def _say(self, turn_id: str, text: str) -> None:
         """A notice of the loop's own, shown and recorded as the agent's (origin `agent`): the
@@ -767,53 +544,6 @@ class AgentLoop:
                 await sink(event)
             except Exception:
                 log.exception("an event sink failed on %s", type(event).__name__)
-
-
-def _holds_abort(exc: BaseException) -> bool:
-    """Whether `exc` is, or is an exception group holding, a TurnAborted."""
-    if isinstance(exc, TurnAborted):
-        return True
-    if isinstance(exc, BaseExceptionGroup):
-        return any(_holds_abort(inner) for inner in exc.exceptions)
-    return False
-
-
-class _CallContext:
-    """A call-aware tool's view of its call: the id, and progress shown on the tool call."""
-
-    def __init__(self, loop: AgentLoop, turn_id: str, call_id: str) -> None:
-        self._loop = loop
-        self._turn_id = turn_id
-        self.call_id = call_id
-
-    async def progress(self, text: str) -> None:
-        await self._loop._emit(ToolCallProgress(self._turn_id, self.call_id, "in_progress", text))
-
-    async def terminal(self, terminal_id: str) -> None:
-        await self._loop._emit(
-            ToolCallProgress(self._turn_id, self.call_id, "in_progress", terminal_id=terminal_id)
-        )
-
-
-class _Pieces:
-    """Streamed chunks of one assistant message, merged by kind without quadratic copying."""
-
-    def __init__(self) -> None:
-        self._runs: list[tuple[str, list[str]]] = []
-
-    def add(self, kind: str, text: str) -> None:
-        if self._runs and self._runs[-1][0] == kind:
-            self._runs[-1][1].append(text)
-        else:
-            self._runs.append((kind, [text]))
-
-    def parts(self) -> list[rec.TextPart | rec.ThoughtPart]:
-        return [
-            rec.TextPart(text="".join(chunks))
-            if kind == "text"
-            else rec.ThoughtPart(text="".join(chunks))
-            for kind, chunks in self._runs
-        ]
 
 
 __all__ = ["AgentConfig", "AgentLoop", "Blocked", "Dropped", "EventSink"]

@@ -27,8 +27,9 @@ from dataclasses import replace
 import msgspec
 
 from acp_server.models.base import ToolCallRequest
-from acp_server.models.config import DEFAULT_MAX_FAILED_CALLS
 from acp_server.tools.base import Tool, ToolOutput
+
+from .settings import DEFAULT_MAX_FAILED_CALLS
 
 __all__ = ["FailedCalls", "call_key", "error_kind", "stable_text"]
 

@@ -50,11 +50,7 @@ from acp_server.models.base import (
     ToolCallRequest,
     subagent_provider,
 )
-from acp_server.models.config import (
-    DEFAULT_SUBAGENT_DEPTH,
-    DEFAULT_SUBAGENT_SECONDS,
-    DEFAULT_THRESHOLD,
-)
+from acp_server.models.budget import DEFAULT_THRESHOLD
 from acp_server.session import records as rec
 from acp_server.session.journal import JournalStore
 from acp_server.session.journal_format import JournalExists
@@ -70,6 +66,7 @@ from .inbox import Blocked, Dropped, TicketResult
 from .instructions import DEFAULT_SYSTEM_PROMPT
 from .loop import AgentConfig
 from .seams import Seams
+from .settings import SubagentLimits
 
 __all__ = [
     "ChildJournal",
@@ -148,15 +145,7 @@ class ChildObserver(Protocol):
         """`result` is None when the child never ran (aborted before its prompt)."""
 
 
-@dataclass(frozen=True)
-class SubagentLimits:
-    """How deep children may nest (a child at depth `max_depth` gets no `task` tool), how
-    many task calls of one parent may run at once, and how long one child may run."""
-
-    max_depth: int = DEFAULT_SUBAGENT_DEPTH
-    max_concurrent: int = 4
-    max_seconds: float = DEFAULT_SUBAGENT_SECONDS
-    """A child still running after this long is cancelled; the task call fails saying so."""
+_DEFAULT_LIMITS = SubagentLimits()
 
 
 class _RefusingAsker:
@@ -267,7 +256,7 @@ class TaskTool:
         policy: PermissionPolicy | None = None,
         ids: IdFactory = random_ids,
         depth: int = 0,
-        limits: SubagentLimits = SubagentLimits(),
+        limits: SubagentLimits = _DEFAULT_LIMITS,
         system_prompt: str = DEFAULT_SYSTEM_PROMPT,
         context_threshold: float = DEFAULT_THRESHOLD,
         on_child: Callable[[Agent], None] | None = None,

@@ -1,4 +1,4 @@
-"""Writing the config file (`acp_server.models.config`): an edit that keeps the rest, written
+"""Writing the config file (`acp_server.config`): an edit that keeps the rest, written
 atomically with mode 0600.
 
 The edit goes through tomlkit, which keeps the file's comments, order and other tables as the

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
-    from acp_server.models.config import ModelSettings
+    from acp_server.config import Config
 
 __all__ = ["MODEL_TIMEOUT", "Check", "run_doctor"]
 
@@ -57,9 +57,9 @@ class Check:
 def run_doctor(args: argparse.Namespace, default_data_dir: Path) -> int:
     """Print the report; 1 when a first prompt would fail, else 0."""
     from acp_server import redaction
-    from acp_server.models.config import DEFAULT_KEY_VARIABLES
+    from acp_server.models.providers import default_key_variables
 
-    redaction.remember(os.environ.get(name) for name in DEFAULT_KEY_VARIABLES)
+    redaction.remember(os.environ.get(name) for name in default_key_variables())
     checks: list[Check] = []
     for check in _checks(args, default_data_dir):
         checks.append(check)
@@ -84,20 +84,14 @@ def _checks(args: argparse.Namespace, default_data_dir: Path) -> Iterator[Check]
     yield stdout_check(args)
 
 
-def config_check() -> tuple[Check, ModelSettings]:
+def config_check() -> tuple[Check, Config]:
     from acp_server import redaction
+    from acp_server.config import Config, config_path, load_config
     from acp_server.models.base import ModelConfigError
-    from acp_server.models.config import (
-        ModelSettings,
-        config_path,
-        file_keys,
-        key_variables,
-        load_settings,
-    )
 
     path = config_path()
     try:
-        settings = load_settings()
+        settings = load_config()
     except ModelConfigError as exc:
         check = Check(
             "config",
@@ -105,9 +99,9 @@ def config_check() -> tuple[Check, ModelSettings]:
             str(exc),
             f"correct {path}, or move it away and run `acp-server setup`",
         )
-        return check, ModelSettings()
-    redaction.remember(os.environ.get(name) for name in key_variables(settings))
-    redaction.remember(file_keys(settings))
+        return check, Config()
+    redaction.remember(os.environ.get(name) for name in settings.providers.key_variables())
+    redaction.remember(settings.providers.file_keys())
     if settings.path is None:
         detail = f"no config file at {path} (fine when --model or ACP_SERVER_MODEL names a model)"
     else:
@@ -115,9 +109,9 @@ def config_check() -> tuple[Check, ModelSettings]:
     return Check("config", "ok", detail), settings
 
 
-def model_check(cli_model: str | None, settings: ModelSettings, *, config_ok: bool) -> Check:
+def model_check(cli_model: str | None, settings: Config, *, config_ok: bool) -> Check:
+    from acp_server.config import MODEL_ENV, choose_model_spec
     from acp_server.firstrun.probe import ProbeFailure, model_answers
-    from acp_server.models.config import MODEL_ENV, choose_model_spec
 
     spec = choose_model_spec(cli_model, settings)
     if spec is None:
@@ -133,7 +127,7 @@ def model_check(cli_model: str | None, settings: ModelSettings, *, config_ok: bo
         else "default_model in the config file"
     )
     try:
-        answer = model_answers(spec, settings, os.environ, MODEL_TIMEOUT)
+        answer = model_answers(spec, settings.providers, os.environ, MODEL_TIMEOUT)
     except ProbeFailure as failure:
         message = failure.message
         if failure.kind == "unreachable" and not message.startswith("model unreachable"):

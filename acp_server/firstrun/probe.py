@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Literal
 
 from acp_server.models.base import ModelError
-from acp_server.models.config import ModelSettings
+from acp_server.models.providers import ProviderTables
 
 if TYPE_CHECKING:
     from acp_server.models.base import ModelProvider
@@ -110,7 +110,7 @@ def _model_ids(url: str, status: int, body: bytes, *, key_given: bool) -> list[s
 
 
 def model_answers(
-    spec: str, settings: ModelSettings, environ: Mapping[str, str], timeout: float
+    spec: str, providers: ProviderTables, environ: Mapping[str, str], timeout: float
 ) -> str:
     """Send `spec` one tiny request (through the same provider code the server uses); its
     answer's text (maybe empty).
@@ -124,7 +124,7 @@ def model_answers(
     from acp_server.models.spec import load_model
 
     try:
-        provider = load_model(spec, settings, environ=environ)
+        provider = load_model(spec, providers, environ=environ)
     except ModelConfigError as exc:
         raise ProbeFailure("other", str(exc)) from None
     try:

@@ -24,7 +24,7 @@ from acp_server.firstrun.configfile import KeySource, ProviderChoice, edited_con
 from acp_server.firstrun.probe import ProbeFailure, list_models, model_answers
 
 if TYPE_CHECKING:
-    from acp_server.models.config import ModelSettings
+    from acp_server.config import Config
 
 __all__ = ["PROBE_TIMEOUT", "run_setup"]
 
@@ -87,7 +87,7 @@ def run_setup(args: argparse.Namespace) -> int:
     """The command; 0 when the config file was written, 1 when cancelled, 2 when it cannot
     run (no terminal, a config file setup cannot edit)."""
     from acp_server import redaction
-    from acp_server.models.config import config_path
+    from acp_server.config import config_path
 
     path = config_path()
     if not (sys.stdin.isatty() and sys.stderr.isatty()):
@@ -280,16 +280,16 @@ def _ask_model(models: list[str]) -> str:
 
 def _try(existing: str, choice: ProviderChoice) -> str:
     """The candidate config, read back by the server's own reader, then the tiny request."""
+    from acp_server.config import load_config
     from acp_server.models.base import ModelConfigError
-    from acp_server.models.config import load_settings
 
     with tempfile.TemporaryDirectory(prefix="acp-server-setup-") as scratch:
         candidate = Path(scratch) / "config.toml"
         candidate.write_text(edited_config(existing, choice), encoding="utf-8")
         try:
-            settings: ModelSettings = load_settings(candidate)
+            settings: Config = load_config(candidate)
         except ModelConfigError as exc:
             raise ProbeFailure("other", str(exc)) from None
     # What is written is what is tried: the shell's *_BASE_URL would override the file.
     environ = {k: v for k, v in os.environ.items() if not k.endswith("_BASE_URL")}
-    return model_answers(choice.spec, settings, environ, PROBE_TIMEOUT)
+    return model_answers(choice.spec, settings.providers, environ, PROBE_TIMEOUT)

@@ -1,7 +1,7 @@
 """How many tokens a model's context holds: configured, reported by the server, or a default.
 
 The order: the config file's `context_window` (per model, else per provider; see
-`acp_server.models.config`), else what the server reports, else `DEFAULT_WINDOWS`. Servers are
+`acp_server.models.providers`), else what the server reports, else `DEFAULT_WINDOWS`. Servers are
 asked only where they say so:
 
 - `GET {base_url}/models`: the entry whose `id` is the model (or the only entry), its

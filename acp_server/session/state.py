@@ -46,7 +46,7 @@ class SessionState:
     first_prompt: str | None = None
     """The text parts of the session's first prompt (what its title is made from)."""
     ids: frozenset[str] = frozenset()
-    """Every turn and message id the records hold."""
+    """Every turn, message and rewind id the records hold."""
 
     @classmethod
     def of(cls, records: Sequence[rec.Record]) -> SessionState:
@@ -78,7 +78,7 @@ class SessionState:
                 first_prompt = "\n".join(
                     p.text for p in record.content if isinstance(p, rec.TextPart)
                 )
-            for name in ("turn_id", "message_id"):
+            for name in ("turn_id", "message_id", "rewind_id"):
                 value = getattr(record, name, None)
                 if isinstance(value, str):
                     ids.add(value)

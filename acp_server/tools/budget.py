@@ -10,7 +10,9 @@ tail and says how much of the middle it cut.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from acp_server.tools.base import ToolOutput
 
@@ -38,6 +40,36 @@ class ToolBudget:
     def body_bytes(self) -> int:
         """What a tool's result may hold besides its closing note."""
         return max(self.max_result_bytes - NOTE_ROOM, self.max_result_bytes // 2)
+
+
+_MINIMUMS = {
+    "max_result_bytes": 1024,
+    "max_read_lines": 1,
+    "max_search_results": 1,
+    "max_checkpoint_bytes": 0,
+    "max_image_bytes": 1024,
+}
+"""The `[tools]` keys and their smallest values (a result must hold its closing note)."""
+
+
+def tool_budget(
+    entry: Any, error: Callable[[str, str | None, str | None], Exception]
+) -> ToolBudget:
+    """The config file's `[tools]` table; `error(problem, key, table)` makes the exception
+    that names the file and line."""
+    if not isinstance(entry, dict):
+        raise error("[tools] must be a table", "tools", None)
+    values: dict[str, int] = {}
+    for key, value in entry.items():
+        minimum = _MINIMUMS.get(key)
+        if minimum is None:
+            raise error(
+                f"unknown key `{key}` in [tools]; expected {', '.join(_MINIMUMS)}", key, "tools"
+            )
+        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+            raise error(f"[tools] `{key}` must be an integer of at least {minimum}", key, "tools")
+        values[key] = value
+    return ToolBudget(**values)
 
 
 def utf8_size(text: str) -> int:

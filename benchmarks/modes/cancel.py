@@ -29,10 +29,10 @@ from benchmarks.measure import (
     Target,
     evaluate,
     require_positive,
-    subject_exe,
     versions,
 )
 from benchmarks.mode import Mode
+from benchmarks.other_build import add_baseline_args, agents_to_measure
 from benchmarks.report import exit_warnings, render_header, render_verdicts, run_context
 from benchmarks.sampling import (
     WARMUP,
@@ -96,6 +96,7 @@ def add_cancel_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--samples", type=int, default=200, help="timed cancels per agent (default 200)"
     )
+    add_baseline_args(parser)  # another acp-server build, e.g. the code before a change
 
 
 def mode_cancel(args: argparse.Namespace) -> Result:
@@ -107,18 +108,17 @@ def mode_cancel(args: argparse.Namespace) -> Result:
         script = Path(tmp) / "cancel-script.json"
         script.write_text(json.dumps(CANCEL_SCRIPT))
         data = Path(tmp) / "data"
-        argvs = {
-            SUBJECT: [
-                *(str(subject_exe()), "--model", f"script:{script}", "--data-dir", str(data)),
-            ],
-            BASELINE: [sys.executable, str(PROGRAMS / "sdk_streaming_agent.py")],
+        argvs = {  # each build its own data directory: one journal writer per directory
+            name: [str(exe), "--model", f"script:{script}", "--data-dir", str(data / str(i))]
+            for i, (name, exe) in enumerate(agents_to_measure(args).items())
         }
+        argvs[BASELINE] = [sys.executable, str(PROGRAMS / "sdk_streaming_agent.py")]
         agents = {name: stack.enter_context(AgentProcess(name, a)) for name, a in argvs.items()}
         samplers = {}
         for name, agent in agents.items():
             agent.initialize()
             samplers[name] = partial(cancel_sample, agent, agent.new_session(tmp))
-        data.mkdir(exist_ok=True)  # acp-server made it for its first journal
+        data.mkdir(parents=True, exist_ok=True)  # holds each build's data directory
         fd = os.open(data / "fsync-floor.jsonl", os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         stack.callback(os.close, fd)
         samplers[FLOOR] = partial(fsync_sample, fd)
@@ -189,7 +189,9 @@ def render_cancel(results: Result) -> str:
         f"acp-server above the fsync floor (differences of percentiles): p50"
         f" {subject['p50_ms'] - floor['p50_ms']:+.2f} ms, p99"
         f" {subject['p99_ms'] - floor['p99_ms']:+.2f} ms; the SDK agent's p50 is"
-        f" {agents[BASELINE]['p50_ms']:.2f} ms.",
+        f" {agents[BASELINE]['p50_ms']:.2f} ms. Where acp-server's own share goes, stage by"
+        " stage: [the cancel-latency"
+        " RFC](rfc/implemented/architecture/2026-12-02-cancel-latency.md).",
     ]
     lines += render_verdicts(results)
     lines += stop_reason_warnings(agents, n)

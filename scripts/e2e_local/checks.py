@@ -80,12 +80,26 @@ class Client:
         ]
 
     def tool_calls(self, since: int = 0) -> dict[str, dict[str, Any]]:
-        """Each tool call's latest state: title, kind, status and its text content."""
+        """Each tool call's latest state: title, kind, status and its text content; its first
+        status and how long after the last message chunk before it the client first saw it."""
         calls: dict[str, dict[str, Any]] = {}
-        for _, update in self.updates[since:]:
+        last_chunk: float | None = None
+        for at, update in self.updates[since:]:
+            if update.session_update == "agent_message_chunk":
+                last_chunk = at
             if update.session_update not in ("tool_call", "tool_call_update"):
                 continue
-            call = calls.setdefault(update.tool_call_id, {"content": ""})
+            if update.tool_call_id not in calls:
+                # How the client first heard of it: `pending` while the model still wrote it
+                # (an API call), or complete once its message ended (a call written as text).
+                calls[update.tool_call_id] = {
+                    "content": "",
+                    "first_status": getattr(update, "status", None),
+                    "seen_ms_after_last_chunk": None
+                    if last_chunk is None
+                    else round((at - last_chunk) * 1000, 1),
+                }
+            call = calls[update.tool_call_id]
             for name in ("title", "kind", "status", "raw_input"):
                 if getattr(update, name, None) is not None:
                     call[name] = getattr(update, name)

@@ -132,6 +132,8 @@ async def fix_run(
             "status": call.get("status"),
             "input": call.get("raw_input"),
             "result": call["content"].strip()[:300],
+            "first_status": call.get("first_status"),
+            "seen_ms_after_last_chunk": call.get("seen_ms_after_last_chunk"),
         }
         for call in client.tool_calls(first).values()
     ]

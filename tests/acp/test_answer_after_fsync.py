@@ -19,7 +19,7 @@ import anyio
 import anyio.to_thread
 import pytest
 
-from acp_server.session import journal as journal_module
+from acp_server.session import journal_fs
 from tests.support.agent_harness import FakeModel, say, wait_for_abort
 from tests.support.bridge import DEADLINE, Bridge, in_process_bridge
 
@@ -28,14 +28,14 @@ pytestmark = pytest.mark.anyio
 
 def _instrument_fsync(monkeypatch: pytest.MonkeyPatch, bridge: Bridge) -> None:
     """Record ("fsync", (inode, bytes on disk)) in the bridge's events as each fsync returns."""
-    fsync_and_close = journal_module._fsync_and_close
+    fsync_and_close = journal_fs.fsync_and_close
 
     def observed(fd: int) -> None:
         stat = os.fstat(fd)
         fsync_and_close(fd)
         bridge.events.append(("fsync", (stat.st_ino, stat.st_size)))
 
-    monkeypatch.setattr(journal_module, "_fsync_and_close", observed)
+    monkeypatch.setattr(journal_fs, "fsync_and_close", observed)
 
 
 def _turn_end_offsets(journal: Path) -> list[int]:
@@ -122,7 +122,7 @@ async def test_a_held_fsync_holds_the_answer(
     whatever else runs meanwhile (the order, not a race between a fast disk and the writer)."""
     entered = threading.Event()
     release = threading.Event()
-    fsync_and_close = journal_module._fsync_and_close
+    fsync_and_close = journal_fs.fsync_and_close
 
     def held(fd: int) -> None:
         entered.set()
@@ -131,7 +131,7 @@ async def test_a_held_fsync_holds_the_answer(
 
     async with in_process_bridge(FakeModel(), tmp_path / "data") as bridge:
         session_id = await bridge.new_session(tmp_path)
-        monkeypatch.setattr(journal_module, "_fsync_and_close", held)
+        monkeypatch.setattr(journal_fs, "fsync_and_close", held)
         prompt = {"sessionId": session_id, "prompt": [{"type": "text", "text": "hi"}]}
         request_id = await bridge.send_request("session/prompt", prompt)
         assert await anyio.to_thread.run_sync(entered.wait, DEADLINE)

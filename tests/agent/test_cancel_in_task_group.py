@@ -45,7 +45,7 @@ async def test_an_exception_group_holding_the_cancel_is_a_cancel(
 
     tool = FakeTool("bash", behaviour)
     model = FakeModel([call("bash"), finish("tool_calls")])
-    caplog.set_level(logging.INFO, logger="acp_server.agent.loop")
+    caplog.set_level(logging.INFO, logger="acp_server.agent")
     async with running_agent(model, tools=[tool]) as handle:
         ticket = handle.agent.followup(text("run it"))
         await entered.wait()

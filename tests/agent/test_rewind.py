@@ -14,13 +14,15 @@ from pathlib import Path
 import anyio
 import pytest
 
+from acp_server.acp.rewind import listing
 from acp_server.agent.conversation import Conversation
 from acp_server.agent.rewind import RewindDone, rewind_to, session_turns
 from acp_server.cancellation import TurnAborted, TurnCancellation, UserCancel
 from acp_server.models.base import AssistantTurn, UserTurn
 from acp_server.session import records as rec
 from acp_server.session.log import SessionLog
-from acp_server.session.rewind import retained
+from acp_server.session.rewind import Turn, retained
+from acp_server.session.state import SessionState
 from acp_server.tools.builtin.files import EditFile, WriteFile
 from acp_server.tools.checkpoints import Checkpoints, CheckpointStore
 from acp_server.tools.local_files import LocalFiles
@@ -146,6 +148,9 @@ async def test_rewind_restores_files_and_cuts_the_model_context(tmp_path: Path) 
     await w.rewind(1)
     assert w.files() == {"a.txt": b"\xff binary, not UTF-8 \xfe"}
     assert not [i for i in w.conversation.items if isinstance(i, AssistantTurn)]
+    # A reloaded session's deterministic ids skip the rewinds' ids too (they are message ids
+    # on replay).
+    assert done.record.rewind_id in SessionState.of(w.log.records).ids
     # The log keeps everything; only the retained view drops the turns.
     assert sum(isinstance(r, rec.Rewind) for r in w.log.records) == 2
     assert [type(r) for r in retained(w.log.records)] == [rec.Rewind, rec.Rewind]
@@ -172,6 +177,11 @@ async def test_hostile_files_are_reported_and_left(tmp_path: Path) -> None:
             write(f"{name}.txt", f"agent {name}\n")
             for name in ("hand", "fifo", "dir", "link", "big")
         ),
+    )
+    big = next(r for r in w.log.records if isinstance(r, rec.ToolResult) and "big" in r.output)
+    assert big.output.endswith(
+        "(not kept for /rewind: it is 100 bytes, over the checkpoint cap of 64 bytes "
+        "([tools] max_checkpoint_bytes))"
     )
     (w.ws / "hand.txt").write_text("edited by hand\n")
     (w.ws / "fifo.txt").unlink()
@@ -258,3 +268,26 @@ async def test_a_flush_that_fails_after_the_record_still_rewinds_and_says_so(
     assert isinstance(done.not_saved, OSError)
     assert w.files() == {}
     assert isinstance(w.log.records[-1], rec.Rewind)
+
+
+def test_the_listing_shows_the_latest_hundred_turns() -> None:
+    turns = [
+        Turn(
+            n,
+            f"t{n}",
+            rec.UserMessage(
+                message_id=f"m{n}",
+                content=[rec.TextPart(text=f"prompt {n}\nmore")],
+                origin="prompt",
+                turn_id=f"t{n}",
+                at=AT,
+            ),
+            None,
+        )
+        for n in range(1, 131)
+    ]
+    lines = listing(turns).splitlines()
+    assert lines[1] == "(30 earlier turns not listed)"
+    assert lines[2] == "31. prompt 31"  # the first line of each prompt
+    assert lines[-1] == "130. prompt 130"
+    assert listing([]) == "There is no turn to rewind to."

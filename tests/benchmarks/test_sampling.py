@@ -1,9 +1,17 @@
 """The sampling loop the cancel-style modes share: uncounted warm-up rounds first, then rounds
-of one sample per series in a fixed order, and the figures a series reduces to."""
+of one sample per series in a fixed order, and the figures a series reduces to; and the fsync
+floor the cancel mode samples beside the agents."""
 
 from __future__ import annotations
 
+import json
+import os
+from pathlib import Path
+
+import pytest
+
 from benchmarks.measure import Result
+from benchmarks.modes import cancel
 from benchmarks.sampling import alternate, cancel_stats, spread_cells, stop_reason_warnings
 
 
@@ -35,3 +43,22 @@ def test_a_series_reduces_to_its_spread_and_stop_reasons() -> None:
         "- WARNING: x: stop reasons ['cancelled', 'end_turn']"
     ]
     assert stop_reason_warnings({"x": stats | {"cancelled": 100}}, 100) == []
+
+
+def test_the_cancel_floor_appends_one_record_per_sample_beside_the_journals(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "share"))
+    root = cancel.data_root()
+    assert root == tmp_path / "share" and root.is_dir()  # where acp-server's data dir goes
+    kind, _, mount = cancel.data_root_filesystem().partition(" at ")
+    assert kind and mount.startswith("/")
+    path = root / "floor.jsonl"
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    try:
+        samples = [cancel.fsync_sample(fd) for _ in range(3)]
+    finally:
+        os.close(fd)
+    assert all(s["ms"] > 0 for s in samples)
+    assert path.read_bytes() == cancel.TURN_END_LINE * 3
+    json.loads(cancel.TURN_END_LINE)  # a well-formed record line, as a journal's

@@ -80,6 +80,7 @@ async def test_rewind_restores_the_file_tools_changes_and_cuts_the_conversation(
         assert await s.prompt("/rewind 9") == "end_turn"
         assert await s.prompt("/rewind 2") == "end_turn"
         listing, wrong, done = said(s)[-3:]
+        assert await s.prompt("fourth") == "end_turn"  # the script starts over: turn 1's write
     assert "1. first\n2. second\n3. third" in listing
     assert wrong == "The conversation was not rewound: '9' is not a turn number (1 to 3)."
     # Turn 2's edit is undone (back to turn 1's write), its new file is gone; b.txt was edited
@@ -98,13 +99,13 @@ async def test_rewind_restores_the_file_tools_changes_and_cuts_the_conversation(
     assert kept.read_bytes() == b"original b\n"
     assert "`echo made by bash > c.txt`" in done and "bash commands" in done
 
-    # Reloaded: the conversation holds turn 1 and the notice, not turns 2 and 3.
+    # Reloaded: turn 1, the notice, then the turn after the rewind; not turns 2 and 3.
     async with agent_session(ws, spec, env=SANDBOXED, data_dir=data, load=s.sid) as loaded:
-        assert list(user_ids(loaded)) == ["first"]
+        assert list(user_ids(loaded)) == ["first", "fourth"]
         texts = said(loaded)
         assert texts[0] == "one done"
         assert texts[1].startswith("Rewound the conversation to before a turn.\nRestored: a.txt")
-        assert len(texts) == 2
+        assert texts[2:] == ["one done"]
 
 
 async def test_session_rewind_extension_by_message_id_and_fingerprint(

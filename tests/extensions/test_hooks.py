@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -524,3 +525,17 @@ async def test_a_user_hook_whose_workspace_script_changed_asks_first(
             assert await handle.agent.followup(text("go")).wait() == rec.Completed()
     assert asked == [[str(script_file)]]  # once, after the change, naming the file
     assert (tmp_path / "ran").read_text() == ("v1\nv2\nv2\n" if allow else "v1\n")
+
+
+def test_a_hooks_file_that_is_a_fifo_or_endless_is_ignored_without_blocking(tmp_path: Path) -> None:
+    # Moved from tests/tools/test_safe_open.py: it is the hooks loader's use of the safe open.
+    hooks_dir = tmp_path / ".acp-server"
+    hooks_dir.mkdir()
+    os.mkfifo(hooks_dir / "hooks.json")  # no writer: an ordinary read blocks forever
+    assert load_hooks_file(hooks_dir / "hooks.json", "workspace") == []
+    os.unlink(hooks_dir / "hooks.json")
+    (hooks_dir / "hooks.json").symlink_to("/dev/zero")  # endless: an ordinary read fills memory
+    assert load_hooks_file(hooks_dir / "hooks.json", "workspace") == []
+    os.unlink(hooks_dir / "hooks.json")
+    (hooks_dir / "hooks.json").write_text(" " * (2 << 20) + "{}")
+    assert load_hooks_file(hooks_dir / "hooks.json", "workspace") == []

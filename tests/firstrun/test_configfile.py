@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
+from acp_server.config import load_config
 from acp_server.firstrun.configfile import (
     KeySource,
     ProviderChoice,
     edited_config,
     write_atomically,
 )
-from acp_server.models.config import load_settings
 
 CHOICE = ProviderChoice("openai", "http://127.0.0.1:8080/v1", KeySource(value="sk-k"), "m")
 
@@ -37,7 +37,7 @@ def test_the_edit_keeps_comments_other_tables_and_inline_tables(tmp_path: Path) 
     # The server's own reader takes it (api_key_env was replaced, not kept next to api_key).
     path = tmp_path / "c.toml"
     path.write_text(text)
-    assert load_settings(path).provider("openai").api_key == "sk-k"
+    assert load_config(path).provider("openai").api_key == "sk-k"
 
 
 def test_a_key_variable_replaces_a_stored_key() -> None:

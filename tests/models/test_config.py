@@ -8,20 +8,13 @@ from pathlib import Path
 import anyio
 import pytest
 
+from acp_server.config import Config, choose_model_spec, config_path, load_config
 from acp_server.models.anthropic import AnthropicProvider
 from acp_server.models.base import ModelConfigError, ModelError
-from acp_server.models.config import (
-    ModelSettings,
-    ProviderSettings,
-    check_spec,
-    choose_model_spec,
-    config_path,
-    file_keys,
-    load_settings,
-)
 from acp_server.models.http import HttpOptions, close_provider
 from acp_server.models.openai import OpenAIProvider
-from acp_server.models.spec import load_model
+from acp_server.models.providers import ProviderSettings, ProviderTables
+from acp_server.models.spec import check_spec, load_model
 from tests.support.providers import collect
 from tests.support.sse_server import free_port, recorded, serve
 
@@ -48,16 +41,21 @@ def write(tmp_path: Path, text: str) -> Path:
 
 def test_full_example(tmp_path: Path) -> None:
     path = write(tmp_path, EXAMPLE)
-    settings = load_settings(path)
-    assert settings == ModelSettings(
+    settings = load_config(path)
+    assert settings == Config(
         default="openai:gpt-4o-mini",
         offered=["openai:gpt-4o-mini", "anthropic:claude-sonnet-4-5"],  # duplicates dropped
-        providers={
-            "openai": ProviderSettings(
-                base_url="http://127.0.0.1:8080/v1", api_key_env="LOCAL_KEY", read_timeout=120.0
-            ),
-            "anthropic": ProviderSettings(api_key_env="MY_ANTHROPIC_KEY", connect_timeout=5.0),
-        },
+        providers=ProviderTables(
+            {
+                "openai": ProviderSettings(
+                    base_url="http://127.0.0.1:8080/v1",
+                    api_key_env="LOCAL_KEY",
+                    read_timeout=120.0,
+                ),
+                "anthropic": ProviderSettings(api_key_env="MY_ANTHROPIC_KEY", connect_timeout=5.0),
+            },
+            path,
+        ),
         path=path,
     )
     assert settings.provider("openai").base_url == "http://127.0.0.1:8080/v1"
@@ -77,21 +75,21 @@ def test_config_path_follows_xdg_then_home(tmp_path: Path) -> None:
 
 def test_default_location_is_read_and_missing_is_empty(tmp_path: Path) -> None:
     environ = {"XDG_CONFIG_HOME": str(tmp_path)}
-    assert load_settings(environ=environ) == ModelSettings()
+    assert load_config(environ=environ) == Config()
     (tmp_path / "acp-server").mkdir()
     (tmp_path / "acp-server" / "config.toml").write_text('default_model = "echo"\n')
-    assert load_settings(environ=environ).default == "echo"
+    assert load_config(environ=environ).default == "echo"
 
 
 def test_an_explicit_missing_file_is_an_error(tmp_path: Path) -> None:
     with pytest.raises(ModelConfigError, match=r"config file .*nope.toml: not found"):
-        load_settings(tmp_path / "nope.toml")
+        load_config(tmp_path / "nope.toml")
 
 
 def test_invalid_toml_names_file_and_line(tmp_path: Path) -> None:
     path = write(tmp_path, 'default_model = "echo"\nmodels = = ["echo"]\n')
     with pytest.raises(ModelConfigError) as info:
-        load_settings(path)
+        load_config(path)
     message = str(info.value)
     assert message.startswith(f"config file {path}: invalid TOML:")
     assert "line 2" in message
@@ -103,7 +101,7 @@ def test_a_100k_character_table_header_is_read_in_linear_time(tmp_path: Path) ->
     header = '[providers.openai.models."x' + " " * 100_000 + 'y"]'
     path = write(tmp_path, f"{header}\ncontext_window = 5\n[tools]\nmax_read_lines = 0\n")
     with pytest.raises(ModelConfigError, match=r", line 4: \[tools\] `max_read_lines` must be"):
-        load_settings(path)
+        load_config(path)
 
 
 @pytest.mark.parametrize(
@@ -138,7 +136,7 @@ def test_a_100k_character_table_header_is_read_in_linear_time(tmp_path: Path) ->
 def test_bad_values_are_clear_errors(tmp_path: Path, text: str, problem: str) -> None:
     path = write(tmp_path, text)
     with pytest.raises(ModelConfigError, match="^config file " + re.escape(str(path)) + problem):
-        load_settings(path)
+        load_config(path)
 
 
 def test_check_spec() -> None:
@@ -151,30 +149,32 @@ def test_check_spec() -> None:
 
 
 def test_precedence_cli_then_env_then_file() -> None:
-    settings = ModelSettings(default="openai:from-file")
+    settings = Config(default="openai:from-file")
     env = {"ACP_SERVER_MODEL": "openai:from-env"}
     assert choose_model_spec("openai:from-cli", settings, env) == "openai:from-cli"
     assert choose_model_spec(None, settings, env) == "openai:from-env"
     assert choose_model_spec(None, settings, {"ACP_SERVER_MODEL": ""}) == "openai:from-file"
     assert choose_model_spec("", settings, {}) == "openai:from-file"
-    assert choose_model_spec(None, ModelSettings(), {}) is None
+    assert choose_model_spec(None, Config(), {}) is None
     assert choose_model_spec(None, None, {}) is None
 
 
 def test_load_model_uses_provider_settings(tmp_path: Path) -> None:
-    settings = load_settings(write(tmp_path, EXAMPLE))
-    p = load_model("openai:llama", settings, environ={"LOCAL_KEY": "k"})
+    settings = load_config(write(tmp_path, EXAMPLE))
+    p = load_model("openai:llama", settings.providers, environ={"LOCAL_KEY": "k"})
     assert isinstance(p, OpenAIProvider)
     assert p.endpoint.base_url == "http://127.0.0.1:8080/v1"
     assert p.endpoint.key_env == "LOCAL_KEY"
     # the fix names the file's setting, since that is where the URL came from
     assert p.endpoint.base_url_env == f"base_url in [providers.openai] of {settings.path}"
     # the environment variable wins over the file
-    p = load_model("openai:llama", settings, environ={"OPENAI_BASE_URL": "http://10.0.0.1:1/v1"})
+    p = load_model(
+        "openai:llama", settings.providers, environ={"OPENAI_BASE_URL": "http://10.0.0.1:1/v1"}
+    )
     assert isinstance(p, OpenAIProvider)
     assert p.endpoint.base_url == "http://10.0.0.1:1/v1"
     assert p.endpoint.base_url_env == "OPENAI_BASE_URL"
-    a = load_model("anthropic:claude", settings, environ={})
+    a = load_model("anthropic:claude", settings.providers, environ={})
     assert isinstance(a, AnthropicProvider)
     assert a.endpoint.key_env == "MY_ANTHROPIC_KEY"
     assert a.endpoint.base_url == "https://api.anthropic.com"
@@ -182,12 +182,12 @@ def test_load_model_uses_provider_settings(tmp_path: Path) -> None:
 
 def test_a_key_in_the_file_wins_and_is_named_as_the_fix(tmp_path: Path) -> None:
     path = write(tmp_path, '[providers.anthropic]\napi_key = "sk-in-file"\n')
-    settings = load_settings(path)
+    settings = load_config(path)
     assert "sk-in-file" not in repr(settings)
-    a = load_model("anthropic:claude", settings, environ={"ANTHROPIC_API_KEY": "sk-env"})
+    a = load_model("anthropic:claude", settings.providers, environ={"ANTHROPIC_API_KEY": "sk-env"})
     assert isinstance(a, AnthropicProvider)
     assert a.endpoint.key_env == f"api_key in [providers.anthropic] of {path}"
-    assert file_keys(settings) == ["sk-in-file"]
+    assert settings.providers.file_keys() == ["sk-in-file"]
 
 
 def test_load_model_rejects_bad_specs() -> None:
@@ -201,8 +201,8 @@ def test_configured_key_variable_and_base_url_are_used_on_the_wire(tmp_path: Pat
     async def main() -> None:
         async with serve(recorded("openai_text")) as server:
             text = f'[providers.openai]\nbase_url = "{server.url}/v1"\napi_key_env = "LOCAL_KEY"\n'
-            settings = load_settings(write(tmp_path, text))
-            p = load_model("openai:llama", settings, environ={"LOCAL_KEY": "sk-local"})
+            settings = load_config(write(tmp_path, text))
+            p = load_model("openai:llama", settings.providers, environ={"LOCAL_KEY": "sk-local"})
             await collect(p)
             await close_provider(p)
         assert server.requests[0].headers["authorization"] == "Bearer sk-local"
@@ -214,8 +214,8 @@ def test_an_unreachable_configured_url_names_the_setting(tmp_path: Path) -> None
     async def main() -> None:
         port = await free_port()
         text = f'[providers.openai]\nbase_url = "http://127.0.0.1:{port}/v1"\n'
-        settings = load_settings(write(tmp_path, text))
-        p = load_model("openai:m", settings, environ={})
+        settings = load_config(write(tmp_path, text))
+        p = load_model("openai:m", settings.providers, environ={})
         assert isinstance(p, OpenAIProvider)
         p._http.options = HttpOptions(max_attempts=1)  # production backoff would take 3.5 s
         with pytest.raises(ModelError, match=r"Check base_url in \[providers.openai\] of "):
@@ -228,9 +228,9 @@ def test_an_unreachable_configured_url_names_the_setting(tmp_path: Path) -> None
 def test_context_window_reaches_the_provider_for_usage_updates(tmp_path: Path) -> None:
     config = tmp_path / "config.toml"
     config.write_text("[providers.openai]\ncontext_window = 32768\n")
-    settings = load_settings(config)
+    settings = load_config(config)
     assert settings.provider("openai").context_window == 32768
-    provider = load_model("openai:local", settings, environ={})
+    provider = load_model("openai:local", settings.providers, environ={})
     assert isinstance(provider, OpenAIProvider)
     assert provider._http.options.context_window == 32768
 
@@ -239,7 +239,7 @@ def test_context_window_must_be_a_positive_integer(tmp_path: Path) -> None:
     config = tmp_path / "config.toml"
     config.write_text("[providers.anthropic]\ncontext_window = 1.5\n")
     with pytest.raises(ModelConfigError, match="context_window"):
-        load_settings(config)
+        load_config(config)
 
 
 def test_max_output_tokens_per_provider_and_model(tmp_path: Path) -> None:
@@ -248,10 +248,10 @@ def test_max_output_tokens_per_provider_and_model(tmp_path: Path) -> None:
         "[providers.anthropic]\nmax_output_tokens = 3000\n"
         '[providers.anthropic.models."claude-small"]\nmax_output_tokens = 500\n'
     )
-    settings = load_settings(config)
-    small = load_model("anthropic:claude-small", settings, environ={})
-    other = load_model("anthropic:claude-big", settings, environ={})
-    plain = load_model("openai:local", settings, environ={})
+    settings = load_config(config)
+    small = load_model("anthropic:claude-small", settings.providers, environ={})
+    other = load_model("anthropic:claude-big", settings.providers, environ={})
+    plain = load_model("openai:local", settings.providers, environ={})
     assert isinstance(small, AnthropicProvider) and isinstance(other, AnthropicProvider)
     assert (small.max_output_tokens, other.max_output_tokens) == (500, 3000)
     assert isinstance(plain, OpenAIProvider) and plain.max_output_tokens == 8192
@@ -262,7 +262,7 @@ def test_max_output_tokens_must_be_a_positive_integer(tmp_path: Path, value: str
     config = tmp_path / "config.toml"
     config.write_text(f'[providers.openai.models."m"]\nmax_output_tokens = {value}\n')
     with pytest.raises(ModelConfigError, match="max_output_tokens"):
-        load_settings(config)
+        load_config(config)
 
 
 @pytest.mark.anyio
@@ -275,11 +275,11 @@ async def test_images_per_provider_and_model_reach_the_providers(tmp_path: Path)
         '[providers.openai.models."text-only"]\nimages = false\n'
         "[providers.anthropic]\nimages = false\n"
     )
-    settings = load_settings(config)
+    settings = load_config(config)
     signal = TurnCancellation().signal
-    seeing = load_model("openai:llava", settings, environ={})
-    blind = load_model("openai:text-only", settings, environ={})
-    claude = load_model("anthropic:claude-x", settings, environ={})
+    seeing = load_model("openai:llava", settings.providers, environ={})
+    blind = load_model("openai:text-only", settings.providers, environ={})
+    claude = load_model("anthropic:claude-x", settings.providers, environ={})
     assert isinstance(seeing, OpenAIProvider) and await seeing.takes_images(signal)
     assert isinstance(blind, OpenAIProvider) and not await blind.takes_images(signal)
     assert isinstance(claude, AnthropicProvider) and not await claude.takes_images(signal)
@@ -300,13 +300,13 @@ async def test_images_per_provider_and_model_reach_the_providers(tmp_path: Path)
 )
 def test_image_and_skill_keys_are_checked(tmp_path: Path, text: str, problem: str) -> None:
     with pytest.raises(ModelConfigError, match=problem):
-        load_settings(write(tmp_path, text))
+        load_config(write(tmp_path, text))
 
 
 def test_skill_dirs_split_into_the_repositorys_and_the_users(tmp_path: Path) -> None:
     from acp_server.tools.skill_places import SkillPlaces
 
-    assert load_settings(write(tmp_path, "")).skills == SkillPlaces()
-    settings = load_settings(write(tmp_path, f'[skills]\ndirs = ["team", "{tmp_path}", "~/s"]\n'))
+    assert load_config(write(tmp_path, "")).skills == SkillPlaces()
+    settings = load_config(write(tmp_path, f'[skills]\ndirs = ["team", "{tmp_path}", "~/s"]\n'))
     assert settings.skills == SkillPlaces((Path("team"),), (tmp_path, Path("~/s").expanduser()))
     assert settings.tools.max_image_bytes == 3_932_160

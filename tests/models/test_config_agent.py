@@ -7,26 +7,26 @@ from pathlib import Path
 
 import pytest
 
-from acp_server.models.base import ModelConfigError
-from acp_server.models.config import (
+from acp_server.agent.settings import (
     DEFAULT_MAX_REPEATED_CALLS,
     DEFAULT_MAX_STEPS,
-    DEFAULT_THRESHOLD,
-    AgentSettings,
-    ModelSettings,
-    load_settings,
+    SubagentLimits,
+    TurnLimits,
 )
+from acp_server.config import Config, load_config
+from acp_server.models.base import ModelConfigError
+from acp_server.models.budget import DEFAULT_THRESHOLD
 
 
-def settings_of(tmp_path: Path, text: str) -> ModelSettings:
+def settings_of(tmp_path: Path, text: str) -> Config:
     config = tmp_path / "config.toml"
     config.write_text(text)
-    return load_settings(config)
+    return load_config(config)
 
 
 def test_defaults_suit_long_tasks(tmp_path: Path) -> None:
     settings = settings_of(tmp_path, "")
-    assert settings.agent == AgentSettings()
+    assert settings.turn == TurnLimits()
     assert DEFAULT_MAX_STEPS >= 100
     assert (DEFAULT_THRESHOLD, DEFAULT_MAX_REPEATED_CALLS) == (0.8, 3)
 
@@ -36,10 +36,10 @@ def test_agent_settings_are_read(tmp_path: Path) -> None:
         tmp_path,
         "max_steps = 40\ncontext_threshold = 0.5\nmax_repeated_calls = 2\nmax_failed_calls = 7\n",
     )
-    assert settings.agent == AgentSettings(
-        max_steps=40, context_threshold=0.5, max_repeated_calls=2, max_failed_calls=7
+    assert settings.turn == TurnLimits(
+        max_steps=40, context_threshold=0.5, max_repeats=2, max_failed=7
     )
-    assert settings_of(tmp_path, "context_threshold = 1\n").agent.context_threshold == 1.0
+    assert settings_of(tmp_path, "context_threshold = 1\n").turn.context_threshold == 1.0
 
 
 @pytest.mark.parametrize(
@@ -91,7 +91,7 @@ def test_bad_model_tables_are_refused(tmp_path: Path, text: str, problem: str) -
 
 def test_subagent_bounds_are_read_and_checked(tmp_path: Path) -> None:
     settings = settings_of(tmp_path, "[subagents]\nmax_depth = 1\nmax_seconds = 90\n")
-    assert (settings.agent.subagent_max_depth, settings.agent.subagent_max_seconds) == (1, 90.0)
+    assert settings.turn.subagents == SubagentLimits(max_depth=1, max_seconds=90.0)
     with pytest.raises(ModelConfigError, match=r"\[subagents\] `max_seconds` must be positive"):
         settings_of(tmp_path, "[subagents]\nmax_seconds = 0\n")
     with pytest.raises(ModelConfigError, match=r"unknown key `depth` in \[subagents\]"):

@@ -7,23 +7,24 @@ from pathlib import Path
 
 import pytest
 
+from acp_server.agent.instructions import InstructionSettings
+from acp_server.config import load_config
 from acp_server.models.base import ModelConfigError
-from acp_server.models.config import InstructionFiles, load_settings
 
 
-def _load(tmp_path: Path, text: str) -> InstructionFiles:
+def _load(tmp_path: Path, text: str) -> InstructionSettings:
     path = tmp_path / "config.toml"
     path.write_text(text, encoding="utf-8")
-    return load_settings(path).instructions
+    return load_config(path).instructions
 
 
 def test_names_and_budget_are_read(tmp_path: Path) -> None:
     table = '[instructions]\nfiles = ["AGENTS.md", "CLAUDE.md"]\nmax_bytes = 4096\n'
-    assert _load(tmp_path, table) == InstructionFiles(("AGENTS.md", "CLAUDE.md"), 4096)
+    assert _load(tmp_path, table) == InstructionSettings(("AGENTS.md", "CLAUDE.md"), 4096)
 
 
 def test_without_the_table_the_defaults_apply(tmp_path: Path) -> None:
-    assert _load(tmp_path, 'default_model = "echo"\n') == InstructionFiles(None, None)
+    assert _load(tmp_path, 'default_model = "echo"\n') == InstructionSettings()
 
 
 @pytest.mark.parametrize(
@@ -42,4 +43,4 @@ def test_bad_values_are_clear_errors(tmp_path: Path, text: str, problem: str) ->
     path = tmp_path / "config.toml"
     path.write_text(text, encoding="utf-8")
     with pytest.raises(ModelConfigError, match="^config file " + re.escape(str(path)) + problem):
-        load_settings(path)
+        load_config(path)

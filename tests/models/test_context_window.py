@@ -12,9 +12,9 @@ import anyio
 import pytest
 
 from acp_server.cancellation import TurnAborted, TurnCancellation, UserCancel
+from acp_server.config import load_config
 from acp_server.models import window as window_module
 from acp_server.models.anthropic import AnthropicProvider
-from acp_server.models.config import load_settings
 from acp_server.models.openai import DEFAULT_BASE_URL, OpenAIProvider
 from acp_server.models.script import echo_provider
 from acp_server.models.spec import load_model
@@ -163,11 +163,11 @@ async def test_a_configured_window_is_never_probed(tmp_path: Path) -> None:
         "[providers.openai]\ncontext_window = 65536\n\n"
         '[providers.openai.models."small-model"]\ncontext_window = 2048\n'
     )
-    settings = load_settings(config)
+    settings = load_config(config)
     with serve_routes({"/props": Route(LLAMA_PROPS)}) as server:
         env = {"OPENAI_BASE_URL": server.url + "/v1"}
-        big = track(load_model("openai:big-model", settings, environ=env))
-        small = track(load_model("openai:small-model", settings, environ=env))
+        big = track(load_model("openai:big-model", settings.providers, environ=env))
+        small = track(load_model("openai:small-model", settings.providers, environ=env))
         assert await window(big) == ContextWindow(
             65536, "config", "context_window in the config file"
         )

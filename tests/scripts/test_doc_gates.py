@@ -263,3 +263,34 @@ def test_md_links_gate_ignores_links_in_code(tmp_path: Path) -> None:
     assert "missing-one" not in result.stdout
     assert "missing-two" not in result.stdout
     assert "missing-three" not in result.stdout
+
+
+def test_doc_refs_gate_reads_markdown_prose_but_not_its_fences(tmp_path: Path) -> None:
+    text = (
+        f"See `{DOCS}/gone.md` for why.\n"
+        "```sh\n"
+        f"cat {DOCS}/example-only.md\n"
+        "```\n"
+        f"And {DOCS}/here.md.\n"
+    )
+    write(tmp_path / "README.md", text)
+    write(tmp_path / "docs" / "here.md", "# Here\n")
+    result = run_gate("verify_doc_refs.py", tmp_path)
+    assert_fails_with(result, f"README.md:1: missing {DOCS}/gone.md")
+    assert "example-only" not in result.stdout
+
+
+def test_the_gates_share_one_fence_parser() -> None:
+    """One reader of fenced code, with CommonMark's closing rule: the same character, at least
+    as long, alone on its line; an unclosed fence runs to the end."""
+    sys.path.insert(0, str(SCRIPTS))
+    try:
+        from markdown_fences import outside_fences
+    finally:
+        sys.path.remove(str(SCRIPTS))
+    text = "a\n````\nb\n```\n~~~~\nc\n````\nd\n~~~\ne\n"
+    assert list(outside_fences(text)) == [(1, "a"), (8, "d")]
+    for gate in GATES:
+        source = (SCRIPTS / gate).read_text()
+        assert "from markdown_fences import" in source, gate
+        assert "FENCE_OPEN" not in source, gate

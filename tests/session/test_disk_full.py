@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from acp_server.session import journal as journal_module
+from acp_server.session import journal_fs
 from acp_server.session.journal import JournalStore, JournalWriteError
 from acp_server.session.journal_format import JournalHeader
 from acp_server.session.records import (
@@ -152,7 +153,7 @@ def test_a_failed_fsync_rewrites_what_it_may_have_lost(
         calls.append(fd)
         raise OSError(errno.EIO, os.strerror(errno.EIO))
 
-    monkeypatch.setattr(journal_module, "_F_FULLFSYNC", None)
+    monkeypatch.setattr(journal_fs, "F_FULLFSYNC", None)
     with monkeypatch.context() as patch:
         patch.setattr(os, "fsync", fsync_eio)
         with pytest.raises(JournalWriteError, match="EIO"):

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from acp_server.session import journal as journal_module
+from acp_server.session import journal_fs
 from acp_server.session.journal import (
     JOURNAL_VERSION,
     Journal,
@@ -333,7 +333,7 @@ def test_sync_and_close_fsync_the_journal(
         synced.append(fd)
         real_fsync(fd)
 
-    monkeypatch.setattr(journal_module, "_F_FULLFSYNC", None)
+    monkeypatch.setattr(journal_fs, "F_FULLFSYNC", None)
     monkeypatch.setattr(os, "fsync", recording_fsync)
     journal.append(TurnStart(turn_id="t1", at=AT))
     assert synced == []  # appends alone do not fsync
@@ -359,7 +359,7 @@ async def test_flush_fsyncs_in_a_worker_thread(
         threads.append(threading.current_thread())
         real_fsync(fd)
 
-    monkeypatch.setattr(journal_module, "_F_FULLFSYNC", None)
+    monkeypatch.setattr(journal_fs, "F_FULLFSYNC", None)
     monkeypatch.setattr(os, "fsync", recording_fsync)
     journal.append(TurnStart(turn_id="t1", at=AT))
     await journal.flush()
@@ -602,7 +602,7 @@ def test_an_open_turn_is_closed_once_with_outcome_unknown_results(
         synced.append(fd)
         real_fsync(fd)
 
-    monkeypatch.setattr(journal_module, "_F_FULLFSYNC", None)
+    monkeypatch.setattr(journal_fs, "F_FULLFSYNC", None)
     monkeypatch.setattr(os, "fsync", recording_fsync)
     loaded = store.open("s1")
     assert loaded.repaired

@@ -13,12 +13,12 @@ Every route answers 401 unless the request carries `KEY` (`authorization: Bearer
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+
+from tests.support.local_http import QuietHandler, local_server, serving, url_of
 
 KEY = "sk-test-good-key-0123456789"
 MODELS = ["tiny-model", "other-model"]
@@ -30,7 +30,7 @@ class FakeProvider:
         self.seen: list[tuple[str, str, str | None]] = []
         owner = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(QuietHandler):
             protocol_version = "HTTP/1.1"
 
             def _authorized(self) -> bool:
@@ -74,27 +74,16 @@ class FakeProvider:
                 data = (STREAMS / stream).read_bytes()
                 self._send(200, data, "text/event-stream")
 
-            def log_message(self, format: str, *args: Any) -> None:
-                pass  # tests read `seen`
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
+        self.httpd = local_server(Handler)
 
     @property
     def url(self) -> str:
-        host, port = self.httpd.server_address[:2]
-        return f"http://{host!s}:{port}"
+        return url_of(self.httpd)
 
 
 @contextmanager
 def fake_provider() -> Iterator[FakeProvider]:
     """Serve in a background thread for the duration of the block."""
     server = FakeProvider()
-    thread = threading.Thread(target=server.httpd.serve_forever, args=(0.02,), daemon=True)
-    thread.start()
-    try:
+    with serving(server.httpd):
         yield server
-    finally:
-        server.httpd.shutdown()
-        server.httpd.server_close()
-        thread.join()

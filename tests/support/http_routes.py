@@ -12,8 +12,9 @@ import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from tests.support.local_http import QuietHandler, local_server, serving, url_of
 
 
 @dataclass(frozen=True)
@@ -35,7 +36,7 @@ class RouteServer:
         self.closing = threading.Event()
         server = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(QuietHandler):
             def do_GET(self) -> None:
                 server.seen.append(self.path)
                 server.arrived.set()
@@ -50,28 +51,16 @@ class RouteServer:
                 self.end_headers()
                 self.wfile.write(data)
 
-            def log_message(self, format: str, *args: Any) -> None:
-                pass  # tests read `seen`, not the log
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
+        self.httpd = local_server(Handler)
 
     @property
     def url(self) -> str:
-        host, port = self.httpd.server_address[:2]
-        return f"http://{host!s}:{port}"
+        return url_of(self.httpd)
 
 
 @contextmanager
 def serve_routes(routes: Mapping[str, Route]) -> Iterator[RouteServer]:
     """Serve `routes` in a background thread for the duration of the block."""
     server = RouteServer(routes)
-    thread = threading.Thread(target=server.httpd.serve_forever, args=(0.02,), daemon=True)
-    thread.start()
-    try:
+    with serving(server.httpd, before_stop=server.closing.set):
         yield server
-    finally:
-        server.closing.set()
-        server.httpd.shutdown()
-        server.httpd.server_close()
-        thread.join()

@@ -13,8 +13,8 @@ import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+
+from tests.support.local_http import QuietHandler, local_server, serving, url_of
 
 
 @dataclass(frozen=True)
@@ -48,7 +48,7 @@ class WebServer:
         """Set when a streaming page ends (released, or its client went away)."""
         server = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(QuietHandler):
             protocol_version = "HTTP/1.1"
 
             def do_GET(self) -> None:
@@ -94,11 +94,7 @@ class WebServer:
                 except OSError:
                     pass  # the client stopped reading (the size cap)
 
-            def log_message(self, format: str, *args: Any) -> None:
-                pass  # tests read `requests`, not the log
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
+        self.httpd = local_server(Handler)
 
     @property
     def port(self) -> int:
@@ -106,19 +102,12 @@ class WebServer:
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return url_of(self.httpd)
 
 
 @contextmanager
 def serve_pages(pages: Mapping[str, Page]) -> Iterator[WebServer]:
     """Serve `pages` in a background thread for the duration of the block."""
     server = WebServer(pages)
-    thread = threading.Thread(target=server.httpd.serve_forever, args=(0.02,), daemon=True)
-    thread.start()
-    try:
+    with serving(server.httpd, before_stop=server.release.set):
         yield server
-    finally:
-        server.release.set()
-        server.httpd.shutdown()
-        server.httpd.server_close()
-        thread.join()

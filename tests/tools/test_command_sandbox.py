@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from acp_server.config import load_config
 from acp_server.models.base import ModelConfigError
-from acp_server.models.config import load_settings
 from acp_server.tools.builtin.shell import Bash
 from acp_server.tools.command_sandbox import (
     CommandPlan,
@@ -117,7 +117,7 @@ def test_a_refused_write_or_connection_is_named_with_what_to_ask_for() -> None:
 def test_the_config_file_sets_network_and_extra_writable_paths(tmp_path: Path) -> None:
     config = tmp_path / "config.toml"
     config.write_text('[sandbox]\nnetwork = true\nwritable = ["~/.cache", "/opt/x"]\n')
-    assert load_settings(config).sandbox == SandboxSettings(True, ("~/.cache", "/opt/x"))
+    assert load_config(config).sandbox == SandboxSettings(True, ("~/.cache", "/opt/x"))
 
 
 @pytest.mark.parametrize(
@@ -135,4 +135,4 @@ def test_a_bad_sandbox_table_is_refused_with_the_reason(
     config = tmp_path / "config.toml"
     config.write_text(f"[sandbox]\n{body}\n")
     with pytest.raises(ModelConfigError, match=said.replace("[", r"\[").replace("]", r"\]")):
-        load_settings(config)
+        load_config(config)

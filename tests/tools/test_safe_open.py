@@ -20,7 +20,6 @@ from typing import Any
 import pytest
 
 from acp_server.cancellation import TurnCancellation
-from acp_server.extensions.hooks import load_hooks_file
 from acp_server.tools.base import Tool, ToolOutput
 from acp_server.tools.builtin import builtin_tools
 from acp_server.tools.local_commands import LocalCommands
@@ -229,16 +228,3 @@ async def test_a_nul_byte_fails_only_that_call(
     else:
         assert not output.failed  # a NUL in a name pattern or a regex just matches nothing
     assert os.listdir(root) == ["src"]
-
-
-def test_a_hooks_file_that_is_a_fifo_or_endless_is_ignored_without_blocking(root: Path) -> None:
-    hooks_dir = root / ".acp-server"
-    hooks_dir.mkdir()
-    os.mkfifo(hooks_dir / "hooks.json")  # no writer: an ordinary read blocks forever
-    assert load_hooks_file(hooks_dir / "hooks.json", "workspace") == []
-    os.unlink(hooks_dir / "hooks.json")
-    (hooks_dir / "hooks.json").symlink_to("/dev/zero")  # endless: an ordinary read fills memory
-    assert load_hooks_file(hooks_dir / "hooks.json", "workspace") == []
-    os.unlink(hooks_dir / "hooks.json")
-    (hooks_dir / "hooks.json").write_text(" " * (2 << 20) + "{}")
-    assert load_hooks_file(hooks_dir / "hooks.json", "workspace") == []

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from acp_server.config import load_config
 from acp_server.models.base import ModelConfigError, ToolCallRequest
-from acp_server.models.config import load_settings
 from acp_server.tools.base import ToolKind
 from acp_server.tools.builtin.web import WebFetch
 from acp_server.tools.command_sandbox import CommandSandbox, SandboxSettings
@@ -109,9 +109,9 @@ def test_the_config_file_sets_the_web_fetch_limits(tmp_path: Path) -> None:
         "[web_fetch]\nmax_bytes = 1000\ntimeout = 2.5\nmax_redirects = 0\n"
         "allow_private_addresses = true\n"
     )
-    assert load_settings(config).web_fetch == WebFetchSettings(1000, 2.5, 0, True)
+    assert load_config(config).web_fetch == WebFetchSettings(1000, 2.5, 0, True)
     config.write_text("")
-    assert load_settings(config).web_fetch == WebFetchSettings()
+    assert load_config(config).web_fetch == WebFetchSettings()
 
 
 @pytest.mark.parametrize(
@@ -130,4 +130,4 @@ def test_a_bad_web_fetch_table_is_refused_with_the_reason(
     config = tmp_path / "config.toml"
     config.write_text(f"[web_fetch]\n{body}\n")
     with pytest.raises(ModelConfigError, match=re.escape(said)):
-        load_settings(config)
+        load_config(config)

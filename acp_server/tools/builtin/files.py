@@ -73,6 +73,12 @@ async def _keep(
     return [] if checkpoints is None else [await checkpoints.keep(path, content, signal)]
 
 
+def _not_kept(kept: Sequence[FileCheckpoint]) -> str:
+    """The note a write's result carries when /rewind will not be able to restore the file."""
+    skipped = next((cp.skipped for cp in kept if cp.skipped), None)
+    return "" if skipped is None else f" (not kept for /rewind: {skipped})"
+
+
 async def _read_existing(
     files: FileAccess, path: str, signal: TurnSignal
 ) -> str | ToolOutput | None:
@@ -295,6 +301,7 @@ class WriteFile(BuiltinTool[WriteFileArgs]):
             text = f"Wrote {path}: the content is unchanged ({lines})"
         else:
             text = f"Overwrote {path} ({lines}, previously {count_lines(old)})"
+        text += _not_kept(kept)
         return ToolOutput(
             text,
             diffs=[Diff(path, old, args.content)],
@@ -411,7 +418,8 @@ class EditFile(BuiltinTool[EditFileArgs]):
         removed, added = count_lines(old_text), count_lines(new_text)
         return ToolOutput(
             f"Edited {path} at line {line}: replaced {plural(removed, 'line')} with "
-            f"{plural(added, 'line')}{edited_lines(updated, line, max(added, 1))}",
+            f"{plural(added, 'line')}{_not_kept(kept)}"
+            f"{edited_lines(updated, line, max(added, 1))}",
             diffs=[Diff(path, content, updated)],
             locations=[Location(path, line)],
             checkpoints=kept,

@@ -13,8 +13,8 @@ import pytest
 
 from acp_server.agent.seams import Seams
 from acp_server.cancellation import TurnCancellation, TurnSignal
+from acp_server.config import load_config
 from acp_server.models.base import ModelConfigError
-from acp_server.models.config import load_settings
 from acp_server.process import become_subreaper
 from acp_server.session import records as rec
 from acp_server.tools.base import Tool, ToolOutput
@@ -35,6 +35,14 @@ from tests.support.agent_harness import (
 )
 
 pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    """asyncio only, as where these tests came from (tests/models, tests/tools): the tool and
+    provider code under test does not claim trio support; tests/agent's conftest adds trio."""
+    return "asyncio"
+
 
 BUDGET = ToolBudget(max_result_bytes=4096, max_read_lines=50, max_search_results=20)
 
@@ -171,10 +179,10 @@ def test_the_config_file_sets_the_budget(tmp_path: Path) -> None:
     path.write_text(
         "[tools]\nmax_result_bytes = 8192\nmax_search_results = 50\nmax_checkpoint_bytes = 0\n"
     )
-    assert load_settings(path).tools == ToolBudget(
+    assert load_config(path).tools == ToolBudget(
         max_result_bytes=8192, max_search_results=50, max_checkpoint_bytes=0
     )
-    assert load_settings(environ={"XDG_CONFIG_HOME": str(tmp_path / "none")}).tools == ToolBudget()
+    assert load_config(environ={"XDG_CONFIG_HOME": str(tmp_path / "none")}).tools == ToolBudget()
 
 
 @pytest.mark.parametrize(
@@ -200,4 +208,4 @@ def test_bad_tools_settings_are_refused_clearly(tmp_path: Path, table: str, mess
     path = tmp_path / "config.toml"
     path.write_text(f"[tools]\n{table}\n")
     with pytest.raises(ModelConfigError, match=re.escape(message)):
-        load_settings(path)
+        load_config(path)

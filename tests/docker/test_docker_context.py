@@ -1,8 +1,8 @@
 """The container image stays buildable, checked without a container engine: every path the
 Dockerfile copies from the build context exists and is admitted by `.dockerignore`, and every
 package the wheel ships is copied (a renamed package once broke `docker build` unnoticed:
-`.dockerignore` still admitted `protocol/`). `scripts/docker_smoke.py` builds and runs the
-image where an engine exists (docs/docker.md)."""
+`.dockerignore` still admitted `protocol/`). `tests/docker/test_image.py` builds and runs the
+image where an engine exists, opt-in (docs/docker.md)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import pytest
 
 from tests.support.dockerignore import DockerIgnore, copied_sources
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DOCKERFILE = (ROOT / "Dockerfile").read_text()
 IGNORE = DockerIgnore.read(ROOT / ".dockerignore")
 BYTECODE_DIR = "__pycache__"

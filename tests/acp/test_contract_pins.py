@@ -36,6 +36,7 @@ from tests.support.agent_harness import (
     user_texts,
     waiting_tool,
 )
+from tests.support.backends import anyio_backend  # noqa: F401 - on asyncio and trio, as in tests/agent
 
 pytestmark = pytest.mark.anyio
 

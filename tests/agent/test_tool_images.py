@@ -33,6 +33,14 @@ from tests.support.sse_server import Reply, json_reply, recorded, serve
 
 pytestmark = pytest.mark.anyio
 
+
+@pytest.fixture
+def anyio_backend() -> str:
+    """asyncio only, as where these tests came from (tests/models, tests/tools): the tool and
+    provider code under test does not claim trio support; tests/agent's conftest adds trio."""
+    return "asyncio"
+
+
 PNG = ImagePart(data="iVBORw0KGgo=", mime_type="image/png")
 URL = f"data:image/png;base64,{PNG.data}"
 

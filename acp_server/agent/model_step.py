@@ -1,0 +1,172 @@
+"""One model request of a step, streamed: text and thoughts shown as they come, tool calls
+shown while the model writes them, a keep-alive while it is quiet, calls the model wrote as text
+recognised, and the answer recorded, even when the stream is cut short.
+
+The agent loop (`acp_server/agent/loop.py`) builds the request and decides what the answer
+means; `acp_server/agent/tool_calls.py` runs the calls. See
+docs/rfc/implemented/feature/2026-12-01-model-progress.md and
+docs/rfc/implemented/feature/2026-12-01-text-tool-calls.md.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from contextlib import aclosing
+
+from acp_server.cancellation import TurnAborted, TurnSignal
+from acp_server.ids import IdFactory
+from acp_server.models.base import (
+    Finish,
+    ModelError,
+    ModelProvider,
+    ModelRequest,
+    TextDelta,
+    ThoughtDelta,
+    ToolCallDraft,
+    ToolCallEvent,
+    ToolCallRequest,
+    Usage,
+)
+from acp_server.models.budget import ContextBudget
+from acp_server.session import records as rec
+from acp_server.session.log import SessionLog
+from acp_server.tools.base import Tool
+
+from .events import AgentEvent, MessageChunk, ThoughtChunk
+from .progress import Drafts, keep_alive
+from .text_calls import reads_text_calls, text_calls
+from .tool_calls import ToolCalls
+
+__all__ = ["ModelStep"]
+
+log = logging.getLogger(__name__)
+
+
+class ModelStep:
+    """Streams one agent's model requests, one step at a time. `tools` is the loop's live
+    by-name table; `on_usage` hears every usage report as it comes."""
+
+    def __init__(
+        self,
+        session: SessionLog,
+        model: ModelProvider,
+        tools: Mapping[str, Tool],
+        calls: ToolCalls,
+        emit: Callable[[AgentEvent], Awaitable[None]],
+        ids: IdFactory,
+        budget: ContextBudget,
+        alive_interval: float,
+        on_usage: Callable[[Usage], None],
+    ) -> None:
+        self._session = session
+        self._model = model
+        self._tools = tools
+        self._calls = calls
+        self._emit = emit
+        self._ids = ids
+        self._budget = budget
+        self._alive_interval = alive_interval
+        self._on_usage = on_usage
+
+    async def stream(
+        self, turn_id: str, request: ModelRequest, signal: TurnSignal
+    ) -> tuple[str, list[ToolCallRequest], str]:
+        message_id = self._ids("msg")
+        pieces = _Pieces()
+        calls: list[ToolCallRequest] = []
+        finish = "stop"
+        drafts = Drafts(turn_id, self._tools, self._emit)
+        from_text: set[str] = set()
+        used = self._budget.estimate(request)
+        alive = keep_alive(self._emit, turn_id, used, self._budget.window, self._alive_interval)
+        try:
+            async with (
+                aclosing(self._model.stream(request, signal)) as stream,
+                alive as pulse,
+            ):
+                async for event in stream:
+                    pulse.touch()
+                    if isinstance(event, TextDelta):
+                        pieces.add("text", event.text)
+                        await self._emit(MessageChunk(turn_id, message_id, event.text))
+                    elif isinstance(event, ThoughtDelta):
+                        pieces.add("thought", event.text)
+                        await self._emit(ThoughtChunk(turn_id, message_id, event.text))
+                    elif isinstance(event, ToolCallDraft):
+                        await drafts.add(event)
+                    elif isinstance(event, ToolCallEvent):
+                        calls.append(event.call)
+                    elif isinstance(event, Usage):
+                        self._on_usage(event)
+                    elif isinstance(event, Finish):
+                        finish = event.reason
+            if not calls and finish == "stop" and reads_text_calls(self._model):
+                recognised = await self._text_calls(turn_id, pieces)
+                if recognised:
+                    calls.extend(recognised)
+                    from_text.update(c.call_id for c in recognised)
+                    finish = "tool_calls"
+        except TurnAborted:
+            await drafts.close_unfinished(set(), "cancelled")
+            raise
+        except ModelError:
+            await drafts.close_unfinished(set(), "not run: the model request failed")
+            raise
+        finally:
+            # What the user saw is recorded even when the stream was cut short.
+            parts = pieces.parts()
+            if parts or calls:
+                self._session.recorder.assistant_message(
+                    turn_id, message_id, parts, calls, from_text=from_text
+                )
+        await drafts.close_unfinished(
+            {c.call_id for c in calls},
+            "not run: the model's response ended before this call was complete",
+        )
+        self._calls.drafted = drafts.call_ids  # the tool calls of this step see them
+        signal.raise_if_aborted()
+        text = "".join(p.text for p in parts if isinstance(p, rec.TextPart))
+        return text, calls, finish
+
+    async def _text_calls(self, turn_id: str, pieces: _Pieces) -> list[ToolCallRequest]:
+        """The calls the model wrote as its whole message, if it did (see text_calls.py); the
+        client is told they run as calls."""
+        text = "".join(p.text for p in pieces.parts() if isinstance(p, rec.TextPart))
+        found = text_calls(text, self._tools)
+        if not found:
+            return []
+        names = ", ".join(call.name for call in found)
+        log.info("the model wrote %d call(s) as text (%s); running them", len(found), names)
+        if len(found) == 1:
+            article = "an" if names[0] in "aeiou" else "a"
+            said = f"the model wrote {article} {names} call as text; it runs as a tool call."
+        else:
+            said = f"the model wrote {len(found)} calls as text ({names}); they run as tool calls."
+        note = f"\n\n(acp-server: {said})"
+        await self._emit(MessageChunk(turn_id, self._ids("msg"), note, from_agent=True))
+        return [
+            ToolCallRequest(call_id=self._ids("call"), name=call.name, arguments=call.arguments)
+            for call in found
+        ]
+
+
+class _Pieces:
+    """Streamed chunks of one assistant message, merged by kind without quadratic copying."""
+
+    def __init__(self) -> None:
+        self._runs: list[tuple[str, list[str]]] = []
+
+    def add(self, kind: str, text: str) -> None:
+        if self._runs and self._runs[-1][0] == kind:
+            self._runs[-1][1].append(text)
+        else:
+            self._runs.append((kind, [text]))
+
+    def parts(self) -> list[rec.TextPart | rec.ThoughtPart]:
+        return [
+            rec.TextPart(text="".join(chunks))
+            if kind == "text"
+            else rec.ThoughtPart(text="".join(chunks))
+            for kind, chunks in self._runs
+        ]
