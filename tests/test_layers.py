@@ -335,9 +335,45 @@ def record_types(root: Path) -> frozenset[str]:
     raise AssertionError(f"no `Record` union in {RECORDS_MODULE}")
 
 
+RECORD_SOURCES = frozenset(
+    {
+        "acp_server.session.records",
+        "acp_server.session.journal",
+        "acp_server.session.journal_format",
+    }
+)
+"""The modules a record type or the journal header can be imported from."""
+
+
+def _record_bindings(
+    tree: ast.Module, here: list[str], types: frozenset[str]
+) -> tuple[dict[str, str], set[str]]:
+    """The local names bound to a record type (local -> type), and those bound to a module
+    that defines them (`rec` in `from acp_server.session import records as rec`)."""
+    names: dict[str, str] = {}
+    modules: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            modules.update(a.asname or a.name for a in node.names if a.name in RECORD_SOURCES)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = ".".join([*here[: len(here) - node.level + 1], *[node.module or ""]])
+            else:
+                base = node.module or ""
+            base = base.rstrip(".")
+            for alias in node.names:
+                local = alias.asname or alias.name
+                if f"{base}.{alias.name}" in RECORD_SOURCES:
+                    modules.add(local)
+                elif base in RECORD_SOURCES and alias.name in types:
+                    names[local] = alias.name
+    return names, modules
+
+
 def record_constructions(root: Path) -> list[str]:
-    """Every call of a record type (by name, attribute or import alias) in `acp_server` outside
-    the session package, as `file:line: why`."""
+    """Every call of a record type in `acp_server` outside the session package, as
+    `file:line: why`. Names are resolved through the module's imports, so a same-named type
+    of another package (the models' `UserMessage`) is not one."""
     types = record_types(root)
     found: list[str] = []
     for path in sorted((root / "acp_server").rglob("*.py")):
@@ -345,28 +381,22 @@ def record_constructions(root: Path) -> list[str]:
         if relative.is_relative_to(RECORD_OWNER):
             continue
         tree = ast.parse(path.read_text(), str(path))
-        aliases = {
-            alias.asname: alias.name
-            for node in ast.walk(tree)
-            if isinstance(node, ast.ImportFrom)
-            for alias in node.names
-            if alias.asname and alias.name in types
-        }
+        package = list(relative.parent.parts)  # what a relative import counts from
+        names, modules = _record_bindings(tree, package, types)
         for node in ast.walk(tree):
             if not isinstance(node, ast.Call):
                 continue
             func = node.func
-            name = (
-                func.id
-                if isinstance(func, ast.Name)
-                else func.attr
-                if isinstance(func, ast.Attribute)
-                else None
-            )
-            name = aliases.get(name, name) if name is not None else None
-            if name in types:
+            built = None
+            if isinstance(func, ast.Name):
+                built = names.get(func.id)
+            elif isinstance(func, ast.Attribute) and func.attr in types:
+                owner = ast.unparse(func.value)
+                if owner in modules or owner in RECORD_SOURCES:
+                    built = func.attr
+            if built is not None:
                 found.append(
-                    f"{relative}:{node.lineno}: builds a {name}; ask "
+                    f"{relative}:{node.lineno}: builds a {built}; ask "
                     "acp_server.session.recorder instead"
                 )
     return found
@@ -384,6 +414,9 @@ def test_records_are_built_only_in_the_session_package() -> None:
         "from acp_server.session.records import ModeChange\nModeChange(mode='x', at='')\n",
         "from acp_server.session.records import ModeChange as M\nM(mode='x', at='')\n",
         "from acp_server.session.journal import JournalHeader\nJournalHeader(session_id='s')\n",
+        "from ..session import records\nrecords.StepEnd(turn_id='t', step=1, finish='', at='')\n",
+        "import acp_server.session.records\n"
+        "acp_server.session.records.TurnStart(turn_id='t', at='')\n",
     ],
 )
 def test_the_checker_reports_a_record_built_outside_session(tmp_path: Path, source: str) -> None:
@@ -394,6 +427,18 @@ def test_the_checker_reports_a_record_built_outside_session(tmp_path: Path, sour
     write(tmp_path, "acp_server/agent/x.py", source)
     found = record_constructions(tmp_path)
     assert len(found) == 1 and "acp_server/agent/x.py:2: builds a" in found[0], found
+
+
+def test_a_same_named_type_of_another_package_is_not_a_record(tmp_path: Path) -> None:
+    (tmp_path / RECORDS_MODULE).parent.mkdir(parents=True)
+    (tmp_path / RECORDS_MODULE).write_text((REPO / RECORDS_MODULE).read_text())
+    write(
+        tmp_path,
+        "acp_server/agent/x.py",
+        "from acp_server.models.base import UserMessage\nfrom acp_server.session import records\n"
+        "UserMessage(parts=[])\nrecords.TextPart(text='')\n",
+    )
+    assert record_constructions(tmp_path) == []
 
 
 # -- Tests mirror the code (issue 25 item 6): a unit test directory tests/X imports only

@@ -12,7 +12,7 @@ def stop_reason(result: TicketResult | rec.Outcome) -> StopReason | None:
     """The stop reason of a turn's result; None for an error outcome, which each reader tells
     its own way (a prompt answers a JSON-RPC error; a child's call result carries it).
 
-    A turn that was cancelled, disposed, crashed or dropped reads `cancelled`: never an error
+    A turn that was cancelled, disposed, interrupted or dropped reads `cancelled`: never an error
     and never `end_turn`, even if the cancellation made something underneath fail.
     """
     if isinstance(result, rec.Completed):
@@ -23,7 +23,7 @@ def stop_reason(result: TicketResult | rec.Outcome) -> StopReason | None:
         return "max_turn_requests"
     if isinstance(result, (rec.Refusal, Blocked)):
         return "refusal"
-    if isinstance(result, (rec.Aborted, rec.DisposedOutcome, rec.CrashedOutcome, Dropped)):
+    if isinstance(result, (rec.Aborted, rec.DisposedOutcome, rec.InterruptedOutcome, Dropped)):
         return "cancelled"
     assert isinstance(result, rec.ErrorOutcome)
     return None

@@ -21,8 +21,8 @@ from acp_server.agent import (
     AgentConfig,
     ClientPrompt,
     ProjectInstructions,
+    Roots,
     Seams,
-    Workspace,
     offered_by,
     session_task_tool,
     spawn_agent,
@@ -246,7 +246,7 @@ class SessionWiring:
         environment and project instructions in the system prompt (read again at each turn's
         first step)."""
         instructions = ProjectInstructions(
-            Workspace(Path(cwd), [Path(root) for root in extra_roots]),
+            Roots(Path(cwd), [Path(root) for root in extra_roots]),
             self._instructions,
         )
         return Seams(

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from .instructions import (
         InstructionSettings,
         ProjectInstructions,
-        Workspace,
+        Roots,
         user_instructions_file,
     )
     from .loop import AgentConfig
@@ -76,7 +76,7 @@ _HOME = {
     "TurnEnded": "events",
     "TurnLimits": "settings",
     "TurnProgress": "seams",
-    "Workspace": "instructions",
+    "Roots": "instructions",
     "cap_client_prompt": "client_prompt",
     "offered_by": "subagents",
     "rewind_to": "rewind",
@@ -107,6 +107,7 @@ __all__ = [
     "PromptTicket",
     "RewindDone",
     "RewindFailed",
+    "Roots",
     "Seams",
     "Status",
     "StepInfo",
@@ -120,7 +121,6 @@ __all__ = [
     "TurnEnded",
     "TurnLimits",
     "TurnProgress",
-    "Workspace",
     "cap_client_prompt",
     "offered_by",
     "rewind_to",

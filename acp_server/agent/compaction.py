@@ -22,7 +22,7 @@ from typing import Literal, Protocol
 
 from acp_server.cancellation import TurnAborted, TurnSignal
 from acp_server.models.base import (
-    AssistantTurn,
+    AssistantMessage,
     ConversationItem,
     Finish,
     ModelError,
@@ -30,8 +30,8 @@ from acp_server.models.base import (
     ModelRequest,
     TextDelta,
     TextPart,
-    ToolResultTurn,
-    UserTurn,
+    ToolResultMessage,
+    UserMessage,
 )
 from acp_server.models.budget import estimate_request
 from acp_server.session import records as rec
@@ -244,7 +244,9 @@ class Compactor:
             request = ModelRequest(
                 session_id=self._session.session_id,
                 system_prompt=SUMMARIZER_SYSTEM,
-                messages=[UserTurn(parts=[TextPart(text=transcript(items, room) + "\n\n" + task)])],
+                messages=[
+                    UserMessage(parts=[TextPart(text=transcript(items, room) + "\n\n" + task)])
+                ],
                 tools=[],
                 max_output_tokens=allowance,
             )
@@ -305,7 +307,7 @@ def _with(
 
 def _is_summary(item: ConversationItem | None) -> bool:
     return (
-        isinstance(item, UserTurn)
+        isinstance(item, UserMessage)
         and bool(item.parts)
         and isinstance(item.parts[0], TextPart)
         and item.parts[0].text.startswith(SUMMARY_PREFIX)
@@ -324,18 +326,18 @@ def transcript(items: Sequence[ConversationItem], room: int) -> str:
     characters (a previous summary, the first item, is always kept); what was cut is said."""
     entries: list[str] = []
     for item in items:
-        if isinstance(item, UserTurn):
+        if isinstance(item, UserMessage):
             text = "\n".join(p.text if isinstance(p, TextPart) else "[image]" for p in item.parts)
             if text.startswith(SUMMARY_PREFIX):
                 entries.append("SUMMARY OF EARLIER WORK:\n" + text[len(SUMMARY_PREFIX) :])
             else:
                 entries.append("USER:\n" + _clip(text))
-        elif isinstance(item, AssistantTurn):
+        elif isinstance(item, AssistantMessage):
             calls = "".join(
                 f"\n[called {c.name} {_clip(str(c.arguments), 300)}]" for c in item.tool_calls
             )
             entries.append("AGENT:\n" + _clip(item.text) + calls)
-        elif isinstance(item, ToolResultTurn):
+        elif isinstance(item, ToolResultMessage):
             status = "failed" if item.is_error else "result"
             entries.append(f"TOOL {status}:\n" + _clip(item.output))
     kept: list[str] = []

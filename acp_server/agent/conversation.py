@@ -45,25 +45,25 @@ def tool_result_stub(output: str) -> str:
 
 def trimmed(item: model.ConversationItem) -> model.ConversationItem:
     """The item with a tool result's body cut to its stub (other items and stubs unchanged)."""
-    if not isinstance(item, model.ToolResultTurn) or item.output.startswith("[tool output rem"):
+    if not isinstance(item, model.ToolResultMessage) or item.output.startswith("[tool output rem"):
         return item
-    return model.ToolResultTurn(  # its images go with the body
+    return model.ToolResultMessage(  # its images go with the body
         call_id=item.call_id, output=tool_result_stub(item.output), is_error=item.is_error
     )
 
 
-def summary_item(summary: str) -> model.UserTurn:
+def summary_item(summary: str) -> model.UserMessage:
     """The message that stands for everything a summary replaced."""
-    return model.UserTurn(parts=[model.TextPart(text=SUMMARY_PREFIX + summary)])
+    return model.UserMessage(parts=[model.TextPart(text=SUMMARY_PREFIX + summary)])
 
 
 def item_chars(item: model.ConversationItem) -> int:
     """Characters of an item's text (images count as their base64), for size estimates."""
-    if isinstance(item, model.UserTurn):
+    if isinstance(item, model.UserMessage):
         return sum(
             len(p.text) if isinstance(p, model.TextPart) else len(p.data) for p in item.parts
         )
-    if isinstance(item, model.AssistantTurn):
+    if isinstance(item, model.AssistantMessage):
         return len(item.text) + sum(len(c.name) + len(str(c.arguments)) for c in item.tool_calls)
     return len(item.output) + sum(len(image.data) for image in item.images)
 
@@ -134,7 +134,7 @@ class Conversation:
             self._positions[record.message_id] = len(self._items)
             if record.origin == "prompt":
                 self._prompts.append(record.message_id)
-            self._append(model.UserTurn(parts=[part_for_model(p) for p in record.content]))
+            self._append(model.UserMessage(parts=[part_for_model(p) for p in record.content]))
         elif isinstance(record, rec.AssistantMessage):
             if record.origin == "agent":
                 return  # the agent's own notice: the model never reads it as its words
@@ -146,10 +146,10 @@ class Conversation:
                 model.ToolCallRequest(call_id=c.call_id, name=c.name, arguments=c.arguments)
                 for c in record.tool_calls
             ]
-            self._append(model.AssistantTurn(text=text, tool_calls=calls))
+            self._append(model.AssistantMessage(text=text, tool_calls=calls))
         elif isinstance(record, rec.ToolResult):
             self._append(
-                model.ToolResultTurn(
+                model.ToolResultMessage(
                     call_id=record.call_id,
                     output=record.output,
                     is_error=record.status == "failed",

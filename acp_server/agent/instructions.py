@@ -22,7 +22,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from acp_server.cancellation import TurnSignal
 from acp_server.tools.custom_commands import skills_listing, user_commands_dir
@@ -39,7 +39,8 @@ from acp_server.tools.repo_files import (
 from acp_server.tools.skill_places import SkillPlaces
 from acp_server.tools.workspace import NotRegularFile
 
-from .seams import StepInfo
+if TYPE_CHECKING:
+    from .seams import StepInfo
 
 log = logging.getLogger(__name__)
 
@@ -122,8 +123,10 @@ def instruction_settings(
 
 
 @dataclass(frozen=True)
-class Workspace:
-    """Where a session works."""
+class Roots:
+    """The session's roots: its working directory and additional directories (what the
+    system prompt describes; the tools check paths against the same roots through
+    `acp_server.tools.workspace.Sandbox`)."""
 
     cwd: Path
     additional_directories: Sequence[Path] = ()
@@ -135,7 +138,7 @@ class ProjectInstructions:
     Install `refresh` on the pre-step seam and `assemble` on the system-prompt seam.
     """
 
-    def __init__(self, workspace: Workspace, settings: InstructionSettings) -> None:
+    def __init__(self, workspace: Roots, settings: InstructionSettings) -> None:
         self._workspace = workspace
         self._settings = settings
         self._text = ""
@@ -178,7 +181,7 @@ class ProjectInstructions:
         return "\n\n".join(sections)
 
 
-def describe_environment(workspace: Workspace, today: str) -> str:
+def describe_environment(workspace: Roots, today: str) -> str:
     """A short block of facts about where the agent runs."""
     lines = ["# Environment", f"Working directory: {one_line(str(workspace.cwd))}"]
     if workspace.additional_directories:

@@ -151,13 +151,13 @@ async def _ask(provider: ModelProvider, limit_s: float) -> str:
     import anyio
 
     from acp_server.cancellation import TurnCancellation
-    from acp_server.models.base import ModelRequest, TextDelta, TextPart, UserTurn
+    from acp_server.models.base import ModelRequest, TextDelta, TextPart, UserMessage
     from acp_server.models.http import close_provider
 
     request = ModelRequest(
         session_id="acp-server-probe",
         system_prompt="Answer in one word.",
-        messages=[UserTurn(parts=[TextPart(text="Say OK.")])],
+        messages=[UserMessage(parts=[TextPart(text="Say OK.")])],
         tools=[],
         max_output_tokens=16,
     )

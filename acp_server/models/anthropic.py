@@ -33,7 +33,7 @@ from msgspec import Struct
 
 from acp_server.cancellation import TurnSignal
 from acp_server.models.base import (
-    AssistantTurn,
+    AssistantMessage,
     Finish,
     FinishReason,
     ImagePart,
@@ -46,7 +46,7 @@ from acp_server.models.base import (
     ToolCallDraft,
     ToolCallEvent,
     ToolCallRequest,
-    ToolResultTurn,
+    ToolResultMessage,
     Usage,
 )
 from acp_server.models.http import (
@@ -113,7 +113,7 @@ def request_body(
             messages.append({"role": role, "content": blocks})
 
     for item in request.messages:
-        if isinstance(item, AssistantTurn):
+        if isinstance(item, AssistantMessage):
             blocks: list[dict[str, Any]] = []
             if item.text:
                 blocks.append({"type": "text", "text": item.text})
@@ -122,7 +122,7 @@ def request_body(
                 for call in item.tool_calls
             )
             add("assistant", blocks)
-        elif isinstance(item, ToolResultTurn):
+        elif isinstance(item, ToolResultMessage):
             content: str | list[dict[str, Any]] = item.output
             if item.images:  # a tool result may hold image blocks beside its text
                 content = [{"type": "text", "text": item.output}]

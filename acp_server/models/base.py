@@ -57,20 +57,20 @@ class ToolCallRequest(Struct, kw_only=True, frozen=True):
     arguments_error: str | None = None
 
 
-class UserTurn(Struct, kw_only=True, frozen=True, tag_field="role", tag="user"):
+class UserMessage(Struct, kw_only=True, frozen=True, tag_field="role", tag="user"):
     """A user message in the conversation."""
 
     parts: list[Part]
 
 
-class AssistantTurn(Struct, kw_only=True, frozen=True, tag_field="role", tag="assistant"):
+class AssistantMessage(Struct, kw_only=True, frozen=True, tag_field="role", tag="assistant"):
     """A previous assistant message, with the tool calls it made."""
 
     text: str
     tool_calls: list[ToolCallRequest] = []
 
 
-class ToolResultTurn(Struct, kw_only=True, frozen=True, tag_field="role", tag="tool"):
+class ToolResultMessage(Struct, kw_only=True, frozen=True, tag_field="role", tag="tool"):
     """A tool's result fed back to the model; `images` (from `read_file` of an image) go to
     models that take images, each provider placing them where its API allows (see
     `acp_server.models.images`)."""
@@ -81,7 +81,7 @@ class ToolResultTurn(Struct, kw_only=True, frozen=True, tag_field="role", tag="t
     images: list[ImagePart] = []
 
 
-ConversationItem = UserTurn | AssistantTurn | ToolResultTurn
+ConversationItem = UserMessage | AssistantMessage | ToolResultMessage
 """One entry of the conversation, tagged by `role`."""
 
 

@@ -22,11 +22,11 @@ import msgspec
 
 from acp_server.cancellation import TurnSignal
 from acp_server.models.base import (
-    AssistantTurn,
+    AssistantMessage,
     ConversationItem,
     ImagePart,
     ModelRequest,
-    ToolResultTurn,
+    ToolResultMessage,
     ToolSpec,
     Usage,
 )
@@ -61,7 +61,7 @@ def _text_tokens(text: str) -> int:
 
 
 def _item_tokens(item: ConversationItem) -> int:
-    if isinstance(item, AssistantTurn):
+    if isinstance(item, AssistantMessage):
         calls = sum(
             _text_tokens(call.name) + len(msgspec.json.encode(call.arguments)) // BYTES_PER_TOKEN
             for call in item.tool_calls
@@ -69,7 +69,7 @@ def _item_tokens(item: ConversationItem) -> int:
         return (
             ITEM_OVERHEAD + _text_tokens(item.text) + calls + ITEM_OVERHEAD * len(item.tool_calls)
         )
-    if isinstance(item, ToolResultTurn):
+    if isinstance(item, ToolResultMessage):
         return ITEM_OVERHEAD + _text_tokens(item.output) + IMAGE_TOKENS * len(item.images)
     return ITEM_OVERHEAD + sum(
         IMAGE_TOKENS if isinstance(part, ImagePart) else _text_tokens(part.text)

@@ -1,7 +1,7 @@
 """Which models take images, and what a model that does not is sent instead.
 
-Images reach a model from two places: a user's prompt (`UserTurn` parts) and a tool result
-(`ToolResultTurn.images`, from `read_file` of an image file). This module decides the second:
+Images reach a model from two places: a user's prompt (`UserMessage` parts) and a tool result
+(`ToolResultMessage.images`, from `read_file` of an image file). This module decides the second:
 an image from a tool goes only to a model that takes images; any other model gets the tool's
 text (which already names the image's type, size and dimensions) with a note that the image
 was not shown (`without_tool_images`).
@@ -26,7 +26,7 @@ import anyio
 import msgspec
 
 from acp_server.cancellation import TurnSignal
-from acp_server.models.base import ModelRequest, ToolResultTurn
+from acp_server.models.base import ModelRequest, ToolResultMessage
 from acp_server.models.window import DISCOVERY_TIMEOUT_S, get_json
 
 if TYPE_CHECKING:
@@ -48,18 +48,18 @@ IMAGE_NOT_SENT = "[the image itself is not shown: this model does not take image
 
 def has_tool_images(request: ModelRequest) -> bool:
     """Whether any tool result of `request` carries an image."""
-    return any(isinstance(item, ToolResultTurn) and item.images for item in request.messages)
+    return any(isinstance(item, ToolResultMessage) and item.images for item in request.messages)
 
 
 def without_tool_images(request: ModelRequest) -> ModelRequest:
     """`request` with every tool result's images left out, each such result saying so."""
     messages = [
-        ToolResultTurn(
+        ToolResultMessage(
             call_id=item.call_id,
             output=f"{item.output}\n{IMAGE_NOT_SENT}",
             is_error=item.is_error,
         )
-        if isinstance(item, ToolResultTurn) and item.images
+        if isinstance(item, ToolResultMessage) and item.images
         else item
         for item in request.messages
     ]

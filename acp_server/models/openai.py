@@ -33,7 +33,7 @@ from msgspec import Struct
 
 from acp_server.cancellation import TurnSignal
 from acp_server.models.base import (
-    AssistantTurn,
+    AssistantMessage,
     Finish,
     FinishReason,
     ImagePart,
@@ -46,7 +46,7 @@ from acp_server.models.base import (
     ToolCallDraft,
     ToolCallEvent,
     ToolCallRequest,
-    ToolResultTurn,
+    ToolResultMessage,
     Usage,
 )
 from acp_server.models.http import (
@@ -97,7 +97,7 @@ def _as_parts(content: str | list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{"type": "text", "text": content}] if isinstance(content, str) else content
 
 
-def _tool_images(turn: ToolResultTurn) -> list[dict[str, Any]]:
+def _tool_images(turn: ToolResultMessage) -> list[dict[str, Any]]:
     """A tool result's images as user-message parts, introduced by the call they came from."""
     if not turn.images:
         return []
@@ -110,7 +110,7 @@ def _tool_images(turn: ToolResultTurn) -> list[dict[str, Any]]:
     return parts
 
 
-def _tool_output(turn: ToolResultTurn) -> str:
+def _tool_output(turn: ToolResultMessage) -> str:
     if turn.is_error and not turn.output.lower().startswith("error"):
         return f"Error: {turn.output}"
     return turn.output
@@ -133,10 +133,10 @@ def request_body(
     if request.system_prompt:
         messages.append({"role": "system", "content": request.system_prompt})
     for item in request.messages:
-        if images and isinstance(item, AssistantTurn):
+        if images and isinstance(item, AssistantMessage):
             messages.append({"role": "user", "content": images})
             images = []
-        if isinstance(item, AssistantTurn):
+        if isinstance(item, AssistantMessage):
             message: dict[str, Any] = {"role": "assistant"}
             if item.tool_calls:
                 message["content"] = item.text or None
@@ -154,7 +154,7 @@ def request_body(
             else:
                 message["content"] = item.text
             messages.append(message)
-        elif isinstance(item, ToolResultTurn):
+        elif isinstance(item, ToolResultMessage):
             messages.append(
                 {"role": "tool", "tool_call_id": item.call_id, "content": _tool_output(item)}
             )

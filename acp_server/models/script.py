@@ -20,7 +20,7 @@ from msgspec import UNSET, Meta, Struct, UnsetType
 
 from acp_server.cancellation import TurnSignal
 from acp_server.models.base import (
-    AssistantTurn,
+    AssistantMessage,
     ConversationItem,
     Finish,
     FinishReason,
@@ -34,9 +34,9 @@ from acp_server.models.base import (
     ThoughtDelta,
     ToolCallEvent,
     ToolCallRequest,
-    ToolResultTurn,
+    ToolResultMessage,
     Usage,
-    UserTurn,
+    UserMessage,
 )
 from acp_server.models.window import ContextWindow
 
@@ -228,15 +228,15 @@ def echo_chunks(text: str) -> list[str]:
 
 def _last_user_text(messages: Sequence[ConversationItem]) -> str:
     for item in reversed(messages):
-        if isinstance(item, UserTurn):
+        if isinstance(item, UserMessage):
             return "\n".join(part.text for part in item.parts if isinstance(part, TextPart))
     return ""
 
 
 def _item_words(item: ConversationItem) -> int:
-    if isinstance(item, UserTurn):
+    if isinstance(item, UserMessage):
         return sum(len(p.text.split()) for p in item.parts if isinstance(p, TextPart))
-    if isinstance(item, AssistantTurn):
+    if isinstance(item, AssistantMessage):
         return len(item.text.split()) + len(item.tool_calls)
     return len(item.output.split())
 
@@ -247,9 +247,9 @@ def _highest_call_number(messages: Sequence[ConversationItem]) -> int:
     highest = 0
     for item in messages:
         ids: list[str] = []
-        if isinstance(item, AssistantTurn):
+        if isinstance(item, AssistantMessage):
             ids = [call.call_id for call in item.tool_calls]
-        elif isinstance(item, ToolResultTurn):
+        elif isinstance(item, ToolResultMessage):
             ids = [item.call_id]
         for call_id in ids:
             match = _CALL_ID.fullmatch(call_id)

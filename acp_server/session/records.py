@@ -50,11 +50,11 @@ __all__ = [
     "AssistantPart",
     "Compaction",
     "Completed",
-    "CrashedOutcome",
     "DisposedOutcome",
     "ErrorOutcome",
     "FileCheckpoint",
     "ImagePart",
+    "InterruptedOutcome",
     "MaxTokens",
     "MaxTurnRequests",
     "Origin",
@@ -239,7 +239,7 @@ class Refusal(_TaggedByKind, tag="refusal", frozen=True, kw_only=True):
     """The model refused to continue."""
 
 
-class CrashedOutcome(_TaggedByKind, tag="interrupted", frozen=True, kw_only=True):
+class InterruptedOutcome(_TaggedByKind, tag="interrupted", frozen=True, kw_only=True):
     """The process died while the turn was open; written by crash repair when loading."""
 
 
@@ -251,7 +251,7 @@ Outcome: TypeAlias = (
     | MaxTokens
     | MaxTurnRequests
     | Refusal
-    | CrashedOutcome
+    | InterruptedOutcome
 )
 """How a turn ended."""
 

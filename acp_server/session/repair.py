@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 from .log import SessionLog
 from .recorder import Recorder
-from .records import CrashedOutcome, Record, TurnEndRecord, TurnStart, utc_now
+from .records import InterruptedOutcome, Record, TurnEndRecord, TurnStart, utc_now
 
 __all__ = ["OUTCOME_UNKNOWN_OUTPUT", "open_turn_ids", "repair_records"]
 
@@ -60,5 +60,5 @@ def repair_records(
                 output=OUTCOME_UNKNOWN_OUTPUT,
                 synthetic="outcome_unknown",
             )
-        recorder.turn_ended(turn_id, CrashedOutcome())
+        recorder.turn_ended(turn_id, InterruptedOutcome())
     return repairs

@@ -14,7 +14,12 @@ from dataclasses import dataclass
 
 from . import records as rec
 
-__all__ = ["SETTINGS", "SessionState"]
+__all__ = ["ID_FIELDS", "SETTINGS", "SessionState"]
+
+ID_FIELDS = ("turn_id", "message_id", "rewind_id", "compaction_id")
+"""The record fields that hold ids the agent made (`acp_server.ids`): a reloaded
+deterministic-mode session reserves them all, or a later turn, message, rewind or compaction
+would reuse one (and `session/load` would replay a `messageId` twice)."""
 
 SETTINGS: tuple[type[rec.Record], ...] = (
     rec.ModeChange,
@@ -46,7 +51,7 @@ class SessionState:
     first_prompt: str | None = None
     """The text parts of the session's first prompt (what its title is made from)."""
     ids: frozenset[str] = frozenset()
-    """Every turn, message and rewind id the records hold."""
+    """Every id deterministic mode hands out that the records hold (see `ID_FIELDS`)."""
 
     @classmethod
     def of(cls, records: Sequence[rec.Record]) -> SessionState:
@@ -78,7 +83,7 @@ class SessionState:
                 first_prompt = "\n".join(
                     p.text for p in record.content if isinstance(p, rec.TextPart)
                 )
-            for name in ("turn_id", "message_id", "rewind_id"):
+            for name in ID_FIELDS:
                 value = getattr(record, name, None)
                 if isinstance(value, str):
                     ids.add(value)

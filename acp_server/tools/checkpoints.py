@@ -10,7 +10,9 @@ regular file, is not kept: the checkpoint says why, and a rewind leaves that fil
 Restoring (`plan_restore`, `apply`, `undo`) works on the resolved paths the tools wrote, with
 the same link-refusing opens as the tools (`local_files.open_checked`): a file that became a
 symbolic link, a FIFO or a directory, or that no longer holds what the agent wrote (edited
-outside the agent), is reported and never touched.
+outside the agent), is reported and never touched; `apply` reads the file again through the
+open that restores it, so one edited after the plan read it is refused (`PathChanged`), not
+overwritten.
 See docs/rfc/implemented/feature/2026-12-02-checkpoints-and-rewind.md.
 """
 
@@ -19,6 +21,7 @@ from __future__ import annotations
 import errno
 import hashlib
 import os
+import re
 import secrets
 import stat
 from collections.abc import Sequence
@@ -50,6 +53,14 @@ def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+_DIGEST = re.compile(r"[0-9a-f]{64}")
+
+
+def is_digest(name: str) -> bool:
+    """True for a hex SHA-256 (a journal line read back may hold anything)."""
+    return _DIGEST.fullmatch(name) is not None
+
+
 class CheckpointStore:
     """Content-addressed blobs under `root` (``<root>/<aa>/<sha256>``)."""
 
@@ -57,6 +68,10 @@ class CheckpointStore:
         self.root = root
 
     def path_of(self, digest: str) -> Path:
+        """Where blob `digest` lives; ValueError unless `digest` is a hex SHA-256 (a crafted
+        journal record could otherwise name any file, `..` or an absolute path)."""
+        if not is_digest(digest):
+            raise ValueError(f"not a SHA-256 digest: {digest!r}")
         return self.root / digest[:2] / digest
 
     def put(self, data: bytes) -> str:
@@ -173,9 +188,14 @@ def _plan_one(
     change: FileChange, store: CheckpointStore, sandbox: Sandbox, since: str
 ) -> Restore | Keep | None:
     """What to do with one changed file (None: it already holds its content before)."""
-    saved = str(store.path_of(change.before)) if change.before is not None else None
     if change.skipped is not None:
         return Keep(change.path, f"its content before was not kept: {change.skipped}")
+    # The path and the digest come from the journal: refuse what the tools never write.
+    if change.before is not None and not is_digest(change.before):
+        return Keep(change.path, "its checkpoint's name is not a SHA-256 digest")
+    if os.path.normpath(change.path) != change.path or not os.path.isabs(change.path):
+        return Keep(change.path, "it is not a resolved absolute path")
+    saved = str(store.path_of(change.before)) if change.before is not None else None
     if not sandbox.contains(change.path):
         return Keep(change.path, "it is outside the session's workspace roots", saved)
     try:
@@ -223,10 +243,27 @@ def plan_restore(
     return restores, keeps, unchanged
 
 
-def _write(path: str, data: bytes) -> None:
-    fd = open_checked(path, os.O_WRONLY | os.O_CREAT, make_parents=True)
+def _still_holds(fd: int, expected: bytes, path: str) -> None:
+    """Raise `PathChanged` unless the open file `fd` holds exactly `expected` (what the plan
+    read): a file edited between the check and the restore is not overwritten."""
+    data = bytearray()
+    while chunk := os.read(fd, CHUNK_BYTES):
+        data += chunk
+        if len(data) > len(expected):
+            break
+    if data != expected:
+        raise PathChanged(path, "its content changed after it was checked")
+
+
+def _write(path: str, data: bytes, expected: bytes | None = None) -> None:
+    """Replace the content of resolved `path` with `data`; with `expected`, only while the
+    file still holds it."""
+    fd = open_checked(path, os.O_RDWR | os.O_CREAT, make_parents=True)
     try:
+        if expected is not None:
+            _still_holds(fd, expected, path)
         os.ftruncate(fd, 0)
+        os.lseek(fd, 0, os.SEEK_SET)
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view) :]
@@ -234,7 +271,8 @@ def _write(path: str, data: bytes) -> None:
         os.close(fd)
 
 
-def _remove(path: str) -> None:
+def _remove(path: str, expected: bytes) -> None:
+    """Remove the regular file at resolved `path`, only while it still holds `expected`."""
     parent, name = os.path.split(path)
     fd = open_checked(parent, os.O_RDONLY | os.O_DIRECTORY)
     try:
@@ -242,17 +280,22 @@ def _remove(path: str) -> None:
         if not stat.S_ISREG(info.st_mode):
             kind = special_kind(info.st_mode) or "directory or link"
             raise NotRegularFile(path, kind)
+        file = open_checked(path, os.O_RDONLY)
+        try:
+            _still_holds(file, expected, path)
+        finally:
+            os.close(file)
         os.unlink(name, dir_fd=fd)
     finally:
         os.close(fd)
 
 
 def apply(step: Restore) -> None:
-    """Put one file back (in a thread)."""
+    """Put one file back (in a thread), unless it changed since `plan_restore` read it."""
     if step.data is None:
-        _remove(step.path)
+        _remove(step.path, step.current)
     else:
-        _write(step.path, step.data)
+        _write(step.path, step.data, step.current)
 
 
 def undo(steps: Sequence[Restore]) -> list[str]:

@@ -26,7 +26,7 @@ from acp_server.models.base import (
     ModelRequest,
     ToolCallEvent,
     ToolCallRequest,
-    ToolResultTurn,
+    ToolResultMessage,
     Usage,
 )
 from acp_server.session import records as rec
@@ -93,8 +93,8 @@ def results(handle: AgentHandle) -> list[rec.ToolResult]:
     return of_type(handle.agent.session, rec.ToolResult)
 
 
-def fed_back(request: ModelRequest) -> list[ToolResultTurn]:
-    return [m for m in request.messages if isinstance(m, ToolResultTurn)]
+def fed_back(request: ModelRequest) -> list[ToolResultMessage]:
+    return [m for m in request.messages if isinstance(m, ToolResultMessage)]
 
 
 def bad_json_call(name: str) -> ToolCallEvent:

@@ -15,7 +15,7 @@ from acp_server.agent.compaction import SUMMARIZER_SYSTEM
 from acp_server.agent.conversation import SUMMARY_PREFIX
 from acp_server.agent.events import AgentEvent, CompactionEnded, MessageChunk
 from acp_server.agent.loop import AgentConfig
-from acp_server.models.base import ModelRequest, TextPart, UserTurn
+from acp_server.models.base import ModelRequest, TextPart, UserMessage
 from acp_server.models.spec import load_model
 from acp_server.session import records as rec
 from acp_server.session.log import SessionLog
@@ -41,7 +41,7 @@ class Recorder:
 
 def first_text(request: ModelRequest) -> str:
     item = request.messages[0]
-    assert isinstance(item, UserTurn) and isinstance(item.parts[0], TextPart)
+    assert isinstance(item, UserMessage) and isinstance(item.parts[0], TextPart)
     return item.parts[0].text
 
 

@@ -19,8 +19,8 @@ from acp_server.models.base import (
     ModelProvider,
     ModelRequest,
     TextPart,
-    ToolResultTurn,
-    UserTurn,
+    ToolResultMessage,
+    UserMessage,
 )
 from acp_server.models.spec import load_model
 from acp_server.session import records as rec
@@ -153,7 +153,7 @@ async def test_old_tool_results_are_cut_to_stubs_first(tmp_path: Path) -> None:
     [record] = log.records[before:]
     assert isinstance(record, rec.Compaction) and record.summary is None
     assert record.kept_from == "u4"  # the last two finished turns and the current one stay
-    outputs = [i.output for i in result.request.messages if isinstance(i, ToolResultTurn)]
+    outputs = [i.output for i in result.request.messages if isinstance(i, ToolResultMessage)]
     assert outputs == [tool_result_stub(body)] * 3 + [body] * 2
     assert record.tokens_before > record.tokens_after
     assert [type(e) for e in events] == [CompactionStarted, CompactionEnded]
@@ -180,14 +180,14 @@ async def test_when_stubs_are_not_enough_the_older_turns_are_summarized_without_
     [summary_request] = model.requests
     assert summary_request.tools == []
     [message] = summary_request.messages
-    assert isinstance(message, UserTurn) and isinstance(message.parts[0], TextPart)
+    assert isinstance(message, UserMessage) and isinstance(message.parts[0], TextPart)
     asked = message.parts[0].text
     assert "read file" in asked and "files read, created or changed" in asked.lower()
     record = log.records[-1]
     assert isinstance(record, rec.Compaction)
     assert record.summary == "Goal: read the files. Open: none."
     first = result.request.messages[0]
-    assert isinstance(first, UserTurn) and isinstance(first.parts[0], TextPart)
+    assert isinstance(first, UserMessage) and isinstance(first.parts[0], TextPart)
     assert first.parts[0].text == SUMMARY_PREFIX + record.summary
     assert budget.estimate(result.request) <= budget.limit
     ended = events[-1]
@@ -233,8 +233,8 @@ async def test_a_failed_summary_request_writes_nothing_and_says_why(tmp_path: Pa
 
 
 def test_the_summarizer_transcript_keeps_the_newest_entries_and_says_what_was_cut() -> None:
-    items = [UserTurn(parts=[TextPart(text=SUMMARY_PREFIX + "old notes")])]
-    items += [UserTurn(parts=[TextPart(text=f"message {n} " + "p" * 500)]) for n in range(20)]
+    items = [UserMessage(parts=[TextPart(text=SUMMARY_PREFIX + "old notes")])]
+    items += [UserMessage(parts=[TextPart(text=f"message {n} " + "p" * 500)]) for n in range(20)]
     text = transcript(items, 2_000)
     assert "old notes" in text and "message 19" in text and "message 0 " not in text
     assert "earlier entries left out to fit" in text

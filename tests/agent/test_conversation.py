@@ -13,14 +13,14 @@ from acp_server.agent.agent import spawn_agent
 from acp_server.agent.conversation import Conversation, item_chars
 from acp_server.agent.loop import AgentConfig
 from acp_server.models.base import (
-    AssistantTurn,
+    AssistantMessage,
     ImagePart,
     ModelRequest,
     TextPart,
     ToolCallRequest,
-    ToolResultTurn,
+    ToolResultMessage,
     Usage,
-    UserTurn,
+    UserMessage,
 )
 from acp_server.models.script import ScriptedProvider, echo_provider
 from acp_server.models.spec import load_model
@@ -58,12 +58,12 @@ def turn(turn_id: str, prompt: str, answer: str, outcome: rec.Outcome) -> list[r
 
 def expected_items(prompt: str, answer: str, turn_id: str) -> list[object]:
     return [
-        UserTurn(parts=[TextPart(text=prompt)]),
-        AssistantTurn(
+        UserMessage(parts=[TextPart(text=prompt)]),
+        AssistantMessage(
             text=answer,
             tool_calls=[ToolCallRequest(call_id=f"{turn_id}_c", name="grep", arguments={})],
         ),
-        ToolResultTurn(call_id=f"{turn_id}_c", output="no match", is_error=True),
+        ToolResultMessage(call_id=f"{turn_id}_c", output="no match", is_error=True),
     ]
 
 
@@ -88,7 +88,7 @@ def test_appended_records_give_the_same_items_as_building_from_all_of_them() -> 
     grown = Conversation()
     for record in records:
         grown.add(record)
-    injected = UserTurn(
+    injected = UserMessage(
         parts=[
             ImagePart(data="aGk=", mime_type="image/png"),
             TextPart(text='<resource uri="file:///x">\nbody\n</resource>'),
@@ -168,9 +168,12 @@ async def test_scripted_usage_counts_a_grown_history_and_a_rewritten_one_alike(
         ]
         return usage[0].input_tokens
 
-    history: list[object] = [UserTurn(parts=[TextPart(text="a b c")]), AssistantTurn(text="d")]
+    history: list[object] = [
+        UserMessage(parts=[TextPart(text="a b c")]),
+        AssistantMessage(text="d"),
+    ]
     assert await input_tokens(history) == 2 + 3 + 1
-    history.append(ToolResultTurn(call_id="c", output="e f g h"))
+    history.append(ToolResultMessage(call_id="c", output="e f g h"))
     assert await input_tokens(history) == 2 + 3 + 1 + 4
-    rewritten = [UserTurn(parts=[TextPart(text="x")]), *history[1:]]
+    rewritten = [UserMessage(parts=[TextPart(text="x")]), *history[1:]]
     assert await input_tokens(rewritten) == 2 + 1 + 1 + 4

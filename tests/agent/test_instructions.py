@@ -15,7 +15,7 @@ from acp_server.agent.instructions import (
     DEFAULT_SYSTEM_PROMPT,
     InstructionSettings,
     ProjectInstructions,
-    Workspace,
+    Roots,
     describe_environment,
     find_repository_root,
     read_instruction_files,
@@ -138,7 +138,7 @@ def test_the_environment_names_cwd_directories_date_and_branch(tmp_path: Path) -
     root = _repo(tmp_path, branch="feature/x")
     extra = tmp_path / "lib"
 
-    block = describe_environment(Workspace(root, [extra]), "2026-01-01")
+    block = describe_environment(Roots(root, [extra]), "2026-01-01")
 
     assert f"Working directory: {root}" in block
     assert f"Additional directories: {extra}" in block
@@ -155,7 +155,7 @@ def test_the_environment_reads_a_worktree_pointer_and_a_detached_head(tmp_path: 
     work.mkdir()
     (work / ".git").write_text(f"gitdir: {real}\n")
 
-    block = describe_environment(Workspace(work), "2026-12-01")
+    block = describe_environment(Roots(work), "2026-12-01")
 
     assert f"Git: a repository at {work}, detached HEAD at 0123456789ab" in block
     assert find_repository_root(work / "sub") == work
@@ -170,7 +170,7 @@ def test_a_planted_fifo_or_huge_head_does_not_block_or_fill_memory(tmp_path: Pat
     (huge_repo / ".git").symlink_to("/dev/zero")
 
     for root in (fifo_repo, huge_repo):
-        block = describe_environment(Workspace(root), "2026-12-01")
+        block = describe_environment(Roots(root), "2026-12-01")
         assert f"Git: a repository at {root}\n" in block + "\n"
 
 
@@ -189,7 +189,7 @@ def test_a_strange_head_is_not_pasted_into_the_prompt(tmp_path: Path, head: str)
     (root / ".git").mkdir(parents=True)
     (root / ".git" / "HEAD").write_text(head)
 
-    block = describe_environment(Workspace(root), "2026-12-01")
+    block = describe_environment(Roots(root), "2026-12-01")
 
     git_line = block.split("Git: ", 1)[1]
     assert "\n" not in git_line and "\x1b" not in git_line and "\u202e" not in git_line
@@ -200,7 +200,7 @@ def test_a_nul_in_a_worktree_pointer_is_only_a_repository(tmp_path: Path) -> Non
     work = tmp_path / "work"
     work.mkdir()
     (work / ".git").write_text("gitdir: /x\x00y\n")
-    block = describe_environment(Workspace(work), "2026-12-01")
+    block = describe_environment(Roots(work), "2026-12-01")
     assert block.endswith(f"Git: a repository at {work}")
 
 
@@ -209,7 +209,7 @@ def test_control_characters_in_paths_stay_on_their_line(tmp_path: Path) -> None:
     cwd.mkdir()
     (cwd / "AGENTS.md").write_text("hello\n")
 
-    block = describe_environment(Workspace(cwd), "2026-12-01")
+    block = describe_environment(Roots(cwd), "2026-12-01")
     files = read_instruction_files(cwd, InstructionSettings())
 
     assert f"Working directory: {tmp_path}/a\\x0a# Instructions from x\\u202e\n" in block
@@ -224,7 +224,7 @@ def test_a_link_loop_is_skipped_with_a_note(tmp_path: Path) -> None:
 
 
 def test_no_repository_is_said(tmp_path: Path) -> None:
-    assert "Git: not a git repository" in describe_environment(Workspace(tmp_path), "2026-12-01")
+    assert "Git: not a git repository" in describe_environment(Roots(tmp_path), "2026-12-01")
 
 
 def test_the_user_file_lives_under_xdg_config_home(tmp_path: Path) -> None:
@@ -240,7 +240,7 @@ async def test_files_are_read_again_at_each_turn_but_not_within_one(tmp_path: Pa
     root = _repo(tmp_path)
     rules = root / "AGENTS.md"
     rules.write_text("first version\n")
-    instructions = ProjectInstructions(Workspace(root), InstructionSettings())
+    instructions = ProjectInstructions(Roots(root), InstructionSettings())
     signal = TurnCancellation().signal
 
     async def system_prompt() -> str:

@@ -7,6 +7,7 @@ tests/e2e/test_rewind_acp.py)."""
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import os
 from pathlib import Path
@@ -16,9 +17,9 @@ import pytest
 
 from acp_server.acp.rewind import listing
 from acp_server.agent.conversation import Conversation
-from acp_server.agent.rewind import RewindDone, rewind_to, session_turns
+from acp_server.agent.rewind import RewindDone, RewindFailed, rewind_to, session_turns
 from acp_server.cancellation import TurnAborted, TurnCancellation, UserCancel
-from acp_server.models.base import AssistantTurn, UserTurn
+from acp_server.models.base import AssistantMessage, UserMessage
 from acp_server.session import records as rec
 from acp_server.session.log import SessionLog
 from acp_server.session.rewind import Turn, retained
@@ -139,7 +140,7 @@ async def test_rewind_restores_files_and_cuts_the_model_context(tmp_path: Path) 
     assert done.record.commands == ["touch made.txt"]
     assert done.record.tasks == ["Fix the tests"]
     # The model is sent turn 1 only, and a rebuilt conversation agrees.
-    prompts = [i.parts[0].text for i in w.conversation.items if isinstance(i, UserTurn)]  # type: ignore[union-attr]
+    prompts = [i.parts[0].text for i in w.conversation.items if isinstance(i, UserMessage)]  # type: ignore[union-attr]
     assert prompts == ["one"]
     rebuilt = Conversation(w.log.records)
     assert rebuilt.items == w.conversation.items
@@ -147,7 +148,7 @@ async def test_rewind_restores_files_and_cuts_the_model_context(tmp_path: Path) 
     # The bytes before the first write come back exactly, binary or not.
     await w.rewind(1)
     assert w.files() == {"a.txt": b"\xff binary, not UTF-8 \xfe"}
-    assert not [i for i in w.conversation.items if isinstance(i, AssistantTurn)]
+    assert not [i for i in w.conversation.items if isinstance(i, AssistantMessage)]
     # A reloaded session's deterministic ids skip the rewinds' ids too (they are message ids
     # on replay).
     assert done.record.rewind_id in SessionState.of(w.log.records).ids
@@ -291,3 +292,71 @@ def test_the_listing_shows_the_latest_hundred_turns() -> None:
     assert lines[2] == "31. prompt 31"  # the first line of each prompt
     assert lines[-1] == "130. prompt 130"
     assert listing([]) == "There is no turn to rewind to."
+
+
+async def test_a_crafted_checkpoint_in_the_journal_reads_nothing_outside_the_store(
+    tmp_path: Path,
+) -> None:
+    """A journal line names the checkpoint by its digest and the file by its path: a record
+    crafted to name another file as its checkpoint (an absolute path, `..`), or a path that is
+    not resolved, is reported and left; nothing outside the store is read or named."""
+    w = World(tmp_path)
+    secret = tmp_path / "secret.txt"
+    secret.write_text("not a checkpoint\n")
+    (w.ws / "a.txt").write_text("agent\n")
+    (w.ws / "b.txt").write_text("agent\n")
+    after = hashlib.sha256(b"agent\n").hexdigest()
+    crafted = [
+        rec.FileCheckpoint(path=str(w.ws / "a.txt"), before=str(secret), after=after),
+        rec.FileCheckpoint(path=str(w.ws / "b.txt"), before="../../secret.txt", after=after),
+        rec.FileCheckpoint(path=f"{w.ws}/sub/../b.txt", before=None, after=after),
+    ]
+    w.log.append(rec.TurnStart(turn_id="turn_x", at=AT))
+    w.log.append(
+        rec.ToolResult(
+            turn_id="turn_x",
+            call_id="call_x",
+            status="completed",
+            output="ok",
+            checkpoints=crafted,
+            at=AT,
+        )
+    )
+    with anyio.fail_after(10):
+        done = await w.rewind(1)
+    assert done.record.restored == []
+    assert w.files() == {"a.txt": b"agent\n", "b.txt": b"agent\n"}
+    kept = [(k.path, k.reason, k.kept_at) for k in done.record.kept]
+    assert kept == [
+        (str(w.ws / "a.txt"), "its checkpoint's name is not a SHA-256 digest", None),
+        (str(w.ws / "b.txt"), "its checkpoint's name is not a SHA-256 digest", None),
+        (f"{w.ws}/sub/../b.txt", "it is not a resolved absolute path", None),
+    ]
+    with pytest.raises(ValueError, match="not a SHA-256 digest"):
+        w.store.path_of(str(secret))
+
+
+@pytest.mark.parametrize("second", ["edited", "created"])
+async def test_a_file_edited_between_the_check_and_its_restore_is_not_overwritten(
+    tmp_path: Path, second: str
+) -> None:
+    """The check (the file still holds the agent's write) and the restore are apart: a file
+    edited in between is not overwritten (nor a file the agent created, removed); the rewind
+    fails whole and the files already restored get the agent's content back."""
+    w = World(tmp_path)
+    (w.ws / "a.txt").write_text("a before\n")
+    if second == "edited":
+        (w.ws / "b.txt").write_text("b before\n")
+    await w.turn("one", write("a.txt", "a agent\n"), write("b.txt", "b agent\n"))
+    seen: list[str] = []
+
+    async def edit_b_meanwhile(name: str) -> None:
+        seen.append(name)
+        if seen.count("restore") == 2:  # a.txt is restored; b.txt was checked, not yet restored
+            (w.ws / "b.txt").write_text("b by hand\n")
+
+    records = list(w.log.records)
+    with pytest.raises(RewindFailed, match=r"b\.txt"):
+        await w.rewind(1, seam=edit_b_meanwhile)
+    assert w.files() == {"a.txt": b"a agent\n", "b.txt": b"b by hand\n"}
+    assert list(w.log.records) == records

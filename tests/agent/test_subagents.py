@@ -302,7 +302,11 @@ async def test_fork_seeds_the_child_with_the_parent_completed_turns() -> None:
         await handle.agent.followup(text("third")).wait()
     forked, spawned = child.requests
     assert request_user_texts(forked) == ["first question", "fork job"]
-    assert [type(m).__name__ for m in forked.messages] == ["UserTurn", "AssistantTurn", "UserTurn"]
+    assert [type(m).__name__ for m in forked.messages] == [
+        "UserMessage",
+        "AssistantMessage",
+        "UserMessage",
+    ]
     # The open turn (the one calling task) is not part of the seed; spawn starts empty.
     assert request_user_texts(spawned) == ["spawn job"]
     assert results(handle.agent.session)[0].output == "forked"

@@ -17,12 +17,12 @@ from acp_server.agent.conversation import Conversation, trimmed
 from acp_server.cancellation import TurnAborted, TurnCancellation, UserCancel
 from acp_server.models.anthropic import AnthropicProvider
 from acp_server.models.base import (
-    AssistantTurn,
+    AssistantMessage,
     ImagePart,
     TextPart,
     ToolCallRequest,
-    ToolResultTurn,
-    UserTurn,
+    ToolResultMessage,
+    UserMessage,
 )
 from acp_server.models.budget import IMAGE_TOKENS, estimate_items
 from acp_server.models.images import IMAGE_NOT_SENT, vision_from_props
@@ -58,13 +58,13 @@ def conversation() -> list[Any]:
         ToolCallRequest(call_id="c2", name="read_file", arguments={"path": "b.txt"}),
     ]
     return [
-        UserTurn(parts=[]),
-        AssistantTurn(text="", tool_calls=calls),
-        ToolResultTurn(
+        UserMessage(parts=[]),
+        AssistantMessage(text="", tool_calls=calls),
+        ToolResultMessage(
             call_id="c1", output="[image a.png: PNG, 1x1 pixels, 8 bytes]", images=[PNG]
         ),
-        ToolResultTurn(call_id="c2", output="text of b"),
-        AssistantTurn(text="Seen."),
+        ToolResultMessage(call_id="c2", output="text of b"),
+        AssistantMessage(text="Seen."),
     ]
 
 
@@ -99,7 +99,7 @@ async def test_openai_sends_a_tool_image_in_a_user_message_after_the_steps_resul
 
 
 async def test_openai_puts_trailing_tool_images_at_the_start_of_the_next_prompt() -> None:
-    items = [*conversation()[:4], UserTurn(parts=[TextPart(text="go on")])]
+    items = [*conversation()[:4], UserMessage(parts=[TextPart(text="go on")])]
     async with serve(recorded("openai_text")) as server:
         await collect(openai(server.url, True), request(messages=items))
     last = server.requests[0].json()["messages"][-1]
@@ -202,8 +202,8 @@ async def test_vision_from_props_reads_only_a_boolean() -> None:
 
 
 async def test_the_budget_counts_each_tool_image_a_fixed_amount() -> None:
-    plain = ToolResultTurn(call_id="c1", output="x" * 30)
-    with_images = ToolResultTurn(call_id="c1", output="x" * 30, images=[PNG, PNG])
+    plain = ToolResultMessage(call_id="c1", output="x" * 30)
+    with_images = ToolResultMessage(call_id="c1", output="x" * 30, images=[PNG, PNG])
     assert estimate_items([with_images]) - estimate_items([plain]) == 2 * IMAGE_TOKENS
 
 
@@ -218,9 +218,9 @@ async def test_tool_images_come_back_from_the_log_and_go_with_a_trimmed_body() -
     )
     decoded = rec.decode_record(rec.encode_record(record))
     [item] = Conversation([decoded]).items
-    assert isinstance(item, ToolResultTurn) and item.images == [PNG]
+    assert isinstance(item, ToolResultMessage) and item.images == [PNG]
     stub = trimmed(item)
-    assert isinstance(stub, ToolResultTurn) and stub.images == []
+    assert isinstance(stub, ToolResultMessage) and stub.images == []
 
 
 async def test_the_public_openai_api_and_anthropic_take_images_without_asking() -> None:

@@ -177,3 +177,44 @@ async def test_a_resumed_session_continues_from_the_compacted_context(tmp_path: 
     assert "read it 0" not in str(messages)
     # Resume does not replay: no update of the earlier turns came back.
     assert all(f["params"]["update"]["sessionUpdate"] != "user_message_chunk" for f in replayed)
+
+
+async def test_a_reloaded_deterministic_session_never_reuses_a_compaction_id(
+    tmp_path: Path,
+) -> None:
+    """`--deterministic` numbers compactions per process; a session compacted, reloaded in a new
+    process and compacted again must get a new id, or the replay repeats a `messageId`."""
+    cwd, env, args = workspace(tmp_path)
+    args = [*args, "--deterministic"]
+    with ContextWindowServer(n_ctx=100_000) as server:
+        env["OPENAI_BASE_URL"] = server.base_url
+        async with running_agent(*args, env=env) as (conn, _, _, _):
+            await initialize(conn, COMPACTION_CAPS)
+            sid = (await conn.new_session(cwd=str(cwd), mcp_servers=[])).session_id
+            for n in range(3):
+                await conn.prompt(session_id=sid, prompt=[text_block(f"read it {n}")])
+            done = await conn.prompt(session_id=sid, prompt=[text_block("/compact")])
+            assert done.stop_reason == "end_turn"
+        async with running_agent(*args, env=env) as (conn, _, _, _):
+            await initialize(conn, COMPACTION_CAPS)
+            await conn.load_session(session_id=sid, cwd=str(cwd), mcp_servers=[])
+            for n in range(3, 6):
+                await conn.prompt(session_id=sid, prompt=[text_block(f"read it {n}")])
+            done = await conn.prompt(session_id=sid, prompt=[text_block("/compact")])
+            assert done.stop_reason == "end_turn"
+        async with running_agent(*args, env=env) as (conn, _, frames, _):
+            await initialize(conn, COMPACTION_CAPS)
+            await conn.load_session(session_id=sid, cwd=str(cwd), mcp_servers=[])
+    compactions = [u["compactionId"] for u in updates_of(frames, "compaction_update")]
+    assert len(compactions) == 2 and len(set(compactions)) == 2, compactions
+    message_ids = [
+        u["messageId"]
+        for f in frames.received
+        if f.get("method") == "session/update"
+        for u in [f["params"]["update"]]
+        if u.get("messageId") is not None
+        and u["sessionUpdate"] in ("agent_message_chunk", "user_message_chunk")
+    ]
+    # Chunks of one message share its id; two messages never do.
+    runs = [m for i, m in enumerate(message_ids) if i == 0 or message_ids[i - 1] != m]
+    assert len(runs) == len(set(runs)), message_ids

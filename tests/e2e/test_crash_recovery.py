@@ -357,7 +357,7 @@ def check_journal(store: JournalStore, session: Tracked) -> Counter[str]:
         if text in session.acknowledged:
             assert outcome == rec.Completed(), f"{where} ({text}, acknowledged): {outcome}"
         else:
-            assert outcome in (rec.Completed(), rec.CrashedOutcome()), (
+            assert outcome in (rec.Completed(), rec.InterruptedOutcome()), (
                 f"{where} ({text}): {outcome}"
             )
         calls = [
@@ -407,6 +407,6 @@ def test_sigkill_at_random_moments_loses_nothing_acknowledged(tmp_path: Path) ->
         outcomes += check_journal(store, session)
     print(f"crash schedule: {stats}; turn outcomes: {dict(outcomes)}")  # shown by -s or -rP
     # The schedule must really have crashed turns midway (else this proves little).
-    assert stats.killed_before_answer > 0 and outcomes["CrashedOutcome"] > 0, (stats, outcomes)
-    assert set(outcomes) <= {"Completed", "CrashedOutcome"}, outcomes
+    assert stats.killed_before_answer > 0 and outcomes["InterruptedOutcome"] > 0, (stats, outcomes)
+    assert set(outcomes) <= {"Completed", "InterruptedOutcome"}, outcomes
     assert stats.acknowledged > ITERATIONS, stats

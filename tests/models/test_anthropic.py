@@ -13,16 +13,16 @@ import pytest
 
 from acp_server.models.anthropic import AnthropicProvider
 from acp_server.models.base import (
-    AssistantTurn,
+    AssistantMessage,
     ImagePart,
     ModelError,
     TextPart,
     ToolCallEvent,
     ToolCallRequest,
-    ToolResultTurn,
+    ToolResultMessage,
     ToolSpec,
     Usage,
-    UserTurn,
+    UserMessage,
 )
 from acp_server.models.spec import load_model
 from tests.support.providers import (
@@ -232,23 +232,23 @@ async def test_request_body_shape() -> None:
     req = request(
         system_prompt="Be brief.",
         messages=[
-            UserTurn(
+            UserMessage(
                 parts=[
                     TextPart(text="what is this?"),
                     ImagePart(data="iVBOR", mime_type="image/png"),
                 ]
             ),
-            AssistantTurn(
+            AssistantMessage(
                 text="Reading both.",
                 tool_calls=[
                     ToolCallRequest(call_id="toolu_1", name="read", arguments={"path": "a"}),
                     ToolCallRequest(call_id="toolu_2", name="read", arguments={"path": "b"}),
                 ],
             ),
-            ToolResultTurn(call_id="toolu_1", output="A"),
-            ToolResultTurn(call_id="toolu_2", output="missing", is_error=True),
-            AssistantTurn(text="", tool_calls=[]),  # empty: left out
-            UserTurn(parts=[TextPart(text=""), TextPart(text="thanks")]),
+            ToolResultMessage(call_id="toolu_1", output="A"),
+            ToolResultMessage(call_id="toolu_2", output="missing", is_error=True),
+            AssistantMessage(text="", tool_calls=[]),  # empty: left out
+            UserMessage(parts=[TextPart(text=""), TextPart(text="thanks")]),
         ],
         tools=[ToolSpec(name="read", description="Read a file", parameters=schema)],
     )

@@ -7,16 +7,16 @@ import pytest
 
 from acp_server.cancellation import TurnCancellation
 from acp_server.models.base import (
-    AssistantTurn,
+    AssistantMessage,
     ConversationItem,
     ImagePart,
     ModelRequest,
     TextPart,
     ToolCallRequest,
-    ToolResultTurn,
+    ToolResultMessage,
     ToolSpec,
     Usage,
-    UserTurn,
+    UserMessage,
 )
 from acp_server.models.budget import (
     BYTES_PER_TOKEN,
@@ -33,8 +33,8 @@ pytestmark = pytest.mark.anyio
 TOOLS = [ToolSpec(name="read_file", description="Read a file", parameters={"type": "object"})]
 
 
-def user(text: str) -> UserTurn:
-    return UserTurn(parts=[TextPart(text=text)])
+def user(text: str) -> UserMessage:
+    return UserMessage(parts=[TextPart(text=text)])
 
 
 def req(messages: list[ConversationItem], system: str = "Be brief.") -> ModelRequest:
@@ -54,15 +54,15 @@ def test_text_is_counted_at_three_bytes_a_token_rounded_up() -> None:
 
 
 def test_images_count_a_fixed_amount_whatever_their_base64_size() -> None:
-    image = UserTurn(parts=[ImagePart(data="A" * 3_000_000, mime_type="image/png")])
+    image = UserMessage(parts=[ImagePart(data="A" * 3_000_000, mime_type="image/png")])
     assert estimate_items([image]) == ITEM_OVERHEAD + IMAGE_TOKENS
 
 
 def test_tool_calls_and_results_are_counted() -> None:
-    call = AssistantTurn(
+    call = AssistantMessage(
         text="", tool_calls=[ToolCallRequest(call_id="c", name="read_file", arguments={"p": 1})]
     )
-    result = ToolResultTurn(call_id="c", output="y" * 3000)
+    result = ToolResultMessage(call_id="c", output="y" * 3000)
     assert estimate_items([call]) > ITEM_OVERHEAD
     assert estimate_items([result]) == ITEM_OVERHEAD + 1000
 
@@ -78,7 +78,7 @@ async def test_after_a_report_only_what_was_added_is_guessed() -> None:
     budget = await resolved()
     first = req([user("hello")])
     budget.record_usage(first, Usage(input_tokens=5_000, output_tokens=10))
-    answer = AssistantTurn(text="a" * 300)
+    answer = AssistantMessage(text="a" * 300)
     second = req([*first.messages, answer, user("b" * 30)])
     added = estimate_items([answer, user("b" * 30)])
     assert budget.estimate(second) == 5_000 + added
@@ -94,7 +94,7 @@ async def test_a_changed_system_prompt_moves_the_estimate_by_the_difference() ->
 
 async def test_a_rewritten_history_is_guessed_whole() -> None:
     budget = await resolved()
-    first = req([user("hello"), AssistantTurn(text="long " * 1000), user("more")])
+    first = req([user("hello"), AssistantMessage(text="long " * 1000), user("more")])
     budget.record_usage(first, Usage(input_tokens=50_000, output_tokens=10))
     compacted = req([user("summary of what happened"), user("more")])
     assert budget.estimate(compacted) == estimate_request(compacted)

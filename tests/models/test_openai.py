@@ -14,7 +14,7 @@ import pytest
 
 from acp_server.cancellation import TurnAborted, TurnCancellation, UserCancel
 from acp_server.models.base import (
-    AssistantTurn,
+    AssistantMessage,
     Finish,
     ImagePart,
     ModelError,
@@ -22,10 +22,10 @@ from acp_server.models.base import (
     TextPart,
     ToolCallEvent,
     ToolCallRequest,
-    ToolResultTurn,
+    ToolResultMessage,
     ToolSpec,
     Usage,
-    UserTurn,
+    UserMessage,
 )
 from acp_server.models.http import HttpOptions, close_provider
 from acp_server.models.openai import OpenAIProvider
@@ -276,25 +276,25 @@ async def test_request_body_shape() -> None:
     req = request(
         system_prompt="Be brief.",
         messages=[
-            UserTurn(
+            UserMessage(
                 parts=[
                     TextPart(text="what is this?"),
                     ImagePart(data="iVBOR", mime_type="image/png"),
                 ]
             ),
-            AssistantTurn(
+            AssistantMessage(
                 text="Let me look.",
                 tool_calls=[
                     ToolCallRequest(call_id="call_1", name="read", arguments={"path": "a"})
                 ],
             ),
-            ToolResultTurn(call_id="call_1", output="contents"),
-            AssistantTurn(
+            ToolResultMessage(call_id="call_1", output="contents"),
+            AssistantMessage(
                 text="", tool_calls=[ToolCallRequest(call_id="call_2", name="read", arguments={})]
             ),
-            ToolResultTurn(call_id="call_2", output="no such file", is_error=True),
-            AssistantTurn(text="Done."),
-            UserTurn(parts=[TextPart(text="one"), TextPart(text="two")]),
+            ToolResultMessage(call_id="call_2", output="no such file", is_error=True),
+            AssistantMessage(text="Done."),
+            UserMessage(parts=[TextPart(text="one"), TextPart(text="two")]),
         ],
         tools=[ToolSpec(name="read", description="Read a file", parameters=schema)],
         max_output_tokens=100,

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from acp_server.cancellation import TurnAborted, TurnCancellation, TurnSignal, UserCancel
 from acp_server.models.base import (
-    AssistantTurn,
+    AssistantMessage,
     ConversationItem,
     Finish,
     ImagePart,
@@ -29,9 +29,9 @@ from acp_server.models.base import (
     ThoughtDelta,
     ToolCallEvent,
     ToolCallRequest,
-    ToolResultTurn,
+    ToolResultMessage,
     Usage,
-    UserTurn,
+    UserMessage,
     subagent_provider,
 )
 from acp_server.models.script import ScriptedProvider, echo_chunks, load_script
@@ -56,7 +56,7 @@ def request(
     return ModelRequest(
         session_id=session_id,
         system_prompt="",
-        messages=[UserTurn(parts=[TextPart(text=text)])] if messages is None else messages,
+        messages=[UserMessage(parts=[TextPart(text=text)])] if messages is None else messages,
         tools=[],
     )
 
@@ -106,9 +106,9 @@ async def test_echo_streams_last_user_message_word_by_word(tmp_path: Path) -> No
     provider = scripted(tmp_path, [{"echo": True}])
     original = "  first line\n second\tline  "
     history: list[ConversationItem] = [
-        UserTurn(parts=[TextPart(text="an older message")]),
-        AssistantTurn(text="reply"),
-        UserTurn(parts=[TextPart(text=original), ImagePart(data="AAAA", mime_type="image/png")]),
+        UserMessage(parts=[TextPart(text="an older message")]),
+        AssistantMessage(text="reply"),
+        UserMessage(parts=[TextPart(text=original), ImagePart(data="AAAA", mime_type="image/png")]),
     ]
     chunks = texts(await collect(provider, request(messages=history)))
     assert chunks == ["  first ", "line\n ", "second\t", "line  "]
@@ -169,11 +169,11 @@ async def test_tool_call_ids_continue_after_ids_already_in_the_conversation(
 ) -> None:
     provider = scripted(tmp_path, [{"tool_call": {"name": "t"}}])
     history: list[ConversationItem] = [
-        UserTurn(parts=[TextPart(text="go")]),
-        AssistantTurn(
+        UserMessage(parts=[TextPart(text="go")]),
+        AssistantMessage(
             text="", tool_calls=[ToolCallRequest(call_id="call_7", name="t", arguments={})]
         ),
-        ToolResultTurn(call_id="call_7", output="done"),
+        ToolResultMessage(call_id="call_7", output="done"),
     ]
     events = await collect(provider, request(messages=history))
     assert [e.call.call_id for e in events if isinstance(e, ToolCallEvent)] == ["call_8"]
@@ -209,9 +209,9 @@ async def test_error_event_raises_model_error_with_its_message(tmp_path: Path) -
 async def test_usage_counts_words_in_and_out(tmp_path: Path) -> None:
     provider = scripted(tmp_path, [{"text": "one two"}, {"text": "three", "repeat": 2}])
     history: list[ConversationItem] = [
-        UserTurn(parts=[TextPart(text="a b c")]),
-        AssistantTurn(text="d e"),
-        ToolResultTurn(call_id="call_1", output="f"),
+        UserMessage(parts=[TextPart(text="a b c")]),
+        AssistantMessage(text="d e"),
+        ToolResultMessage(call_id="call_1", output="f"),
     ]
     events = await collect(provider, request(messages=history))
     assert events[-2] == Usage(input_tokens=6, output_tokens=4)

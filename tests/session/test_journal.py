@@ -31,10 +31,10 @@ from acp_server.session.records import (
     Aborted,
     AssistantMessage,
     Completed,
-    CrashedOutcome,
     DisposedOutcome,
     ErrorOutcome,
     ImagePart,
+    InterruptedOutcome,
     MaxTokens,
     MaxTurnRequests,
     Outcome,
@@ -106,7 +106,7 @@ OTHER_OUTCOMES: list[Outcome] = [
     MaxTokens(),
     MaxTurnRequests(),
     Refusal(),
-    CrashedOutcome(),
+    InterruptedOutcome(),
 ]
 
 # Every record type, every content part and every outcome, in balanced turns.
@@ -621,7 +621,7 @@ def test_an_open_turn_is_closed_once_with_outcome_unknown_results(
         assert result.output.startswith("outcome unknown")
     end = repairs[2]
     assert isinstance(end, TurnEndRecord)
-    assert (end.turn_id, end.outcome) == ("t1", CrashedOutcome())
+    assert (end.turn_id, end.outcome) == ("t1", InterruptedOutcome())
     fsyncs_after_load = len(synced)
     assert fsyncs_after_load >= 2  # the truncation, then the repair
     loaded.journal.close()
@@ -641,7 +641,7 @@ def test_an_open_turn_without_tool_calls_just_ends_interrupted(store: JournalSto
     loaded = store.open("s1")
     assert loaded.repaired
     [end] = loaded.records[2:]
-    assert isinstance(end, TurnEndRecord) and end.outcome == CrashedOutcome()
+    assert isinstance(end, TurnEndRecord) and end.outcome == InterruptedOutcome()
     loaded.journal.close()
 
 
@@ -776,7 +776,7 @@ def test_ten_thousand_records_load_correctly(store: JournalStore) -> None:
     assert loaded.records[:10_000] == records
     assert len(loaded.records) == 10_001
     assert loaded.records[-1] == TurnEndRecord(
-        turn_id=records[-1].turn_id, outcome=CrashedOutcome(), at=loaded.records[-1].at
+        turn_id=records[-1].turn_id, outcome=InterruptedOutcome(), at=loaded.records[-1].at
     )
     loaded.journal.close()
     assert len(path.read_bytes().splitlines()) == 10_002

@@ -14,10 +14,10 @@ from acp_server.session.records import (
     Aborted,
     AssistantMessage,
     Completed,
-    CrashedOutcome,
     DisposedOutcome,
     ErrorOutcome,
     ImagePart,
+    InterruptedOutcome,
     MaxTokens,
     MaxTurnRequests,
     Outcome,
@@ -50,7 +50,7 @@ OUTCOMES: list[Outcome] = [
     MaxTokens(),
     MaxTurnRequests(),
     Refusal(),
-    CrashedOutcome(),
+    InterruptedOutcome(),
 ]
 
 RECORDS: list[Record] = [
@@ -157,6 +157,17 @@ def test_record_tags_are_the_stable_wire_names() -> None:
         "refusal",
         "interrupted",
     ]
+
+
+def test_every_outcome_type_is_named_for_its_kind() -> None:
+    """The type and the tag agree (issue 25 item 5): `InterruptedOutcome` is `interrupted`,
+    and a journal written before the rename (the tag is what is on disk) loads the same."""
+    for outcome in OUTCOMES:
+        kind = json.loads(msgspec.json.encode(outcome))["kind"]
+        name = type(outcome).__name__.removesuffix("Outcome")
+        assert name.lower() == kind.replace("_", ""), (name, kind)
+    old = b'{"type":"turn/end","turn_id":"t1","outcome":{"kind":"interrupted"},"at":"x"}'
+    assert decode_record(old) == TurnEndRecord(turn_id="t1", outcome=InterruptedOutcome(), at="x")
 
 
 def test_aborted_turn_end_is_exactly_the_coarse_form() -> None:

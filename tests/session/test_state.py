@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from typing import get_args
+
+import msgspec
+
 from acp_server.session import records as rec
-from acp_server.session.state import SETTINGS, SessionState
+from acp_server.session.state import ID_FIELDS, SETTINGS, SessionState
 
 AT = "2026-12-02T00:00:00.000Z"
 
@@ -86,3 +90,31 @@ def test_settings_are_the_record_kinds_that_set_state() -> None:
         rec.PermissionRule,
         rec.SystemPromptChange,
     }
+
+
+def test_ids_reserve_compaction_ids_too() -> None:
+    """A reloaded deterministic session must not hand out `compact_0001` again."""
+    records: list[rec.Record] = [
+        *prompt("turn_0001", "read"),
+        rec.Compaction(
+            compaction_id="compact_0001",
+            kept_from="m_turn_0001",
+            summary="s",
+            tokens_before=10,
+            tokens_after=2,
+            at=AT,
+        ),
+    ]
+    assert "compact_0001" in SessionState.of(records).ids
+
+
+def test_every_id_field_the_agent_makes_is_reserved() -> None:
+    """Every `*_id` field of a record is one the agent makes (reserved), except the model's
+    tool call ids, so a new record type's id cannot be forgotten."""
+    fields = {
+        field.name
+        for kind in get_args(rec.Record)
+        for field in msgspec.structs.fields(kind)
+        if field.name.endswith("_id")
+    }
+    assert fields - {"call_id"} == set(ID_FIELDS)

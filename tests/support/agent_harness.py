@@ -34,7 +34,7 @@ from acp_server.models.base import (
     TextDelta,
     ToolCallEvent,
     ToolCallRequest,
-    UserTurn,
+    UserMessage,
 )
 from acp_server.models.base import TextPart as ModelTextPart
 from acp_server.session import records as rec
@@ -298,7 +298,7 @@ def request_user_texts(request: ModelRequest) -> list[str]:
     return [
         "".join(p.text for p in item.parts if isinstance(p, ModelTextPart))
         for item in request.messages
-        if isinstance(item, UserTurn)
+        if isinstance(item, UserMessage)
     ]
 
 

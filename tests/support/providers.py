@@ -18,7 +18,7 @@ from acp_server.models.base import (
     TextPart,
     ThoughtDelta,
     ToolCallEvent,
-    UserTurn,
+    UserMessage,
 )
 from acp_server.models.http import HttpOptions, close_provider
 
@@ -46,7 +46,7 @@ def request(text: str = "hello", **kwargs: Any) -> ModelRequest:
     fields: dict[str, Any] = {
         "session_id": "s1",
         "system_prompt": "",
-        "messages": [UserTurn(parts=[TextPart(text=text)])],
+        "messages": [UserMessage(parts=[TextPart(text=text)])],
         "tools": [],
     }
     fields.update(kwargs)
