@@ -22,7 +22,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from acp_server.cancellation import TurnSignal
 from acp_server.tools.custom_commands import skills_listing, user_commands_dir
@@ -39,7 +39,8 @@ from acp_server.tools.repo_files import (
 from acp_server.tools.skill_places import SkillPlaces
 from acp_server.tools.workspace import NotRegularFile
 
-from .seams import StepInfo
+if TYPE_CHECKING:
+    from .seams import StepInfo
 
 log = logging.getLogger(__name__)
 
