@@ -131,8 +131,9 @@ async def agent_turns_once(
 ) -> Result:
     """`turns` follow-ups through acp_server.agent.agent.spawn_agent in this process: on a
     SessionLog alone (journal_dir None), or wired to a real Journal under journal_dir the way
-    acp_server/acp/lifecycle.py `_start` does (on_append=journal.append, and unless `flush` is
-    False durability_flush=journal.flush). Timed from the first follow-up to the last ticket."""
+    acp_server/acp/wiring.py `SessionWiring.start` does (on_append=journal.append, and unless
+    `flush` is False durability_flush=journal.flush). Timed from the first follow-up to the
+    last ticket."""
     import secrets
 
     import anyio

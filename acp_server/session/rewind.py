@@ -114,10 +114,20 @@ class Changes:
     in their own journals."""
 
 
+FILE_TOOLS = ("write_file", "edit_file")
+"""The tools whose results carry checkpoints."""
+
+NO_CHECKPOINT = "this write was journaled without a checkpoint"
+"""Why a file tool's completed write without a checkpoint (a journal written before
+checkpoints were kept) cannot be restored."""
+
+
 def changes_since(records: Sequence[rec.Record], turn_id: str) -> Changes:
     """What the file tools changed from turn `turn_id` on (in retained `records`), and the
-    `bash` commands and subagents that ran meanwhile."""
+    `bash` commands and subagents that ran meanwhile. A completed file tool call whose result
+    holds no checkpoint is a change that cannot be restored, named by the path it was given."""
     changes: dict[str, FileChange] = {}
+    file_calls: dict[str, str] = {}
     commands: list[str] = []
     tasks: list[str] = []
     started = False
@@ -134,7 +144,15 @@ def changes_since(records: Sequence[rec.Record], turn_id: str) -> Changes:
                 task = call.arguments.get("description") or call.arguments.get("prompt")
                 if call.name == "task" and isinstance(task, str):
                     tasks.append(task)
+                path = call.arguments.get("path")
+                if call.name in FILE_TOOLS and isinstance(path, str):
+                    file_calls[call.call_id] = path
         elif isinstance(record, rec.ToolResult):
+            path = file_calls.get(record.call_id)
+            if not record.checkpoints and record.status == "completed" and path is not None:
+                if path not in changes:
+                    changes[path] = FileChange(path, None, "", NO_CHECKPOINT)
+                changes[path].calls.append(record.call_id)
             for cp in record.checkpoints:
                 change = changes.get(cp.path)
                 if change is None:

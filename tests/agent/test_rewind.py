@@ -360,3 +360,40 @@ async def test_a_file_edited_between_the_check_and_its_restore_is_not_overwritte
         await w.rewind(1, seam=edit_b_meanwhile)
     assert w.files() == {"a.txt": b"a agent\n", "b.txt": b"b by hand\n"}
     assert list(w.log.records) == records
+
+
+async def test_a_write_journaled_without_a_checkpoint_is_named_not_restored(
+    tmp_path: Path,
+) -> None:
+    """A journal written before checkpoints were kept (e7ee26c) has `write_file`/`edit_file`
+    results without them: a rewind over those turns names the files as not restored instead of
+    saying that no file needed restoring."""
+    w = World(tmp_path)
+    (w.ws / "a.txt").write_text("agent\n")
+    w.log.append(rec.TurnStart(turn_id="turn_x", at=AT))
+    for call_id, name, arguments, status in [
+        ("call_1", "write_file", {"path": "a.txt", "content": "agent\n"}, "completed"),
+        ("call_2", "edit_file", {"path": "a.txt", "old_text": "x", "new_text": "y"}, "failed"),
+        ("call_3", "edit_file", {"path": "b.txt", "old_text": "x", "new_text": "y"}, "failed"),
+    ]:
+        call = rec.ToolCallRecord(call_id=call_id, name=name, arguments=arguments)
+        w.log.append(
+            rec.AssistantMessage(
+                turn_id="turn_x", message_id=f"m_{call_id}", parts=[], tool_calls=[call], at=AT
+            )
+        )
+        w.log.append(
+            rec.ToolResult(
+                turn_id="turn_x",
+                call_id=call_id,
+                status=status,
+                output="ok",
+                at=AT,  # type: ignore[arg-type]
+            )
+        )
+    done = await w.rewind(1)
+    assert done.record.restored == []
+    assert [(k.path, k.reason) for k in done.record.kept] == [
+        ("a.txt", "its content before was not kept: this write was journaled without a checkpoint")
+    ]
+    assert (w.ws / "a.txt").read_text() == "agent\n"
