@@ -41,6 +41,7 @@ Example:
     max_read_lines = 2000       # read_file's window when no limit is given
     max_search_results = 500    # matches grep, paths glob, entries list_dir show
     max_checkpoint_bytes = 4194304  # largest file whose content is kept for /rewind (0: none)
+    max_checkpoint_store_bytes = 268435456  # all kept contents; oldest evicted past it
     max_image_bytes = 3932160   # the largest image file read_file returns as an image
 
     [instructions]

@@ -25,7 +25,8 @@ from acp_server.rpc.handlers import RpcError
 from acp_server.rpc.peer import IncomingRequest
 from acp_server.session import records as rec
 from acp_server.session.rewind import Turn, fingerprint, text_of
-from acp_server.tools.checkpoints import CHECKPOINTS_DIR, CheckpointStore
+from acp_server.tools.checkpoint_store import CheckpointStore
+from acp_server.tools.checkpoints import CHECKPOINTS_DIR
 from acp_server.tools.printable import one_line
 
 from .context import BridgeContext
@@ -55,7 +56,10 @@ def our_options(meta: dict[str, Any] | None) -> OurOptions:
 
 
 def checkpoint_store(context: BridgeContext) -> CheckpointStore:
-    return CheckpointStore(context.options.data_dir / CHECKPOINTS_DIR)
+    budget = context.options.tool_budget
+    return CheckpointStore(
+        context.options.data_dir / CHECKPOINTS_DIR, budget.max_checkpoint_store_bytes
+    )
 
 
 def _assistant_text(message: rec.AssistantMessage) -> str:

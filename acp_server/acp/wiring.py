@@ -40,7 +40,8 @@ from acp_server.tools.ask_user import AskUser
 from acp_server.tools.base import Tool, ToolKind
 from acp_server.tools.builtin import Ripgrep, builtin_tools
 from acp_server.tools.builtin.skill import SkillTool
-from acp_server.tools.checkpoints import CHECKPOINTS_DIR, Checkpoints, CheckpointStore
+from acp_server.tools.checkpoint_store import CheckpointStore
+from acp_server.tools.checkpoints import CHECKPOINTS_DIR, Checkpoints
 from acp_server.tools.command_sandbox import CommandSandbox
 from acp_server.tools.custom_commands import scan_skills, user_commands_dir
 from acp_server.tools.local_commands import LocalCommands
@@ -319,7 +320,10 @@ class SessionWiring:
             Ripgrep(self._context.processes),
             self._context.options.web_fetch,
             Checkpoints(
-                CheckpointStore(self._context.options.data_dir / CHECKPOINTS_DIR),
+                CheckpointStore(
+                    self._context.options.data_dir / CHECKPOINTS_DIR,
+                    self._context.options.tool_budget.max_checkpoint_store_bytes,
+                ),
                 self._context.options.tool_budget.max_checkpoint_bytes,
             ),
         )

@@ -28,7 +28,8 @@ from acp_server.ids import IdFactory
 from acp_server.session import records as rec
 from acp_server.session.log import SessionLog
 from acp_server.session.rewind import Turn, changes_since, retained, turns
-from acp_server.tools.checkpoints import CheckpointStore, Restore, apply, plan_restore, undo
+from acp_server.tools.checkpoint_store import CheckpointStore
+from acp_server.tools.checkpoints import Restore, apply, plan_restore, undo
 from acp_server.tools.local_files import in_thread
 from acp_server.tools.workspace import PathRefused, Sandbox
 

@@ -32,6 +32,9 @@ class ToolBudget:
     """Matches `grep`, paths `glob` and entries `list_dir` show at most."""
     max_checkpoint_bytes: int = 4 << 20
     """The largest file whose content a file tool's write keeps for a rewind (0: none)."""
+    max_checkpoint_store_bytes: int = 256 << 20
+    """The most the checkpoint store holds in all; the least recently written contents are
+    evicted to stay under it (`acp_server.tools.checkpoint_store`)."""
     max_image_bytes: int = 3_932_160
     """The largest image file `read_file` returns as an image (3.75 MiB: its base64 is 5 MiB,
     the per-image limit of the Anthropic API); larger ones get a text note."""
@@ -47,6 +50,7 @@ _MINIMUMS = {
     "max_read_lines": 1,
     "max_search_results": 1,
     "max_checkpoint_bytes": 0,
+    "max_checkpoint_store_bytes": 0,
     "max_image_bytes": 1024,
 }
 """The `[tools]` keys and their smallest values (a result must hold its closing note)."""

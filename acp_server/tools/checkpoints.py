@@ -2,8 +2,9 @@
 dir, and putting it back for a rewind.
 
 Before `write_file` or `edit_file` changes a file, `Checkpoints.keep` copies the bytes it held
-into ``<data dir>/checkpoints/<aa>/<sha256>`` (one file per distinct content, written whole
-and renamed into place) and returns the `FileCheckpoint` the tool's result carries into the
+into ``<data dir>/checkpoints/<aa>/<sha256>`` (`acp_server.tools.checkpoint_store`: one file
+per distinct content, written whole and renamed into place, the store under a total cap) and
+returns the `FileCheckpoint` the tool's result carries into the
 journal. A file larger than the cap (`[tools] max_checkpoint_bytes`), or one that is not a
 regular file, is not kept: the checkpoint says why, and a rewind leaves that file alone.
 
@@ -19,18 +20,22 @@ See docs/rfc/implemented/feature/2026-12-02-checkpoints-and-rewind.md.
 from __future__ import annotations
 
 import errno
-import hashlib
 import os
-import re
-import secrets
 import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from acp_server.cancellation import TurnSignal
 from acp_server.session.records import FileCheckpoint
 from acp_server.session.rewind import FileChange
+from acp_server.tools.checkpoint_store import (
+    BlobDamaged,
+    BlobMissing,
+    CheckpointStore,
+    OverStoreCap,
+    is_digest,
+    sha256,
+)
 from acp_server.tools.local_files import (
     CHUNK_BYTES,
     in_thread,
@@ -47,58 +52,6 @@ DEFAULT_MAX_CHECKPOINT_BYTES = 4 << 20
 
 RESTORE_MAX_BYTES = 64 << 20
 """The largest current file a rewind reads to see whether it still holds the agent's write."""
-
-
-def sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-_DIGEST = re.compile(r"[0-9a-f]{64}")
-
-
-def is_digest(name: str) -> bool:
-    """True for a hex SHA-256 (a journal line read back may hold anything)."""
-    return _DIGEST.fullmatch(name) is not None
-
-
-class CheckpointStore:
-    """Content-addressed blobs under `root` (``<root>/<aa>/<sha256>``)."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-
-    def path_of(self, digest: str) -> Path:
-        """Where blob `digest` lives; ValueError unless `digest` is a hex SHA-256 (a crafted
-        journal record could otherwise name any file, `..` or an absolute path)."""
-        if not is_digest(digest):
-            raise ValueError(f"not a SHA-256 digest: {digest!r}")
-        return self.root / digest[:2] / digest
-
-    def put(self, data: bytes) -> str:
-        """Keep `data` (once per content); its SHA-256. Written whole, then renamed in."""
-        digest = sha256(data)
-        target = self.path_of(digest)
-        if target.is_file():
-            return digest
-        target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        temporary = target.with_name(f".{digest}.{secrets.token_hex(4)}.tmp")
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(temporary, target)
-        return digest
-
-    def get(self, digest: str) -> bytes:
-        """The blob `digest`; OSError when it is missing, ValueError when it was altered."""
-        data = self.path_of(digest).read_bytes()
-        if sha256(data) != digest:
-            raise ValueError(f"the checkpoint {self.path_of(digest)} does not match its name")
-        return data
 
 
 def _read_regular(path: str, limit: int) -> bytes | None:
@@ -153,6 +106,8 @@ class Checkpoints:
             return FileCheckpoint(path=path, after=after)
         try:
             digest = self.store.put(before)
+        except OverStoreCap as exc:
+            return FileCheckpoint(path=path, after=after, skipped=str(exc))
         except OSError as exc:
             return FileCheckpoint(path=path, after=after, skipped=f"not stored: {exc}")
         return FileCheckpoint(path=path, before=digest, after=after)
@@ -195,7 +150,7 @@ def _plan_one(
         return Keep(change.path, "its checkpoint's name is not a SHA-256 digest")
     if os.path.normpath(change.path) != change.path or not os.path.isabs(change.path):
         return Keep(change.path, "it is not a resolved absolute path")
-    saved = str(store.path_of(change.before)) if change.before is not None else None
+    saved = store.kept_at(change.before) if change.before is not None else None
     if not sandbox.contains(change.path):
         return Keep(change.path, "it is outside the session's workspace roots", saved)
     try:
@@ -219,8 +174,10 @@ def _plan_one(
         return Restore(change.path, None, current)
     try:
         data = store.get(change.before)
-    except (OSError, ValueError) as exc:
-        return Keep(change.path, f"its checkpoint cannot be read: {exc}", saved)
+    except (BlobMissing, BlobDamaged) as exc:
+        return Keep(change.path, f"not restorable: {exc}")
+    except OSError as exc:
+        return Keep(change.path, f"not restorable: its checkpoint cannot be read: {exc}")
     return Restore(change.path, data, current)
 
 

@@ -196,7 +196,8 @@ def test_the_config_file_sets_the_budget(tmp_path: Path) -> None:
         (
             "max_lines = 5",
             "unknown key `max_lines` in [tools]; expected max_result_bytes, "
-            "max_read_lines, max_search_results, max_checkpoint_bytes, max_image_bytes",
+            "max_read_lines, max_search_results, max_checkpoint_bytes, "
+            "max_checkpoint_store_bytes, max_image_bytes",
         ),
         (
             "max_checkpoint_bytes = -1",

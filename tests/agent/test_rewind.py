@@ -25,7 +25,8 @@ from acp_server.session.log import SessionLog
 from acp_server.session.rewind import Turn, retained
 from acp_server.session.state import SessionState
 from acp_server.tools.builtin.files import EditFile, WriteFile
-from acp_server.tools.checkpoints import Checkpoints, CheckpointStore
+from acp_server.tools.checkpoint_store import CheckpointStore
+from acp_server.tools.checkpoints import Checkpoints
 from acp_server.tools.local_files import LocalFiles
 from acp_server.tools.workspace import Sandbox
 
@@ -37,10 +38,12 @@ AT = "2026-12-02T00:00:00.000Z"
 class World:
     """A workspace, a checkpoint store and a session log written by the real file tools."""
 
-    def __init__(self, tmp_path: Path, max_bytes: int = 1 << 20) -> None:
+    def __init__(
+        self, tmp_path: Path, max_bytes: int = 1 << 20, store_bytes: int = 1 << 30
+    ) -> None:
         self.ws = Path(os.path.realpath(tmp_path / "ws"))
         self.ws.mkdir()
-        self.store = CheckpointStore(tmp_path / "data" / "checkpoints")
+        self.store = CheckpointStore(tmp_path / "data" / "checkpoints", store_bytes)
         self.sandbox = Sandbox(str(self.ws))
         keeper = Checkpoints(self.store, max_bytes)
         self.write = WriteFile(self.sandbox, LocalFiles(), keeper)
@@ -205,6 +208,42 @@ async def test_hostile_files_are_reported_and_left(tmp_path: Path) -> None:
     assert (w.ws / "hand.txt").read_text() == "edited by hand\n"
     hand = next(k for k in done.record.kept if k.path.endswith("hand.txt"))
     assert hand.kept_at is not None and text(hand.kept_at) == "hand\n"
+
+
+async def test_an_evicted_checkpoint_is_reported_not_restorable_and_the_rest_rewinds(
+    tmp_path: Path,
+) -> None:
+    w = World(tmp_path, store_bytes=150)
+    (w.ws / "a.txt").write_bytes(b"a before\n" * 10)  # 90 bytes
+    (w.ws / "b.txt").write_bytes(b"b before\n" * 10)
+    await w.turn("one", write("a.txt", "agent a\n"))
+    await w.turn("two", write("b.txt", "agent b\n"))  # evicts a's content: 180 > 150
+    assert w.store.total_bytes() == 90
+    done = await w.rewind(1)
+    assert done.record.restored == [str(w.ws / "b.txt")]
+    [kept] = done.record.kept
+    assert kept.path == str(w.ws / "a.txt") and kept.kept_at is None
+    assert kept.reason.startswith("not restorable: its content before is no longer in the")
+    assert "evicted to stay under [tools] max_checkpoint_store_bytes" in kept.reason
+    assert w.files() == {"a.txt": b"agent a\n", "b.txt": b"b before\n" * 10}
+    assert session_turns(w.log) == []  # the conversation is cut all the same
+
+
+async def test_a_damaged_checkpoint_is_detected_and_never_restored(tmp_path: Path) -> None:
+    w = World(tmp_path)
+    (w.ws / "a.txt").write_bytes(b"a before\n")
+    await w.turn("one", write("a.txt", "agent a\n"))
+    [result] = [r for r in w.log.records if isinstance(r, rec.ToolResult)]
+    [checkpoint] = result.checkpoints
+    assert checkpoint.before is not None
+    w.store.path_of(checkpoint.before).write_bytes(b"a bef0re\n")  # one byte flipped
+    done = await w.rewind(1)
+    assert done.record.restored == []
+    [kept] = done.record.kept
+    assert kept.kept_at is None
+    assert kept.reason.startswith("not restorable: its kept content ")
+    assert "is damaged (its SHA-256 does not match)" in kept.reason
+    assert w.files() == {"a.txt": b"agent a\n"}
 
 
 async def test_a_path_outside_the_roots_is_not_restored(tmp_path: Path) -> None:

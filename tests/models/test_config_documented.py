@@ -56,6 +56,7 @@ def test_the_docstring_example_is_read_into_the_owners_types(tmp_path: Path) -> 
     assert openai.text_calls_for("qwen2.5-coder-7b") is True
     assert openai.images_for("qwen2.5-coder-7b") is True
     assert config.tools.max_checkpoint_bytes == 4194304
+    assert config.tools.max_checkpoint_store_bytes == 256 << 20
     assert config.instructions.file_names == ("AGENTS.md", "CLAUDE.md")
     assert config.sandbox.writable == ("~/.cache",)
     assert config.web_fetch.max_redirects == 5
