@@ -37,6 +37,12 @@ FULL_WINDOW = 16384  # > acp_server.agent.compact_prompt.COMPACT_WINDOW
 TOOL_PROMPT = "Read the file notes.txt in the workspace and tell me the number in it."
 
 
+def from_agent(update: Any) -> bool:
+    """A chunk acp-server marked as its own note (`_meta["acp-server"].origin` "agent")."""
+    meta = getattr(update, "field_meta", None) or {}
+    return isinstance(meta, dict) and (meta.get("acp-server") or {}).get("origin") == "agent"
+
+
 @dataclass
 class Client:
     """A minimal ACP client: timestamps every session update; answers a permission request
@@ -79,13 +85,26 @@ class Client:
             if update.session_update == "agent_message_chunk"
         ]
 
+    def final_answer(self, since: int = 0) -> str:
+        """The model's text after the last tool call: a call written as text, and the agent's
+        own marked notes, are not the answer."""
+        start = since
+        for index in range(since, len(self.updates)):
+            if self.updates[index][1].session_update in ("tool_call", "tool_call_update"):
+                start = index + 1
+        return "".join(
+            getattr(update.content, "text", "") or ""
+            for _, update in self.updates[start:]
+            if update.session_update == "agent_message_chunk" and not from_agent(update)
+        )
+
     def tool_calls(self, since: int = 0) -> dict[str, dict[str, Any]]:
         """Each tool call's latest state: title, kind, status and its text content; its first
         status and how long after the last message chunk before it the client first saw it."""
         calls: dict[str, dict[str, Any]] = {}
         last_chunk: float | None = None
         for at, update in self.updates[since:]:
-            if update.session_update == "agent_message_chunk":
+            if update.session_update == "agent_message_chunk" and not from_agent(update):
                 last_chunk = at
             if update.session_update not in ("tool_call", "tool_call_update"):
                 continue
@@ -299,7 +318,7 @@ async def tool_task(conn: Any, client: Client, workspace: Path) -> dict[str, Any
         )
     for title in client.permissions:
         info(f"permission asked and allowed: {title!r}")
-    answer = "".join(text for _, text in client.message_chunks(first))
+    answer = client.final_answer(first)  # a call's JSON holding the number is not an answer
     info(f"stopReason: {response.stop_reason} after {took:.1f} s, {len(calls)} tool call(s)")
     info(f"answer: {answer.strip()!r}")
     read = [c for c in calls.values() if c.get("status") == "completed" and SECRET in c["content"]]

@@ -138,7 +138,7 @@ async def fix_run(
         for call in client.tool_calls(first).values()
     ]
     passed, summary = tests_pass(root)
-    answer = "".join(text for _, text in client.message_chunks(first)).strip()
+    answer = client.final_answer(first).strip()
     run = FixRun(
         variant, stop_reason, round(seconds, 1), calls, sorted(limits.values()), passed, summary,
         (root / "stats.py").read_text() != STATS, (root / "test_stats.py").read_text() != TEST,

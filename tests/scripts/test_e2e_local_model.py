@@ -133,3 +133,33 @@ def test_no_setup_with_an_empty_cache_fails_at_once_and_fetches_nothing(tmp_path
     cache = tmp_path / ".cache" / "acp-server-e2e"
     assert [p.name for p in cache.iterdir()] == ["logs"]
     assert list((cache / "logs").iterdir()) == []
+
+
+def test_the_answer_is_the_models_text_after_its_last_tool_call() -> None:
+    """Check (c) once passed on the JSON of an edit_file call written as text that held the
+    number: the answer is only what the model wrote after its last call, without the agent's
+    own marked notes."""
+    from acp import text_block
+    from acp.schema import AgentMessageChunk, ToolCallStart
+    from e2e_local.checks import Client
+
+    def chunk(text: str, agent: bool = False) -> AgentMessageChunk:
+        meta = {"acp-server": {"origin": "agent"}} if agent else None
+        return AgentMessageChunk(
+            session_update="agent_message_chunk", content=text_block(text), field_meta=meta
+        )
+
+    client = Client()
+    client.updates = [
+        (1.0, chunk('{"name": "edit_file", "arguments": {"old_text": "7481"}}')),
+        (1.5, chunk("(acp-server: the model wrote an edit_file call as text)", agent=True)),
+        (2.0, ToolCallStart(session_update="tool_call", tool_call_id="c1", title="Edit")),
+        (3.0, chunk("The number is ")),
+        (3.1, chunk("(a note)", agent=True)),
+        (3.2, chunk("7481.")),
+    ]
+    assert client.final_answer() == "The number is 7481."
+    client.updates = client.updates[:3]
+    assert client.final_answer() == ""
+    [call] = client.tool_calls().values()
+    assert call["seen_ms_after_last_chunk"] == 1000.0  # after the model's chunk, not the note
