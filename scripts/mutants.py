@@ -238,8 +238,12 @@ MUTANTS = (
         "10: queued prompts run in the order they were sent",
         (
             Edit(
-                "self.followups.popleft() if self.followups",
-                "self.followups.pop() if self.followups",
+                "            ticket = self._followups.popleft()\n"
+                '            if ticket.state == "queued":\n'
+                "                ticket._inbox = None\n                self._queued -= 1\n",
+                "            ticket = self._followups.pop()\n"
+                '            if ticket.state == "queued":\n'
+                "                ticket._inbox = None\n                self._queued -= 1\n",
             ),
         ),
         ("tests/e2e/test_prompt.py", "-k", "queued or keep_inbox"),
@@ -283,7 +287,8 @@ MUTANTS = (
         "the parent's abort reaches a subagent as ParentCancel",
         (
             Edit(
-                "                child.cancel(ParentCancel())\n",
+                "            else:\n                child.cancel(ParentCancel())\n",
+                "            else:\n"
                 "                child.cancel(__import__(ParentCancel.__module__,"
                 ' fromlist=["UserCancel"]).UserCancel())\n',
             ),
@@ -302,8 +307,8 @@ MUTANTS = (
                 "                UsageUpdate(\n",
             ),
             Edit(
-                "            )\n        return PromptResponse(stop_reason=stop_reason_for(",
-                "            ))\n        return PromptResponse(stop_reason=stop_reason_for(",
+                "            )\n        return u.PromptResponse(\n",
+                "            ))\n        return u.PromptResponse(\n",
             ),
         ),
         ("tests/acp/test_update_order.py",),
@@ -362,6 +367,28 @@ def locate(edit: Edit, scratch: Path, files: list[Path]) -> tuple[Path | None, i
         if hits:
             found, count = rel, count + hits
     return found, count
+
+
+def stale_entries(
+    mutants: list[Mutant] | tuple[Mutant, ...], root: Path, files: list[Path]
+) -> list[str]:
+    """What no longer matches the code in `root`: every snippet not found exactly once in the
+    tracked source, every test path that does not exist. Empty when all is current (`--check`,
+    and tests/scripts/test_mutants.py in the suite)."""
+    problems = [
+        f"{mutant.name}: snippet found {hits} times: {edit.old.strip()[:60]!r}"
+        for mutant in mutants
+        for edit in mutant.edits
+        for _, hits in [locate(edit, root, files)]
+        if hits != 1
+    ]
+    problems += [
+        f"{mutant.name}: no test path {arg}"
+        for mutant in mutants
+        for arg in mutant.tests
+        if arg.startswith("tests") and not (root / arg.split("::")[0]).exists()
+    ]
+    return problems
 
 
 @dataclass(frozen=True)
@@ -457,19 +484,7 @@ def main() -> int:
     signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(3))
     files = tracked_files(ROOT)
     if options.check:
-        unmatched = [
-            f"{mutant.name}: snippet found {hits} times: {edit.old.strip()[:60]!r}"
-            for mutant in selected
-            for edit in mutant.edits
-            for _, hits in [locate(edit, ROOT, files)]
-            if hits != 1
-        ]
-        unmatched += [
-            f"{mutant.name}: no test path {arg}"
-            for mutant in selected
-            for arg in mutant.tests
-            if arg.startswith("tests") and not (ROOT / arg).exists()
-        ]
+        unmatched = stale_entries(selected, ROOT, files)
         print("\n".join(unmatched) or f"OK: the snippets of {len(selected)} mutants match the code")
         return 1 if unmatched else 0
     with tempfile.TemporaryDirectory(prefix="acp-mutants-") as tmp:

@@ -7,7 +7,7 @@ A child is announced with `subagent_update` on its parent session (title, descri
 child's own updates carry its session id; when its turn is over, `subagent_update` reports it
 `idle` with its stop reason. `session/load` of the parent replays each child right after its
 `task` call (announced `idle`, then its journaled history). `session/cancel` on a running
-child's id stops only that child's work (acp_server/acp/prompting.py), with the cause argued in
+child's id stops only that child's work (acp/methods/prompts.py), with the cause argued in
 docs/rfc/implemented/architecture/2026-12-01-client-cancel-of-a-child.md. A client that did
 not opt in gets none of this: no observer is installed.
 """
@@ -30,7 +30,7 @@ from acp_protocol.subagents import (
     SubagentUpdate,
 )
 from acp_protocol.tool_call import ToolCall, ToolCallUpdate
-from acp_server.agent import Agent, Blocked, TicketResult
+from acp_server.agent import Agent, TicketResult
 from acp_server.session import records as rec
 from acp_server.session.journal import JournalStore
 from acp_server.session.journal_format import JournalError
@@ -39,6 +39,7 @@ from acp_server.session.rewind import retained
 from .context import BridgeContext
 from .plans import PlanView, shows_plan_operations
 from .replay import replay_updates
+from .stop_reasons import stop_reason
 from .updates import SessionUpdates, shows_compactions
 
 log = logging.getLogger(__name__)
@@ -54,16 +55,11 @@ def shows_subagents(capabilities: ClientCapabilities) -> bool:
 
 
 def idle_reason(result: TicketResult | rec.Outcome | None) -> StopReason:
-    """How a child's work ended, as the stop reason of its `idle` state."""
-    if isinstance(result, rec.Completed):
-        return "end_turn"
-    if isinstance(result, rec.MaxTokens):
-        return "max_tokens"
-    if isinstance(result, rec.MaxTurnRequests):
-        return "max_turn_requests"
-    if isinstance(result, (rec.Refusal, Blocked)):
-        return "refusal"
-    return "cancelled"  # aborted, disposed, never ran; an error is told in the parent's call
+    """How a child's work ended, as the stop reason of its `idle` state: the prompt's table
+    (acp/stop_reasons.py); `cancelled` when it never ran or failed (an error is told in the
+    parent's call)."""
+    reason = stop_reason(result) if result is not None else None
+    return reason if reason is not None else "cancelled"
 
 
 class ChildSessions:

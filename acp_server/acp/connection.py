@@ -3,7 +3,7 @@
 The connection composes the method groups around one `BridgeContext`. The handshake and the
 part of `session/new` its answer waits for (acp/opening.py) are built at once and import no
 runtime; they are the table's early methods, run by the router itself, without its
-jsonrpcserver engine. The groups that need the runtime (acp/runtime_methods.py) are loaded by
+jsonrpcserver engine. The groups that need the runtime (acp/methods/runtime.py) are loaded by
 the warm-up: after the first `session/new` answer is queued (or on the first call that needs
 them, if that comes first), in a worker thread, so the event loop keeps serving. The warm-up
 then wires every session answered meanwhile; every call that needs the runtime,
@@ -54,14 +54,14 @@ from acp_server.session.journal import JournalStore
 from acp_server.session.journal_format import JournalError
 
 from .context import BridgeContext
-from .handshake import Handshake
+from .methods.handshake import Handshake
 from .opening import SessionOpening, SessionStart, probe_sandbox
 from .options import ServerOptions
 from .rewind_params import RewindRequest
 from .sessions import AcpSession
 
 if TYPE_CHECKING:
-    from .runtime_methods import RuntimeMethods
+    from .methods.runtime import RuntimeMethods
 
 log = logging.getLogger(__name__)
 
@@ -72,7 +72,7 @@ Handler = Callable[[IncomingRequest, P], Awaitable[R]]
 REWIND_METHOD = "_session/rewind"
 """The AIR session-rewind extension (acp/rewind.py), named as the Claude and Codex adapters do."""
 
-RUNTIME_MODULE = "acp_server.acp.runtime_methods"
+RUNTIME_MODULE = "acp_server.acp.methods.runtime"
 """Everything the runtime's method groups need (agent, tools, models, session wiring)."""
 
 
@@ -123,7 +123,7 @@ class AcpConnection:
                     ForkSessionRequest, deferred(lambda r: r.sessions.fork_session)
                 ),
                 m.SESSION_LIST: Route(
-                    ListSessionsRequest, deferred(lambda r: r.sessions.list_sessions)
+                    ListSessionsRequest, deferred(lambda r: r.listing.list_sessions)
                 ),
                 m.SESSION_CLOSE: Route(
                     CloseSessionRequest, deferred(lambda r: r.sessions.close_session)
@@ -186,7 +186,7 @@ class AcpConnection:
             await anyio.to_thread.run_sync(_load_runtime)
             if self._disposed:  # the connection ended meanwhile: its journals are closed
                 return
-            from .runtime_methods import RuntimeMethods  # imported: only binds the name
+            from .methods.runtime import RuntimeMethods  # imported: only binds the name
 
             runtime = RuntimeMethods(self.context, self.opening.store)
             for start in self._starts:

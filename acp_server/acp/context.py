@@ -11,14 +11,13 @@ from typing import TYPE_CHECKING
 
 from anyio.abc import TaskGroup
 
-from acp_protocol import errors
 from acp_protocol.initialize import ClientCapabilities
 from acp_server.ids import IdFactory, random_ids
 from acp_server.process import ProcessRegistry
 from acp_server.process.bubblewrap import BubblewrapProbe
-from acp_server.rpc.handlers import RpcError
 from acp_server.rpc.peer import Peer
 
+from .errors import session_not_found
 from .options import ServerOptions
 from .sessions import AcpSession, SessionRegistry
 
@@ -79,8 +78,3 @@ class BridgeContext:
         if session is None:
             raise session_not_found(session_id)
         return session
-
-
-def session_not_found(session_id: str) -> RpcError:
-    """The -32002 error of a session id that names no session."""
-    return RpcError(errors.RESOURCE_NOT_FOUND, "Session not found", f"no session {session_id!r}")

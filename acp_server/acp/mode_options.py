@@ -1,6 +1,6 @@
 """What a session response says about modes and options, and the slash commands: pure
 functions of the configuration, with no runtime import, so `session/new` can be answered
-before the runtime is loaded (acp/opening.py). `acp/modes.py` changes them.
+before the runtime is loaded (acp/opening.py). `acp/methods/config_options.py` changes them.
 """
 
 from __future__ import annotations

@@ -26,6 +26,7 @@ from acp_server.session.recorder import new_header
 
 from .command_listing import advertise
 from .context import BridgeContext
+from .errors import invalid_params
 from .mode_options import (
     config_options,
     mode_state,
@@ -186,13 +187,9 @@ def require_absolute(field: str, path: str) -> None:
     """-32602 unless `path` is absolute and free of NUL bytes."""
     if "\x00" in path:
         # No file system takes one; caught here, before anything is created for the session.
-        raise RpcError(
-            errors.INVALID_PARAMS, "Invalid params", f"{field} contains a NUL byte: {path!r}"
-        )
+        raise invalid_params(f"{field} contains a NUL byte: {path!r}")
     if not os.path.isabs(path):
-        raise RpcError(
-            errors.INVALID_PARAMS, "Invalid params", f"{field} must be an absolute path: {path!r}"
-        )
+        raise invalid_params(f"{field} must be an absolute path: {path!r}")
 
 
 def require_directory(field: str, path: str) -> None:
@@ -201,4 +198,4 @@ def require_directory(field: str, path: str) -> None:
     require_absolute(field, path)
     if not os.path.isdir(path):
         what = "does not exist" if not os.path.lexists(path) else "is not a directory"
-        raise RpcError(errors.INVALID_PARAMS, "Invalid params", f"{field} {what}: {path!r}")
+        raise invalid_params(f"{field} {what}: {path!r}")

@@ -181,12 +181,17 @@ class RewindMethods:
         if not argument:
             request.admit()
             return listing(turns)
-        if not argument.isdigit() or not 1 <= int(argument) <= len(turns):
+        # ASCII digits only: `str.isdigit` holds for `²`, which int() refuses, and int()
+        # refuses more than 4300 digits; no turn number is that long.
+        digits = argument.isascii() and argument.isdigit() and len(argument) <= 9
+        number = int(argument) if digits else 0
+        if not 1 <= number <= len(turns):
             request.admit()
             span = f"1 to {len(turns)}" if turns else "none: there is no turn yet"
-            return f"The conversation was not rewound: {argument!r} is not a turn number ({span})."
+            shown = argument if len(argument) <= 40 else argument[:40] + "..."
+            return f"The conversation was not rewound: {shown!r} is not a turn number ({span})."
         try:
-            done = await self._run(request, session, turns[int(argument) - 1])
+            done = await self._run(request, session, turns[number - 1])
         except RpcError as exc:
             return f"The conversation was not rewound: {exc.data or exc.message}"
         except TurnAborted:

@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING, TypeAlias
 
 from msgspec import UNSET, UnsetType
 
-from acp_protocol import errors
 from acp_protocol.content import TextContent
 from acp_protocol.system_prompt import SystemPrompt
-from acp_server.rpc.handlers import RpcError
+
+from .errors import invalid_params
 
 if TYPE_CHECKING:
     from acp_server.agent import ClientPromptMode
@@ -30,19 +30,15 @@ def requested_prompt(prompt: SystemPrompt | UnsetType | None) -> Requested | Non
         return None
     mode = next((m for m in MODES if m == prompt.mode), None)
     if mode is None:
-        raise RpcError(
-            errors.INVALID_PARAMS,
-            "Invalid params",
+        raise invalid_params(
             f"systemPrompt.mode {prompt.mode!r} is not supported: use 'append' or 'override'",
         )
     if not prompt.content:
-        raise RpcError(errors.INVALID_PARAMS, "Invalid params", "systemPrompt.content is empty")
+        raise invalid_params("systemPrompt.content is empty")
     texts: list[str] = []
     for index, block in enumerate(prompt.content):
         if not isinstance(block, TextContent):
-            raise RpcError(
-                errors.INVALID_PARAMS,
-                "Invalid params",
+            raise invalid_params(
                 f"systemPrompt.content[{index}] is a {block.__struct_config__.tag!r} block; only "
                 "text blocks "
                 "are accepted",

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from typing import Literal
 
 import anyio
-import msgspec
 from anyio.abc import TaskGroup
 
 from acp_server.cancellation import (
@@ -30,17 +29,14 @@ from acp_server.cancellation import (
 )
 from acp_server.ids import IdFactory
 from acp_server.models.base import (
-    ContextWindowExceeded,
     ConversationItem,
     ModelError,
     ModelProvider,
     ModelRequest,
-    ToolCallRequest,
     ToolSpec,
     Usage,
 )
 from acp_server.models.budget import DEFAULT_THRESHOLD, ContextBudget
-from acp_server.models.output import output_limit_of
 from acp_server.redaction import redact
 from acp_server.session import records as rec
 from acp_server.session.log import SessionLog
@@ -135,6 +131,7 @@ class AgentLoop:
         self._model_step = ModelStep(
             session,
             config.model,
+            self._compactor,
             self._tools,
             self._calls,
             self._emit,
@@ -422,7 +419,9 @@ class AgentLoop:
             request = fitted.request
             self.session.recorder.step_started(turn_id, step)
             reported = self.last_usage
-            text, calls, finish, request = await self._stream_fitting(turn_id, request, signal)
+            text, calls, finish, request = await self._model_step.stream_fitting(
+                turn_id, request, signal
+            )
             if self.last_usage is not None and self.last_usage is not reported:
                 self.budget.record_usage(request, self.last_usage)
             result = StepResult(turn_id, step, text, calls, finish)
@@ -453,33 +452,6 @@ class AgentLoop:
             if self.inbox.steering:
                 continue
             return rec.Completed()
-
-    async def _stream_fitting(
-        self, turn_id: str, request: ModelRequest, signal: TurnSignal
-    ) -> tuple[str, list[ToolCallRequest], str, ModelRequest]:
-        """Stream one step. When the server says the request does not fit its context, compact
-        (forced) and retry once in the same step; if that is refused too, or there is nothing
-        to compact, the error names the window and the request size."""
-        request = self._bounded(request)
-        try:
-            return (*await self._model_step.stream(turn_id, request, signal), request)
-        except ContextWindowExceeded as exc:
-            refused = exc
-        log.info("the server refused a request for its size; compacting: %s", refused.message)
-        fitted = await self._compactor.fit(request, self.config.model, turn_id, signal, force=True)
-        if fitted.status != "completed":
-            raise refused.completed(self.budget.estimate(request), self.budget.window) from None
-        retry = self._bounded(fitted.request)
-        try:
-            return (*await self._model_step.stream(turn_id, retry, signal), retry)
-        except ContextWindowExceeded as exc:
-            raise exc.completed(self.budget.estimate(retry), self.budget.window) from None
-
-    def _bounded(self, request: ModelRequest) -> ModelRequest:
-        """`request` with its output budget: the model's limit, within what the window leaves
-        (see acp_server/models/output.py)."""
-        allowance = self.budget.output_allowance(request, output_limit_of(self.config.model))
-        return msgspec.structs.replace(request, max_output_tokens=allowance)
 
     async def _compact_turn(self, instructions: str | None, signal: TurnSignal) -> rec.Outcome:
         """A `/compact` command's turn: compact now, whatever the size, and say how it went."""

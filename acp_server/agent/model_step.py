@@ -1,6 +1,7 @@
-"""One model request of a step, streamed: text and thoughts shown as they come, tool calls
-shown while the model writes them, a keep-alive while it is quiet, calls the model wrote as text
-recognised, and the answer recorded, even when the stream is cut short.
+"""One model request of a step, fitted and streamed: its output budget set, compacted and
+retried once if the server says it does not fit, then streamed: text and thoughts shown as
+they come, tool calls shown while the model writes them, a keep-alive while it is quiet, calls
+the model wrote as text recognised, and the answer recorded, even when the stream is cut short.
 
 The agent loop (`acp_server/agent/loop.py`) builds the request and decides what the answer
 means; `acp_server/agent/tool_calls.py` runs the calls. See
@@ -14,9 +15,12 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping
 from contextlib import aclosing
 
+import msgspec
+
 from acp_server.cancellation import TurnAborted, TurnSignal
 from acp_server.ids import IdFactory
 from acp_server.models.base import (
+    ContextWindowExceeded,
     Finish,
     ModelError,
     ModelProvider,
@@ -29,10 +33,12 @@ from acp_server.models.base import (
     Usage,
 )
 from acp_server.models.budget import ContextBudget
+from acp_server.models.output import output_limit_of
 from acp_server.session import records as rec
 from acp_server.session.log import SessionLog
 from acp_server.tools.base import Tool
 
+from .compaction import Compactor
 from .events import AgentEvent, MessageChunk, ThoughtChunk
 from .progress import Drafts, keep_alive
 from .text_calls import reads_text_calls, text_calls
@@ -51,6 +57,7 @@ class ModelStep:
         self,
         session: SessionLog,
         model: ModelProvider,
+        compactor: Compactor,
         tools: Mapping[str, Tool],
         calls: ToolCalls,
         emit: Callable[[AgentEvent], Awaitable[None]],
@@ -61,6 +68,7 @@ class ModelStep:
     ) -> None:
         self._session = session
         self._model = model
+        self._compactor = compactor
         self._tools = tools
         self._calls = calls
         self._emit = emit
@@ -68,6 +76,34 @@ class ModelStep:
         self._budget = budget
         self._alive_interval = alive_interval
         self._on_usage = on_usage
+
+    async def stream_fitting(
+        self, turn_id: str, request: ModelRequest, signal: TurnSignal
+    ) -> tuple[str, list[ToolCallRequest], str, ModelRequest]:
+        """Stream one step's request, with its output budget. When the server says the request
+        does not fit its context, compact (forced) and retry once in the same step; if that is
+        refused too, or there is nothing to compact, the error names the window and the request
+        size."""
+        request = self._bounded(request)
+        try:
+            return (*await self.stream(turn_id, request, signal), request)
+        except ContextWindowExceeded as exc:
+            refused = exc
+        log.info("the server refused a request for its size; compacting: %s", refused.message)
+        fitted = await self._compactor.fit(request, self._model, turn_id, signal, force=True)
+        if fitted.status != "completed":
+            raise refused.completed(self._budget.estimate(request), self._budget.window) from None
+        retry = self._bounded(fitted.request)
+        try:
+            return (*await self.stream(turn_id, retry, signal), retry)
+        except ContextWindowExceeded as exc:
+            raise exc.completed(self._budget.estimate(retry), self._budget.window) from None
+
+    def _bounded(self, request: ModelRequest) -> ModelRequest:
+        """`request` with its output budget: the model's limit, within what the window leaves
+        (see acp_server/models/output.py)."""
+        allowance = self._budget.output_allowance(request, output_limit_of(self._model))
+        return msgspec.structs.replace(request, max_output_tokens=allowance)
 
     async def stream(
         self, turn_id: str, request: ModelRequest, signal: TurnSignal

@@ -16,7 +16,7 @@ import json
 import anyio
 import pytest
 
-from acp_server.acp.prompting import stop_reason_for
+from acp_server.acp.methods.prompts import stop_reason_for
 from acp_server.agent.inbox import Dropped, PromptTicket
 from acp_server.agent.seams import PromptSubmission, Seams, StepResult
 from acp_server.cancellation import CancelCause, ParentCancel, TurnSignal, UserCancel

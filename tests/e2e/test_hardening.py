@@ -283,6 +283,6 @@ async def test_two_deterministic_processes_on_one_data_dir_never_collide(
     ],
 )
 def test_a_title_is_the_first_non_blank_line_shortened(text: str, title: str | None) -> None:
-    from acp_server.acp.session_methods import derive_title
+    from acp_server.acp.methods.listing import derive_title
 
     assert derive_title(text) == title

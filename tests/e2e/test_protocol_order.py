@@ -10,7 +10,7 @@ import pytest
 from acp import RequestError
 from acp.schema import ClientCapabilities, FileSystemCapabilities
 
-from acp_server.acp.handshake import NOT_INITIALIZED_MESSAGE
+from acp_server.acp.methods.handshake import NOT_INITIALIZED_MESSAGE
 from tests.support.agent_process import running_agent
 
 pytestmark = pytest.mark.anyio

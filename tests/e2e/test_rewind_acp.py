@@ -78,11 +78,16 @@ async def test_rewind_restores_the_file_tools_changes_and_cuts_the_conversation(
         (ws / "b.txt").write_text("edited by hand\n")  # after the agent's turn 3
         assert await s.prompt("/rewind") == "end_turn"
         assert await s.prompt("/rewind 9") == "end_turn"
+        assert await s.prompt("/rewind ²") == "end_turn"  # a digit, but not a decimal one
+        assert await s.prompt("/rewind " + "1" * 5000) == "end_turn"  # past int()'s limit
         assert await s.prompt("/rewind 2") == "end_turn"
-        listing, wrong, done = said(s)[-3:]
+        listing, wrong, superscript, long, done = said(s)[-5:]
         assert await s.prompt("fourth") == "end_turn"  # the script starts over: turn 1's write
     assert "1. first\n2. second\n3. third" in listing
     assert wrong == "The conversation was not rewound: '9' is not a turn number (1 to 3)."
+    assert superscript == "The conversation was not rewound: '²' is not a turn number (1 to 3)."
+    assert long.startswith("The conversation was not rewound: '1111")
+    assert long.endswith("...' is not a turn number (1 to 3).")
     # Turn 2's edit is undone (back to turn 1's write), its new file is gone; b.txt was edited
     # by hand since turn 3 wrote it: left as it is, and said; bash's file stays, and is named.
     assert (ws / "a.txt").read_text() == "turn one\n"

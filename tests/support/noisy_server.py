@@ -6,7 +6,7 @@ import tempfile
 from pathlib import Path
 
 from acp_server import server
-from acp_server.acp.handshake import Handshake
+from acp_server.acp.methods.handshake import Handshake
 from acp_server.acp.options import ServerOptions
 
 quiet_initialize = Handshake.initialize

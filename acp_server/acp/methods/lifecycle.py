@@ -1,17 +1,12 @@
-"""The session methods over the journal: new, load (with replay), resume, fork, list, close,
-delete.
-
-A session's title comes from its first prompt; `session/list` pages with an opaque cursor.
-"""
+"""The session lifecycle over the journal: wiring a new session (acp/opening.py answered it),
+`session/load` (with replay), `resume`, `fork`, `close` and `delete`. `session/list` and the
+titles are in listing.py."""
 
 from __future__ import annotations
 
-import base64
 import contextlib
 import logging
 from dataclasses import dataclass
-
-import msgspec
 
 from acp_protocol import errors
 from acp_protocol.newer import LoadSessionWithPrompt, ResumeSessionWithPrompt
@@ -20,11 +15,8 @@ from acp_protocol.session import (
     CloseSessionResponse,
     DeleteSessionRequest,
     DeleteSessionResponse,
-    ListSessionsRequest,
-    ListSessionsResponse,
     LoadSessionResponse,
     ResumeSessionResponse,
-    SessionInfo,
 )
 from acp_protocol.unstable import ForkSessionRequest, ForkSessionResponse
 from acp_server.agent import cap_client_prompt
@@ -33,22 +25,20 @@ from acp_server.rpc.peer import IncomingRequest
 from acp_server.session import records as rec
 from acp_server.session.fork import fork_point
 from acp_server.session.journal_format import (
-    JournalCorrupt,
     JournalError,
     JournalLocked,
-    JournalNotFound,
     is_session_id,
 )
 from acp_server.session.rewind import retained
 from acp_server.session.state import SessionState
 from acp_server.tools.permission_rules import workspace_key
 
-from .child_sessions import child_histories, replay_with_children, shows_subagents
-from .context import BridgeContext, session_not_found
-from .custom_commands import refresh_commands
-from .modes import SessionConfig
-from .notices import send_notice
-from .opening import (
+from ..child_sessions import child_histories, replay_with_children, shows_subagents
+from ..context import BridgeContext
+from ..custom_commands import refresh_commands
+from ..errors import journal_refused, session_in_use, session_not_found
+from ..notices import send_notice
+from ..opening import (
     SessionStart,
     create_journal,
     discard,
@@ -56,54 +46,23 @@ from .opening import (
     require_absolute,
     require_directory,
 )
-from .plans import PlanView, shows_plan_operations
-from .replay import replay_updates
-from .sandbox_availability import tell_about_sandbox
-from .sessions import AcpSession
-from .system_prompt import Requested, requested_prompt
-from .updates import SessionUpdates, shows_compactions
-from .wiring import SessionWiring
+from ..plans import PlanView, shows_plan_operations
+from ..replay import replay_updates
+from ..sandbox_availability import tell_about_sandbox
+from ..sessions import AcpSession
+from ..system_prompt import Requested, requested_prompt
+from ..updates import SessionUpdates, shows_compactions
+from ..wiring import SessionWiring
+from .config_options import SessionConfig
+from .listing import derive_title
 
 log = logging.getLogger(__name__)
-
-LIST_PAGE_SIZE = 50
-TITLE_LENGTH = 60
-
-
-def derive_title(text: str | None) -> str | None:
-    """A session title from its first prompt: the first non-blank line, shortened.
-
-    Reads only as much of the text as the title needs: a 50 MB one-line prompt costs what a
-    short one does (splitting it whole took seconds on every load).
-    """
-    if not text:
-        return None
-    start = 0
-    while start < len(text):
-        end = text.find("\n", start)
-        end = len(text) if end < 0 else end
-        words = _leading_words(text, start, end)
-        if words:
-            return words if len(words) <= TITLE_LENGTH else words[: TITLE_LENGTH - 1] + "\u2026"
-        start = end + 1
-    return None
-
-
-def _leading_words(text: str, start: int, end: int) -> str:
-    """The words of `text[start:end]` joined by single spaces, cut once longer than the title:
-    reads a growing window, so only the beginning of a long line is looked at."""
-    window = TITLE_LENGTH * 4
-    while True:
-        stop = min(end, start + window)
-        words = " ".join(text[start:stop].split())
-        if stop == end or len(words) > TITLE_LENGTH:
-            return words  # a word cut at `stop` lies beyond the title's length
-        window *= 4
 
 
 @dataclass
 class SessionMethods:
-    """`session/new`, `load`, `resume`, `list`, `close` and `delete` of one connection."""
+    """Wiring a new session, `session/load`, `resume`, `fork`, `close` and `delete` of one
+    connection."""
 
     context: BridgeContext
     wiring: SessionWiring
@@ -237,14 +196,8 @@ class SessionMethods:
             raise session_not_found(session_id)
         try:
             loaded = self.wiring.store.open(session_id)
-        except JournalNotFound:
-            raise session_not_found(session_id) from None
-        except JournalLocked as exc:
-            raise RpcError(errors.RESOURCE_NOT_FOUND, "Session is in use", str(exc)) from None
         except JournalError as exc:
-            raise RpcError(
-                errors.RESOURCE_NOT_FOUND, "Session cannot be forked", str(exc)
-            ) from None
+            raise journal_refused(exc, session_id, "forked") from None
         try:
             loaded.journal.close()
         except JournalError as exc:
@@ -262,33 +215,6 @@ class SessionMethods:
             return
         title = f"The session's model is not available; using {session.model.spec}"
         await send_notice(self.context, session.id, "warning", title, why)
-
-    async def list_sessions(
-        self, request: IncomingRequest, query: ListSessionsRequest
-    ) -> ListSessionsResponse:
-        start = _decode_cursor(query.cursor) if isinstance(query.cursor, str) else 0
-        summaries = [
-            s
-            for s in self.wiring.store.list()
-            if s.parent_session_id is None
-            and (not isinstance(query.cwd, str) or s.cwd == query.cwd)
-        ]
-        summaries.sort(key=lambda s: (s.updated_at, s.session_id), reverse=True)
-        page = summaries[start : start + LIST_PAGE_SIZE]
-        end = start + len(page)
-        return ListSessionsResponse(
-            sessions=[
-                SessionInfo(
-                    session_id=s.session_id,
-                    cwd=s.cwd,
-                    additional_directories=s.additional_directories,
-                    title=derive_title(s.first_prompt_text),
-                    updated_at=s.updated_at,
-                )
-                for s in page
-            ],
-            next_cursor=_encode_cursor(end) if end < len(summaries) else msgspec.UNSET,
-        )
 
     async def close_session(
         self, request: IncomingRequest, close: CloseSessionRequest
@@ -314,7 +240,7 @@ class SessionMethods:
         try:
             self.wiring.store.delete(delete.session_id)
         except JournalLocked as exc:
-            raise RpcError(errors.RESOURCE_NOT_FOUND, "Session is in use", str(exc)) from None
+            raise session_in_use(exc) from None
         return DeleteSessionResponse()
 
     def _reopen(self, reopen: LoadSessionWithPrompt | ResumeSessionWithPrompt) -> AcpSession:
@@ -332,18 +258,8 @@ class SessionMethods:
             raise session_not_found(session_id)
         try:
             loaded = self.wiring.store.open(session_id)
-        except JournalNotFound:
-            raise session_not_found(session_id) from None
-        except JournalCorrupt as exc:
-            raise RpcError(
-                errors.RESOURCE_NOT_FOUND, "Session cannot be loaded", str(exc)
-            ) from None
-        except JournalLocked as exc:
-            raise RpcError(errors.RESOURCE_NOT_FOUND, "Session is in use", str(exc)) from None
         except JournalError as exc:
-            raise RpcError(
-                errors.RESOURCE_NOT_FOUND, "Session cannot be loaded", str(exc)
-            ) from None
+            raise journal_refused(exc, session_id, "loaded") from None
         if loaded.repaired:
             log.warning("session %s had a turn left open by a crash; closed it", session_id)
         ids = self.context.options.ids
@@ -368,19 +284,3 @@ def apply_prompt(session: AcpSession, requested: Requested | None) -> None:
     session.log.recorder.system_prompt(mode, text)
     if session.client_prompt is not None:
         session.client_prompt.set(mode, text)
-
-
-def _encode_cursor(offset: int) -> str:
-    return base64.urlsafe_b64encode(f"v1:{offset}".encode()).decode()
-
-
-def _decode_cursor(cursor: str) -> int:
-    try:
-        version, offset = base64.urlsafe_b64decode(cursor.encode()).decode().split(":")
-        value = int(offset)
-    except (ValueError, UnicodeDecodeError):
-        value = -1
-        version = ""
-    if version != "v1" or value < 0:
-        raise RpcError(errors.INVALID_PARAMS, "Invalid params", f"invalid cursor {cursor!r}")
-    return value

@@ -4,7 +4,6 @@
 
 from __future__ import annotations
 
-from acp_protocol import errors
 from acp_protocol.session import (
     SetSessionConfigOptionRequest,
     SetSessionConfigOptionResponse,
@@ -14,20 +13,20 @@ from acp_protocol.session import (
 from acp_protocol.session_config import SessionConfigOption, SessionModeState
 from acp_protocol.session_update import ConfigOptionUpdate, CurrentModeUpdate
 from acp_server.models.base import ModelConfigError
-from acp_server.rpc.handlers import RpcError
 from acp_server.rpc.peer import IncomingRequest
 from acp_server.tools.permissions import ModeInfo, ModeRefused, check_mode
 
-from .context import BridgeContext
-from .mode_options import (
+from ..context import BridgeContext
+from ..errors import invalid_params
+from ..mode_options import (
     MODE_OPTION_ID,
     MODEL_OPTION_ID,
     config_options,
     mode_state,
     offered_modes,
 )
-from .sessions import AcpSession
-from .updates import SessionUpdates
+from ..sessions import AcpSession
+from ..updates import SessionUpdates
 
 
 class SessionConfig:
@@ -50,15 +49,9 @@ class SessionConfig:
         if change.config_id not in (MODE_OPTION_ID, MODEL_OPTION_ID) or (
             change.config_id == MODEL_OPTION_ID and session.model is None
         ):
-            raise RpcError(
-                errors.INVALID_PARAMS,
-                "Invalid params",
-                f"unknown config option {change.config_id!r}",
-            )
+            raise invalid_params(f"unknown config option {change.config_id!r}")
         if not isinstance(change.value, str):
-            raise RpcError(
-                errors.INVALID_PARAMS, "Invalid params", f"{change.config_id} takes a string value"
-            )
+            raise invalid_params(f"{change.config_id} takes a string value")
         if change.config_id == MODE_OPTION_ID:
             await self.change_mode(session, change.value)
         else:
@@ -86,15 +79,11 @@ class SessionConfig:
         """Switch the session's model from its next request on, and remember it."""
         offered = self._context.options.offered_models
         if session.model is None or spec not in offered:
-            raise RpcError(
-                errors.INVALID_PARAMS,
-                "Invalid params",
-                f"model {spec!r} is not offered; offered: {', '.join(offered)}",
-            )
+            raise invalid_params(f"model {spec!r} is not offered; offered: {', '.join(offered)}")
         try:
             session.model.switch(spec)
         except (ModelConfigError, ValueError) as exc:
-            raise RpcError(errors.INVALID_PARAMS, "Invalid params", str(exc)) from None
+            raise invalid_params(str(exc)) from None
         session.log.recorder.model_changed(spec)
 
     async def change_mode(self, session: AcpSession, mode: str) -> None:
@@ -102,7 +91,7 @@ class SessionConfig:
         try:
             checked = check_mode(mode, sandbox_missing=self._context.sandbox_missing)
         except ModeRefused as exc:
-            raise RpcError(errors.INVALID_PARAMS, "Invalid params", str(exc)) from None
+            raise invalid_params(str(exc)) from None
         session.policy.mode = checked
         session.log.recorder.mode_changed(checked)
         await self.announce_mode(session)

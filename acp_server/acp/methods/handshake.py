@@ -45,7 +45,8 @@ from acp_server import __version__
 from acp_server.rpc.handlers import RpcError
 from acp_server.rpc.peer import IncomingRequest
 
-from .context import BridgeContext
+from ..context import BridgeContext
+from ..errors import NO_MODEL_MESSAGE, invalid_params, no_model
 
 log = logging.getLogger(__name__)
 
@@ -85,17 +86,6 @@ SETUP_ARGS = ["setup"]
 alone (the registry's): `acp-server [options] setup` and `acp-server setup` both run setup."""
 TERMINAL_AUTH_META_FLAG = "terminal-auth"
 """The `clientCapabilities._meta` flag the ACP registry's checking client sends."""
-
-NO_MODEL_MESSAGE = (
-    "No model is configured. Run `acp-server setup` in a terminal to choose a provider, key "
-    "and model (it writes ~/.config/acp-server/config.toml), or add --model SPEC to the agent's "
-    "args, or ACP_SERVER_MODEL=SPEC to its env, in your client's agent settings. SPEC is "
-    "openai:MODEL with the key in OPENAI_API_KEY (OPENAI_BASE_URL=http://127.0.0.1:8080/v1 for "
-    "a local llama.cpp server), anthropic:MODEL with the key in ANTHROPIC_API_KEY, or echo to "
-    "try the protocol. `acp-server doctor` checks the result. See docs/editors.md."
-)
-"""Said where users look: the prompt error's `message` (clients show it, not `data`) and the
-auth method's description."""
 
 CONFIGURED_MESSAGE = "A model is configured; run `acp-server setup` in a terminal to change it."
 
@@ -186,12 +176,10 @@ class Handshake:
     ) -> AuthenticateResponse:
         known = [method.id for method in self.auth_methods]
         if auth.method_id not in known:
-            raise RpcError(
-                errors.INVALID_PARAMS,
-                "Invalid params",
-                f"unknown authentication method {auth.method_id!r}; advertised: {known}",
+            raise invalid_params(
+                f"unknown authentication method {auth.method_id!r}; advertised: {known}"
             )
         # Without a model nothing can answer a prompt: the same how-to prompts answer.
         if not self._model_configured:
-            raise RpcError(errors.AUTH_REQUIRED, f"Authentication required: {NO_MODEL_MESSAGE}")
+            raise no_model()
         return AuthenticateResponse()

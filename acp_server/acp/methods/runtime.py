@@ -8,20 +8,22 @@ from __future__ import annotations
 
 from acp_server.session.journal import JournalStore
 
-from .context import BridgeContext
-from .modes import SessionConfig
-from .prompting import PromptMethods
-from .rewind import RewindMethods
-from .session_methods import SessionMethods
-from .wiring import SessionWiring
+from ..context import BridgeContext
+from ..rewind import RewindMethods
+from ..wiring import SessionWiring
+from .config_options import SessionConfig
+from .lifecycle import SessionMethods
+from .listing import SessionListing
+from .prompts import PromptMethods
 
 
 class RuntimeMethods:
-    """Session wiring, session methods, modes and config options, prompts: one per client."""
+    """Session wiring, the lifecycle, listing, config options and prompts: one per client."""
 
     def __init__(self, context: BridgeContext, store: JournalStore) -> None:
         self.wiring = SessionWiring(context, store)
         self.config = SessionConfig(context)
         self.sessions = SessionMethods(context, self.wiring, self.config)
+        self.listing = SessionListing(store)
         self.rewinds = RewindMethods(context)
         self.prompts = PromptMethods(context, self.wiring, self.config, self.rewinds)

@@ -20,24 +20,25 @@ from acp_protocol.session_update import (
     SessionInfoUpdate,
     UsageUpdate,
 )
-from acp_server.agent import Blocked, Dropped, TicketResult
+from acp_server.agent import TicketResult
 from acp_server.cancellation import UserCancel
 from acp_server.models.base import Usage
 from acp_server.rpc.handlers import RpcError
 from acp_server.rpc.peer import IncomingRequest
 from acp_server.session import records as rec
 
-from .content import parts_from_prompt, read_resource_links
-from .context import BridgeContext
-from .custom_commands import CommandUnreadable, custom_invocation, expand, refresh_commands
-from .handshake import NO_MODEL_MESSAGE
-from .mode_options import slash_command
-from .modes import SessionConfig
-from .rewind import RewindMethods
-from .session_methods import derive_title
-from .sessions import AcpSession
-from .updates import SessionUpdates
-from .wiring import SessionWiring
+from ..content import parts_from_prompt, read_resource_links
+from ..context import BridgeContext
+from ..custom_commands import CommandUnreadable, custom_invocation, expand, refresh_commands
+from ..errors import no_model
+from ..mode_options import slash_command
+from ..rewind import RewindMethods
+from ..sessions import AcpSession
+from ..stop_reasons import stop_reason
+from ..updates import SessionUpdates
+from ..wiring import SessionWiring
+from .config_options import SessionConfig
+from .listing import derive_title
 
 log = logging.getLogger(__name__)
 
@@ -71,16 +72,9 @@ def stop_reason_for(result: TicketResult, error_detail: str | None = None) -> St
     A turn that was cancelled or disposed always answers `cancelled`: never an error and never
     `end_turn`, even if the cancellation made something underneath fail.
     """
-    if isinstance(result, rec.Completed):
-        return "end_turn"
-    if isinstance(result, rec.MaxTokens):
-        return "max_tokens"
-    if isinstance(result, rec.MaxTurnRequests):
-        return "max_turn_requests"
-    if isinstance(result, (rec.Refusal, Blocked)):
-        return "refusal"
-    if isinstance(result, (rec.Aborted, rec.DisposedOutcome, rec.InterruptedOutcome, Dropped)):
-        return "cancelled"
+    reason = stop_reason(result)
+    if reason is not None:
+        return reason
     assert isinstance(result, rec.ErrorOutcome)
     raise RpcError(
         errors.INTERNAL_ERROR,
@@ -168,7 +162,7 @@ class PromptMethods:
             )
         agent = session.agent
         if agent is None:
-            raise RpcError(errors.AUTH_REQUIRED, f"Authentication required: {NO_MODEL_MESSAGE}")
+            raise no_model()
         await self.wiring.before_prompt(session)  # MCP servers still connecting
         parts = await read_resource_links(parts_from_prompt(prompt.prompt), session.policy.sandbox)
         refuse_while_rewinding(session)  # again: one may have started during the awaits
@@ -228,7 +222,7 @@ class PromptMethods:
         (`session/cancel`, or `$/cancel_request` for this request alone)."""
         agent = session.agent
         if agent is None:
-            raise RpcError(errors.AUTH_REQUIRED, f"Authentication required: {NO_MODEL_MESSAGE}")
+            raise no_model()
         refuse_while_rewinding(session)
         ticket = agent.compact(instructions or None)
 
