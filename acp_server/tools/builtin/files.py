@@ -392,10 +392,13 @@ class EditFile(BuiltinTool[EditFileArgs]):
             if found:
                 old_text, new_text = crlf_old, new_text.replace("\n", "\r\n")
         if not found:
+            # Bounded (near_miss.SIMILARITY_BUDGET), and off the event loop all the same.
+            hint = await in_thread(near_misses, content, old_text)
+            signal.raise_if_aborted()
             return failed(
                 f"old_text was not found in {path}. It must match the file exactly, including "
                 "whitespace, indentation and line breaks."
-                f"{near_misses(content, old_text)}\n"
+                f"{hint}\n"
                 "Call edit_file again with old_text copied exactly from the file (read it with "
                 "read_file if it is not shown above)."
             )
