@@ -45,5 +45,7 @@ class SequentialIds:
         """
         for ident in ids:
             prefix, _, number = ident.rpartition("_")
-            if prefix and number.isdecimal():
+            # At most 18 digits: int() refuses more than 4300, and a crafted journal line
+            # could hold them (no id of ours comes near).
+            if prefix and number.isdecimal() and len(number) <= 18:
                 self._last[prefix] = max(self._last.get(prefix, 0), int(number))

@@ -205,6 +205,10 @@ class SessionWiring:
         agent = session.agent
         if agent is not None and cancel_first:
             agent.cancel(UserCancel())
+        if session.rewind is not None:
+            # Before the journal closes: the rewind checks its signal right before it appends
+            # its record, so it appends nothing and puts the files back (acp/rewind.py).
+            session.rewind.abort(UserCancel())
         if session.handle is not None:
             await session.handle.dispose()
         mcp = self._mcp.pop(session.id, None)

@@ -55,6 +55,18 @@ _MINIMUMS = {
 }
 """The `[tools]` keys and their smallest values (a result must hold its closing note)."""
 
+_MAXIMUMS = {
+    "max_result_bytes": 16 << 20,
+    "max_read_lines": 1_000_000,
+    "max_search_results": 100_000,
+    "max_checkpoint_bytes": 256 << 20,
+    "max_checkpoint_store_bytes": 1 << 40,
+    "max_image_bytes": 15 << 20,
+}
+"""The largest values. Each of these caps bounds what is held in memory at once, written to the
+journal or sent in one request; a cap without a ceiling (`max_image_bytes = 1e20`) would let
+one file's size decide all three."""
+
 
 def tool_budget(
     entry: Any, error: Callable[[str, str | None, str | None], Exception]
@@ -72,6 +84,8 @@ def tool_budget(
             )
         if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
             raise error(f"[tools] `{key}` must be an integer of at least {minimum}", key, "tools")
+        if value > _MAXIMUMS[key]:
+            raise error(f"[tools] `{key}` must be at most {_MAXIMUMS[key]}", key, "tools")
         values[key] = value
     return ToolBudget(**values)
 

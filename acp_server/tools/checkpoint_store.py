@@ -17,11 +17,13 @@ See docs/rfc/implemented/feature/2026-12-02-checkpoints-and-rewind.md.
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import hashlib
 import os
 import re
 import secrets
+import stat
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -111,7 +113,9 @@ class CheckpointStore:
         """The blob `digest`. Raises BlobMissing, BlobDamaged, or OSError when unreadable."""
         path = self.path_of(digest)
         try:
-            data = path.read_bytes()
+            data = _read_regular_file(path)
+        except _NotARegularFile as refused:
+            raise BlobDamaged(f"its kept content {path} {refused}") from None
         except FileNotFoundError:
             raise BlobMissing(
                 f"its content before is no longer in the checkpoint store ({path}): it was "
@@ -137,9 +141,9 @@ class CheckpointStore:
 
     def _holds(self, target: Path, digest: str) -> bool:
         try:
-            return sha256(target.read_bytes()) == digest
-        except FileNotFoundError:
-            return False
+            return sha256(_read_regular_file(target)) == digest
+        except (FileNotFoundError, _NotARegularFile):
+            return False  # written again: the rename replaces whatever holds the name
 
     def _write(self, target: Path, data: bytes) -> None:
         target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -190,3 +194,28 @@ class CheckpointStore:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(blob.path)
             total -= blob.size
+
+
+class _NotARegularFile(Exception):
+    pass
+
+
+def _read_regular_file(path: Path) -> bytes:
+    """The bytes of `path` when it is a regular file. A link or a FIFO planted under a blob's
+    name is refused without being followed or blocking on (O_NOFOLLOW, O_NONBLOCK): the data
+    dir is the user's, but a blob's name must never read anything else."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise _NotARegularFile("is a link, not a kept file") from None
+        raise
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise _NotARegularFile("is not a regular file")
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)

@@ -133,3 +133,28 @@ async def test_session_cancel_stops_a_rewind_command(
         )
         assert (ws / "a.txt").read_text() == "agent a\n"
         assert journal_types(bridge, sid) == before
+
+
+async def test_closing_the_session_stops_its_rewind_with_nothing_changed(
+    tmp_path: Path, ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`session/close` during a rewind (held once both files were restored) stops it: the
+    journal it closes gets no `session/rewind` line, and the files get the agent's content
+    back; else the files would stay restored while the conversation is not cut."""
+    async with in_process_bridge(model(), tmp_path / "data") as bridge:
+        sid = await one_turn(bridge, ws, monkeypatch)
+        before = journal_types(bridge, sid)
+        held = anyio.Event()
+        hold_at(monkeypatch, "record", held)
+        first = "sha256:" + hashlib.sha256(b"go").hexdigest()
+        request_id = await bridge.send_request(
+            "_session/rewind", {"sessionId": sid, "beforeMessage": {"messageFingerprint": first}}
+        )
+        await held.wait()
+        assert (ws / "a.txt").read_text() == "before a\n"
+        assert await bridge.call("session/close", {"sessionId": sid}) == {}
+        answer = await bridge.response(request_id)
+        assert answer["error"]["code"] == -32800
+        assert (ws / "a.txt").read_text() == "agent a\n"
+        assert (ws / "b.txt").read_text() == "agent b\n"
+        assert journal_types(bridge, sid) == before

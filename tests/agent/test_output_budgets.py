@@ -203,6 +203,14 @@ def test_the_config_file_sets_the_budget(tmp_path: Path) -> None:
             "max_checkpoint_bytes = -1",
             "[tools] `max_checkpoint_bytes` must be an integer of at least 0",
         ),
+        (
+            "max_image_bytes = 100000000000000000000",
+            "[tools] `max_image_bytes` must be at most 15728640",
+        ),
+        (
+            "max_result_bytes = 16777217",
+            "[tools] `max_result_bytes` must be at most 16777216",
+        ),
     ],
 )
 def test_bad_tools_settings_are_refused_clearly(tmp_path: Path, table: str, message: str) -> None:

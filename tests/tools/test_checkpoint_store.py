@@ -140,3 +140,25 @@ def test_two_processes_writing_at_once_keep_the_cap(tmp_path: Path) -> None:
     store = CheckpointStore(root, 3000)
     check_store(store)
     assert len(blobs_in(store)) == 3000 // 200
+
+
+@pytest.mark.parametrize("planted", ["fifo", "link"])
+def test_a_fifo_or_link_under_a_blobs_name_is_reported_without_blocking(
+    tmp_path: Path, planted: str
+) -> None:
+    store = CheckpointStore(tmp_path / "cp", max_total_bytes=1000)
+    digest = store.put(blob(1))
+    target = store.path_of(digest)
+    target.unlink()
+    if planted == "fifo":
+        os.mkfifo(target)
+    else:
+        secret = tmp_path / "elsewhere"
+        secret.write_bytes(blob(1))  # the right bytes: still not read through a link
+        target.symlink_to(secret)
+    with pytest.raises(BlobDamaged, match="link" if planted == "link" else "not a regular"):
+        store.get(digest)
+    assert store.kept_at(digest) is None
+    store.put(blob(1))  # writing that content again replaces what holds its name
+    assert target.is_file() and not target.is_symlink()
+    assert store.get(digest) == blob(1)
