@@ -264,7 +264,7 @@ MUTANTS = (
         "disposal precedence: disposed wins over an earlier user cancel",
         (
             Edit(
-                "signal.aborted and (self.disposing or isinstance(signal.reason, Disposed))",
+                "signal.aborted and (self._loop.disposing or isinstance(signal.reason, Disposed))",
                 "signal.aborted and isinstance(signal.reason, Disposed)",
             ),
         ),

@@ -4,10 +4,8 @@ Order of one turn (each rule's reason is stated where it is enforced):
 claim a follow-up -> install a fresh TurnCancellation -> status `running` -> prompt submission
 -> `turn/start` -> steps -> balance tool calls -> clear the holder -> `turn/end` -> flush ->
 settle the follow-up's ticket -> claim the next one, or status `idle`.
+Closing a turn (outcome, not-run balance, `turn/end`, flush, ticket) is `turn_close.py`.
 See docs/rfc/implemented/architecture/2026-11-30-explicit-turn-cancellation.md.
-
-Over 500 lines: one state machine: one turn's order (claim, running, steps, turn/end, idle)
-lives in one class, each race comment beside its step.
 """
 
 from __future__ import annotations
@@ -51,7 +49,6 @@ from .events import (
     AgentEvent,
     MessageChunk,
     Status,
-    TurnEnded,
 )
 from .failures import durable_error
 from .inbox import Blocked, CompactTicket, Dropped, Inbox, PromptTicket
@@ -62,6 +59,7 @@ from .progress import ALIVE_INTERVAL_S
 from .seams import PromptSubmission, Seams, StepInfo, StepResult, TurnProgress
 from .settings import DEFAULT_MAX_FAILED_CALLS, DEFAULT_MAX_REPEATED_CALLS, DEFAULT_MAX_STEPS
 from .tool_calls import ToolCalls
+from .turn_close import TurnCloser
 
 log = logging.getLogger(__name__)
 
@@ -117,7 +115,6 @@ class AgentLoop:
         self.cancel_listeners: list[Callable[[CancelCause], None]] = []
         self._task_group = task_group
         self._ids = ids
-        self._durability_flush = durability_flush
         # Kept in step with the log, so a step never rebuilds the whole history.
         self.conversation = Conversation(session.records)
         session.on_append(self.conversation.add)
@@ -139,6 +136,9 @@ class AgentLoop:
             self.budget,
             config.alive_interval,
             self._count_usage,
+        )
+        self._closer = TurnCloser(
+            self, session, self.inbox, self._calls, self._emit, ids, durability_flush
         )
         self._driving = False
         self._quiescent = anyio.Event()
@@ -328,56 +328,7 @@ class AgentLoop:
             raise
         finally:
             with anyio.CancelScope(shield=True):
-                await self._close_turn(ticket, signal, turn_id, opened, outcome, hard_cancel)
-
-    async def _close_turn(
-        self,
-        ticket: PromptTicket,
-        signal: TurnSignal,
-        turn_id: str,
-        opened: bool,
-        outcome: rec.Outcome | None,
-        hard_cancel: bool,
-    ) -> None:
-        if ticket.result is not None:
-            return  # blocked at submission: no turn was opened
-        # Lifecycle first: disposal wins even over an earlier user cancel (which then owns the
-        # signal's reason, so the reason alone cannot tell).
-        if hard_cancel or (
-            signal.aborted and (self.disposing or isinstance(signal.reason, Disposed))
-        ):
-            outcome = rec.DisposedOutcome()
-        elif signal.aborted:
-            outcome = rec.Aborted()
-        elif outcome is None:
-            outcome = rec.ErrorOutcome(message="the turn ended without an outcome")
-        # Steering left staged belongs to a step this turn will never take: it is discarded,
-        # never recorded or re-queued, keep_inbox or not (see
-        # docs/rfc/implemented/architecture/2026-12-01-cancel-edges.md).
-        self.inbox.steering.clear()
-        if opened:
-            await self._calls.close_unstarted(turn_id)
-            _, context = self.inbox.take_staged()
-            for extra in context:
-                self._user_message(turn_id, extra, "context")
-        # Cleared right before turn/end: its observers and the durability flush below cannot
-        # cancel work that has already finished.
-        self.holder = None
-        if opened:
-            self.session.recorder.turn_ended(turn_id, outcome)
-            await self._emit(TurnEnded(turn_id, outcome))
-        flush = self._durability_flush
-        if flush is not None and (opened or isinstance(ticket, CompactTicket)):
-            try:
-                await flush()
-            except Exception as exc:
-                # The outcome is already recorded; a failing store must not strand the
-                # ticket or tear down the task group the agent runs in. The ticket says
-                # the turn is not durable, so whoever answers for it can say so.
-                log.warning("turn %s is not saved: %s", turn_id, exc)
-                ticket.not_saved = exc
-        ticket.usage = self.turn_usage
-        ticket.resolve(outcome)
+                await self._closer.close(ticket, signal, turn_id, opened, outcome, hard_cancel)
 
     async def _run_steps(self, turn_id: str, signal: TurnSignal) -> rec.Outcome:
         step = 0
