@@ -29,7 +29,7 @@ try:
     from acp_server.tools.builtin import builtin_tools
     from acp_server.tools.local_commands import LocalCommands
     from acp_server.tools.local_files import LocalFiles
-    from acp_server.tools.workspace import Sandbox
+    from acp_server.tools.workspace import PathRoots
 except ImportError as exc:  # not the project's environment
     sys.exit(f"FAILED: {exc}; run this with `uv run scripts/prompt_size.py`")
 
@@ -49,7 +49,9 @@ def tokens(url: str, text: str) -> int:
 
 def requests() -> dict[str, ModelRequest]:
     with tempfile.TemporaryDirectory() as root:
-        tools = builtin_tools(Sandbox(str(Path(root).resolve()), []), LocalFiles(), LocalCommands())
+        tools = builtin_tools(
+            PathRoots(str(Path(root).resolve()), []), LocalFiles(), LocalCommands()
+        )
         specs = [ToolSpec(name=t.name, description=t.description, parameters=dict(t.parameters))
                  for t in tools]  # fmt: skip
     full = ModelRequest(

@@ -19,7 +19,7 @@ from acp_protocol.content import (
 )
 from acp_server.session import records as rec
 from acp_server.tools.local_files import open_checked
-from acp_server.tools.workspace import PathRefused, Sandbox
+from acp_server.tools.workspace import PathRefused, PathRoots
 
 T = TypeVar("T")
 
@@ -69,7 +69,7 @@ def _opt(value: T | UnsetType | None) -> T | None:
 RESOURCE_LINK_LIMIT = 256 * 1024
 
 
-async def read_resource_links(parts: list[rec.Part], sandbox: Sandbox) -> list[rec.Part]:
+async def read_resource_links(parts: list[rec.Part], path_roots: PathRoots) -> list[rec.Part]:
     """Resource links to files inside the workspace become their text (what the user meant by
     attaching them); links elsewhere stay links, with a note that they were not read."""
     resolved: list[rec.Part] = []
@@ -78,12 +78,12 @@ async def read_resource_links(parts: list[rec.Part], sandbox: Sandbox) -> list[r
             resolved.append(part)
             continue
         try:
-            path = sandbox.resolve(unquote(part.uri.removeprefix("file://")))
+            path = path_roots.resolve(unquote(part.uri.removeprefix("file://")))
         except PathRefused as exc:
             resolved.append(part)
             resolved.append(rec.TextPart(text=f"[{part.uri} was not read: {exc}]"))
             continue
-        if not sandbox.contains(path):
+        if not path_roots.contains(path):
             resolved.append(part)
             resolved.append(rec.TextPart(text=f"[{part.uri} is outside the workspace: not read]"))
             continue

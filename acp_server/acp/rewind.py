@@ -237,7 +237,7 @@ class RewindMethods:
                 session.log,
                 turn,
                 store=checkpoint_store(self.context),
-                sandbox=session.policy.sandbox,
+                path_roots=session.policy.path_roots,
                 signal=holder.signal,
                 ids=self.context.ids,
                 flush=session.journal.flush if session.journal is not None else None,

@@ -49,7 +49,7 @@ from acp_server.tools.local_files import LocalFiles
 from acp_server.tools.permission_rules import Rules, workspace_key
 from acp_server.tools.permissions import MODE_IDS, Mode, PermissionPolicy
 from acp_server.tools.text_window import TextWindow
-from acp_server.tools.workspace import CommandRunner, FileAccess, Sandbox
+from acp_server.tools.workspace import CommandRunner, FileAccess, PathRoots
 
 from .child_sessions import ChildSessions, shows_subagents
 from .client_requests import (
@@ -299,7 +299,7 @@ class SessionWiring:
         when it is not offered yet (no skills now: offered once one appears)."""
         peer = self._context.peer
         caps = self._context.client_capabilities
-        sandbox = Sandbox(cwd, extra_roots)
+        path_roots = PathRoots(cwd, extra_roots)
         local = LocalFiles()
         client = ClientFiles(peer, session_id)
         files = SplitFiles(
@@ -313,10 +313,10 @@ class SessionWiring:
         )
         # Confined commands always run locally: a client's terminal cannot be sandboxed by us.
         command_sandbox = CommandSandbox(
-            sandbox, self._context.bwrap, self._context.options.sandbox, self._context.processes
+            path_roots, self._context.bwrap, self._context.options.sandbox, self._context.processes
         )
         tools = builtin_tools(
-            sandbox,
+            path_roots,
             files,
             commands,
             self._context.options.tool_budget,
@@ -340,7 +340,7 @@ class SessionWiring:
         except (OSError, RuntimeError, ValueError) as exc:  # a hostile repository
             log.warning("session %s: skills were not read: %s", session_id, exc)
             has_skills = False
-        skill_tool = SkillTool(sandbox, Path(cwd), user_dir, places)
+        skill_tool = SkillTool(path_roots, Path(cwd), user_dir, places)
         if has_skills:
             tools.append(skill_tool)  # the model loads skills
         mode: Mode = self._context.options.mode
@@ -358,7 +358,7 @@ class SessionWiring:
             session_log.recorder.permission_rule(kind, allow=allow, scope=scope, workspace=here)
 
         policy = PermissionPolicy(
-            sandbox,
+            path_roots,
             _ToolsByName(tools),  # live: MCP tools join the list once their servers connect
             AcpPermissionAsker(peer, session_id, announced),
             mode=mode,

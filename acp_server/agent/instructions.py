@@ -126,7 +126,7 @@ def instruction_settings(
 class Roots:
     """The session's roots: its working directory and additional directories (what the
     system prompt describes; the tools check paths against the same roots through
-    `acp_server.tools.workspace.Sandbox`)."""
+    `acp_server.tools.workspace.PathRoots`)."""
 
     cwd: Path
     additional_directories: Sequence[Path] = ()

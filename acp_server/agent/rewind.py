@@ -31,7 +31,7 @@ from acp_server.session.rewind import Turn, changes_since, retained, turns
 from acp_server.tools.checkpoint_store import CheckpointStore
 from acp_server.tools.checkpoints import Restore, apply, plan_restore, undo
 from acp_server.tools.local_files import in_thread
-from acp_server.tools.workspace import PathRefused, Sandbox
+from acp_server.tools.workspace import PathRefused, PathRoots
 
 __all__ = ["RewindDone", "RewindFailed", "RewindSeam", "rewind_to", "session_turns"]
 
@@ -68,7 +68,7 @@ async def rewind_to(
     turn: Turn,
     *,
     store: CheckpointStore,
-    sandbox: Sandbox,
+    path_roots: PathRoots,
     signal: TurnSignal,
     ids: IdFactory,
     flush: Callable[[], Awaitable[None]] | None = None,
@@ -83,7 +83,7 @@ async def rewind_to(
     changes = changes_since(records, turn.turn_id)
     since = f"turn {turn.number}"
     files = changes.files if restore_files else []
-    restores, keeps, unchanged = await in_thread(plan_restore, files, store, sandbox, since)
+    restores, keeps, unchanged = await in_thread(plan_restore, files, store, path_roots, since)
     done: list[Restore] = []
     try:
         for step in restores:

@@ -169,7 +169,7 @@ class _ChildApproval:
         # mode follows `[sandbox] network` as the parent's does. The mode is always the
         # parent's, so setting it never changes whether the shared sandbox is active.
         self._policy = PermissionPolicy(
-            parent.sandbox,
+            parent.path_roots,
             {tool.name: tool for tool in tools},
             self._asker,
             parent.mode,

@@ -42,7 +42,7 @@ from acp_server.tools.local_files import (
     open_checked,
     special_kind,
 )
-from acp_server.tools.workspace import NotRegularFile, PathChanged, PathRefused, Sandbox
+from acp_server.tools.workspace import NotRegularFile, PathChanged, PathRefused, PathRoots
 
 CHECKPOINTS_DIR = "checkpoints"
 """Where, under the data dir, the file checkpoints are kept."""
@@ -140,7 +140,7 @@ class Keep:
 
 
 def _plan_one(
-    change: FileChange, store: CheckpointStore, sandbox: Sandbox, since: str
+    change: FileChange, store: CheckpointStore, path_roots: PathRoots, since: str
 ) -> Restore | Keep | None:
     """What to do with one changed file (None: it already holds its content before)."""
     if change.skipped is not None:
@@ -151,7 +151,7 @@ def _plan_one(
     if os.path.normpath(change.path) != change.path or not os.path.isabs(change.path):
         return Keep(change.path, "it is not a resolved absolute path")
     saved = store.kept_at(change.before) if change.before is not None else None
-    if not sandbox.contains(change.path):
+    if not path_roots.contains(change.path):
         return Keep(change.path, "it is outside the session's workspace roots", saved)
     try:
         current = _read_regular(change.path, RESTORE_MAX_BYTES)
@@ -182,7 +182,7 @@ def _plan_one(
 
 
 def plan_restore(
-    changes: Sequence[FileChange], store: CheckpointStore, sandbox: Sandbox, since: str
+    changes: Sequence[FileChange], store: CheckpointStore, path_roots: PathRoots, since: str
 ) -> tuple[list[Restore], list[Keep], list[str]]:
     """Files to put back, files to leave (with why), and files already as they were (runs in
     a thread: it reads every changed file)."""
@@ -190,7 +190,7 @@ def plan_restore(
     keeps: list[Keep] = []
     unchanged: list[str] = []
     for change in changes:
-        step = _plan_one(change, store, sandbox, since)
+        step = _plan_one(change, store, path_roots, since)
         if step is None:
             unchanged.append(change.path)
         elif isinstance(step, Keep):

@@ -19,7 +19,7 @@ from acp_server.cancellation import TurnSignal
 from acp_server.process import ProcessRegistry
 from acp_server.process.bubblewrap import confine, writable_roots
 from acp_server.tools.local_commands import LocalCommands
-from acp_server.tools.workspace import CommandResult, CommandWatch, Sandbox
+from acp_server.tools.workspace import CommandResult, CommandWatch, PathRoots
 
 Need = Literal["network", "write_outside"]
 NEEDS: tuple[Need, ...] = ("network", "write_outside")
@@ -93,7 +93,7 @@ class CommandSandbox:
     """The session's command sandbox. `bwrap` is None where bubblewrap cannot run here;
     `active` follows the permission mode (set by `PermissionPolicy`)."""
 
-    workspace: Sandbox
+    path_roots: PathRoots
     bwrap: str | None
     settings: SandboxSettings = field(default_factory=SandboxSettings)
     registry: ProcessRegistry | None = None
@@ -114,7 +114,7 @@ class CommandSandbox:
 
     def writable(self) -> list[str]:
         """The directories a confined command may write (besides its private /tmp)."""
-        return writable_roots(self.workspace.roots, self.settings.writable)
+        return writable_roots(self.path_roots.roots, self.settings.writable)
 
     async def run(
         self,
@@ -128,7 +128,7 @@ class CommandSandbox:
         assert self.bwrap is not None, "plan() confines only where bwrap works"
         bwrap = self.bwrap
         roots = self.writable()
-        cwd = self.workspace.cwd
+        cwd = self.path_roots.cwd
 
         def wrap(argv: list[str]) -> list[str]:
             return confine(argv, bwrap=bwrap, cwd=cwd, writable=roots, network=network)

@@ -20,7 +20,7 @@ from acp_server.verdicts import Deny
 from .base import Tool, ToolKind
 from .command_sandbox import CommandPlan, CommandSandbox
 from .permission_rules import Rules, rule_scope
-from .workspace import PathRefused, Sandbox
+from .workspace import PathRefused, PathRoots
 
 Mode = Literal["default", "accept_edits", "read_only", "sandboxed", "bypass"]
 
@@ -198,7 +198,7 @@ class PermissionPolicy:
 
     def __init__(
         self,
-        sandbox: Sandbox,
+        path_roots: PathRoots,
         tools: Mapping[str, Tool],
         asker: PermissionAsker,
         mode: Mode = "default",
@@ -206,7 +206,7 @@ class PermissionPolicy:
         remember: Callable[[ToolKind, bool, str], None] | None = None,
         command_sandbox: CommandSandbox | None = None,
     ) -> None:
-        self.sandbox = sandbox
+        self.path_roots = path_roots
         self.command_sandbox = command_sandbox
         self.mode = mode
         self.rules = rules if rules is not None else Rules()
@@ -259,7 +259,7 @@ class PermissionPolicy:
         if tool is None:
             return None  # the loop answers unknown tools itself
         paths = [loc.path for loc in tool.locations(call.arguments)]
-        # Resolving and a stat, on the loop like the sandbox's own checks: a thread hop here
+        # Resolving and a stat, on the loop like the path roots' own checks: a thread hop here
         # would let a client's EOF overtake the permission question.
         beyond = self._beyond(tool.kind, paths)
         plan = tool.plan(call.arguments) if isinstance(tool, PlannedCommand) else None
@@ -273,7 +273,7 @@ class PermissionPolicy:
             return None
         if verdict == "deny":
             if reason == OUTSIDE:
-                roots = ", ".join(self.sandbox.roots)
+                roots = ", ".join(self.path_roots.roots)
                 whys = "; ".join(crossing.why for crossing in beyond)
                 reason = (
                     f"{whys} (only default mode asks before going further); allowed roots: {roots}"
@@ -304,12 +304,12 @@ class PermissionPolicy:
         found: list[Crossing] = []
         for path in paths:
             try:
-                resolved = self.sandbox.resolve(path)
+                resolved = self.path_roots.resolve(path)
             except PathRefused:
                 continue  # the tool refuses it itself, with the reason
-            if not self.sandbox.contains(resolved):
+            if not self.path_roots.contains(resolved):
                 found.append(Crossing(resolved, f"{resolved} is outside the workspace", True))
-            elif kind in _EDITS and resolved not in self.sandbox.granted:
+            elif kind in _EDITS and resolved not in self.path_roots.granted:
                 links = _hard_links(resolved)
                 if links > 1:
                     found.append(
@@ -325,4 +325,4 @@ class PermissionPolicy:
     def _grant(self, outside: list[str]) -> None:
         # An explicit allow for a path outside the workspace lets the tool's own check pass.
         for path in outside:
-            self.sandbox.granted.add(self.sandbox.resolve(path))
+            self.path_roots.granted.add(self.path_roots.resolve(path))

@@ -113,8 +113,10 @@ def _root(path: str) -> str:
         return os.path.abspath(path)
 
 
-class Sandbox:
-    """The session's workspace roots: its cwd plus its additional directories."""
+class PathRoots:
+    """The session's roots as the tools confine paths to them: its cwd plus its additional
+    directories (resolved), and the paths outside them the user granted. Not a sandbox: the
+    command sandbox is `acp_server.tools.command_sandbox.CommandSandbox`."""
 
     def __init__(self, cwd: str, additional_directories: Sequence[str] = ()) -> None:
         self.cwd = cwd

@@ -38,10 +38,10 @@ def main() -> None:
     from acp_server.tools.builtin import builtin_tools
     from acp_server.tools.local_commands import LocalCommands
     from acp_server.tools.local_files import LocalFiles
-    from acp_server.tools.workspace import Sandbox
+    from acp_server.tools.workspace import PathRoots
 
     loaded_from = str(Path(acp_server.__file__).resolve().parent.parent)
-    tools = {t.name: t for t in builtin_tools(Sandbox(workspace), LocalFiles(), LocalCommands())}
+    tools = {t.name: t for t in builtin_tools(PathRoots(workspace), LocalFiles(), LocalCommands())}
     tool = tools[tool_name]
     before = vm_hwm_mib()
 

@@ -22,7 +22,7 @@ from acp_server.tools.budget import ToolBudget, cap_output, keep_head_and_tail, 
 from acp_server.tools.builtin import builtin_tools
 from acp_server.tools.local_commands import LocalCommands
 from acp_server.tools.local_files import LocalFiles
-from acp_server.tools.workspace import Sandbox
+from acp_server.tools.workspace import PathRoots
 from acp_server.verdicts import Deny
 from tests.support.agent_harness import (
     FakeModel,
@@ -58,8 +58,8 @@ def root(tmp_path: Path) -> Path:
 
 
 def tools_in(root: Path, budget: ToolBudget = BUDGET) -> dict[str, Tool]:
-    sandbox = Sandbox(str(root))
-    return {t.name: t for t in builtin_tools(sandbox, LocalFiles(), LocalCommands(), budget)}
+    path_roots = PathRoots(str(root))
+    return {t.name: t for t in builtin_tools(path_roots, LocalFiles(), LocalCommands(), budget)}
 
 
 async def run(tool: Tool, **arguments: Any) -> ToolOutput:

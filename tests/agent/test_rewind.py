@@ -28,7 +28,7 @@ from acp_server.tools.builtin.files import EditFile, WriteFile
 from acp_server.tools.checkpoint_store import CheckpointStore
 from acp_server.tools.checkpoints import Checkpoints
 from acp_server.tools.local_files import LocalFiles
-from acp_server.tools.workspace import Sandbox
+from acp_server.tools.workspace import PathRoots
 
 pytestmark = pytest.mark.anyio
 
@@ -44,10 +44,10 @@ class World:
         self.ws = Path(os.path.realpath(tmp_path / "ws"))
         self.ws.mkdir()
         self.store = CheckpointStore(tmp_path / "data" / "checkpoints", store_bytes)
-        self.sandbox = Sandbox(str(self.ws))
+        self.path_roots = PathRoots(str(self.ws))
         keeper = Checkpoints(self.store, max_bytes)
-        self.write = WriteFile(self.sandbox, LocalFiles(), keeper)
-        self.edit = EditFile(self.sandbox, LocalFiles(), keeper)
+        self.write = WriteFile(self.path_roots, LocalFiles(), keeper)
+        self.edit = EditFile(self.path_roots, LocalFiles(), keeper)
         self.log = SessionLog("s")
         self.conversation = Conversation()
         self.log.on_append(self.conversation.add)
@@ -111,7 +111,7 @@ class World:
             self.log,
             turn,
             store=self.store,
-            sandbox=self.sandbox,
+            path_roots=self.path_roots,
             signal=signal,  # type: ignore[arg-type]
             ids=self.ids,
             **kwargs,  # type: ignore[arg-type]
@@ -249,7 +249,7 @@ async def test_a_damaged_checkpoint_is_detected_and_never_restored(tmp_path: Pat
 async def test_a_path_outside_the_roots_is_not_restored(tmp_path: Path) -> None:
     w = World(tmp_path)
     await w.turn("one", write("a.txt", "agent\n"))
-    w.sandbox = Sandbox(str(tmp_path / "data"))  # the session now works elsewhere
+    w.path_roots = PathRoots(str(tmp_path / "data"))  # the session now works elsewhere
     done = await w.rewind(1)
     assert [(Path(k.path).name, k.reason) for k in done.record.kept] == [
         ("a.txt", "it is outside the session's workspace roots")

@@ -40,7 +40,7 @@ from acp_server.session.journal import JournalStore
 from acp_server.session.log import SessionLog
 from acp_server.tools.base import Tool, ToolOutput
 from acp_server.tools.permissions import PermissionPolicy
-from acp_server.tools.workspace import Sandbox
+from acp_server.tools.workspace import PathRoots
 from tests.support.agent_harness import (
     DEADLINE,
     FakeModel,
@@ -457,8 +457,8 @@ async def test_children_cannot_ask_for_permission(tmp_path: Path) -> None:
         async def ask(self, *args: Any) -> Any:
             raise AssertionError("a child's call reached the client")
 
-    sandbox = Sandbox(str(tmp_path))
-    policy = PermissionPolicy(sandbox, {"run": command}, NeverAsked(), mode="default")
+    path_roots = PathRoots(str(tmp_path))
+    policy = PermissionPolicy(path_roots, {"run": command}, NeverAsked(), mode="default")
     async with parent_agent(model, journals, tools=[command], policy=policy) as (handle, _):
         await handle.agent.followup(text("hi")).wait()
         assert command.runs == []

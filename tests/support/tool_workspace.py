@@ -10,7 +10,7 @@ from acp_server.tools.base import Tool, ToolOutput
 from acp_server.tools.builtin import builtin_tools
 from acp_server.tools.local_commands import LocalCommands
 from acp_server.tools.local_files import LocalFiles
-from acp_server.tools.workspace import Sandbox
+from acp_server.tools.workspace import PathRoots
 
 # A small Python file the file and search tools work on.
 SOURCE = """def main():
@@ -32,9 +32,10 @@ class Workspace:
         self.root.mkdir(exist_ok=True)
         self.outside.mkdir(exist_ok=True)
         (self.outside / "secret.txt").write_text("top secret\n")
-        self.sandbox = Sandbox(str(self.root), [str(d) for d in additional or []])
+        self.path_roots = PathRoots(str(self.root), [str(d) for d in additional or []])
         self.tools: dict[str, Tool] = {
-            tool.name: tool for tool in builtin_tools(self.sandbox, LocalFiles(), LocalCommands())
+            tool.name: tool
+            for tool in builtin_tools(self.path_roots, LocalFiles(), LocalCommands())
         }
 
     def file(self, relative: str, content: str) -> Path:

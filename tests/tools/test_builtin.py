@@ -35,7 +35,7 @@ STABLE_NAMES = [
 
 
 def test_the_stable_names_kinds_and_schemas(ws: Workspace) -> None:
-    tools = builtin_tools(ws.sandbox, LocalFiles(), LocalCommands())
+    tools = builtin_tools(ws.path_roots, LocalFiles(), LocalCommands())
     assert [tool.name for tool in tools] == STABLE_NAMES
     kinds = {tool.name: tool.kind for tool in tools}
     assert kinds == {

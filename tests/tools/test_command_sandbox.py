@@ -19,14 +19,14 @@ from acp_server.tools.command_sandbox import (
 )
 from acp_server.tools.local_commands import LocalCommands
 from acp_server.tools.permissions import PermissionPolicy, decide
-from acp_server.tools.workspace import Sandbox
+from acp_server.tools.workspace import PathRoots
 from tests.support.turns import fresh_signal
 
 pytestmark = pytest.mark.anyio
 
 
 def sandbox(tmp_path: Path, network: bool = False, bwrap: str | None = "bwrap") -> CommandSandbox:
-    return CommandSandbox(Sandbox(str(tmp_path)), bwrap, SandboxSettings(network=network))
+    return CommandSandbox(PathRoots(str(tmp_path)), bwrap, SandboxSettings(network=network))
 
 
 @pytest.mark.parametrize(
@@ -80,12 +80,12 @@ class Call:
 
 
 async def test_the_policy_follows_the_mode_and_says_how_the_command_runs(tmp_path: Path) -> None:
-    workspace = Sandbox(str(tmp_path))
-    commands = CommandSandbox(workspace, "bwrap")
-    bash = Bash(workspace, LocalCommands(), command_sandbox=commands)
+    path_roots = PathRoots(str(tmp_path))
+    commands = CommandSandbox(path_roots, "bwrap")
+    bash = Bash(path_roots, LocalCommands(), command_sandbox=commands)
     asker = Asker()
     policy = PermissionPolicy(
-        workspace, {"bash": bash}, asker, mode="sandboxed", command_sandbox=commands
+        path_roots, {"bash": bash}, asker, mode="sandboxed", command_sandbox=commands
     )
     assert commands.active
     assert await policy.approve(Call(command="ls"), fresh_signal()) is None

@@ -31,7 +31,7 @@ from acp_server.tools.permissions import (
     check_mode,
     decide,
 )
-from acp_server.tools.workspace import Sandbox
+from acp_server.tools.workspace import PathRoots
 from tests.support.turns import fresh_signal
 
 pytestmark = pytest.mark.anyio
@@ -205,7 +205,7 @@ def workspace(tmp_path: Path) -> tuple[Path, Path]:
 def policy(
     root: Path, kind: ToolKind, mode: Mode, asker: ScriptedAsker, **kwargs: Any
 ) -> PermissionPolicy:
-    return PermissionPolicy(Sandbox(str(root)), {"probe": KindTool(kind)}, asker, mode, **kwargs)
+    return PermissionPolicy(PathRoots(str(root)), {"probe": KindTool(kind)}, asker, mode, **kwargs)
 
 
 def probe(path: Path, call_id: str = "call_1") -> ToolCallRequest:
@@ -240,7 +240,7 @@ async def test_approve_carries_out_the_table(
         assert asker.asked == [("call_1", title, why)]
     # Only an explicit allow of a path outside the workspace lets the tool's own check pass.
     granted = {str(target)} if result is None and not inside else set()
-    assert permissions.sandbox.granted == granted
+    assert permissions.path_roots.granted == granted
 
 
 @pytest.mark.parametrize("answer", ["reject_once", "cancelled"])

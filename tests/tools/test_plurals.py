@@ -13,7 +13,7 @@ from acp_server.tools.builtin import builtin_tools
 from acp_server.tools.builtin._common import plural
 from acp_server.tools.local_commands import LocalCommands
 from acp_server.tools.local_files import LocalFiles
-from acp_server.tools.workspace import Sandbox
+from acp_server.tools.workspace import PathRoots
 
 pytestmark = pytest.mark.anyio
 
@@ -31,7 +31,7 @@ def root(tmp_path: Path) -> Path:
 
 
 async def test_tool_results_count_in_singular_and_plural(root: Path) -> None:
-    tools = {t.name: t for t in builtin_tools(Sandbox(str(root)), LocalFiles(), LocalCommands())}
+    tools = {t.name: t for t in builtin_tools(PathRoots(str(root)), LocalFiles(), LocalCommands())}
 
     async def run(name: str, **arguments: Any) -> ToolOutput:
         return await tools[name].run(arguments, TurnCancellation().signal)

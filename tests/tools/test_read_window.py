@@ -17,7 +17,7 @@ from acp_server.cancellation import TurnAborted, TurnCancellation, UserCancel
 from acp_server.tools.builtin.files import ReadFile
 from acp_server.tools.local_files import LocalFiles
 from acp_server.tools.text_window import TextWindow, take_window, window_of_text
-from acp_server.tools.workspace import Sandbox
+from acp_server.tools.workspace import PathRoots
 from tests.support.hostile_files import GIB, sparse_file
 
 pytestmark = pytest.mark.anyio
@@ -82,7 +82,7 @@ async def test_a_long_line_is_cut_and_the_rest_is_only_counted(root: Path) -> No
     # Over 8 KiB of text before the hole: the binary sniff looks at the first 8 KiB only.
     head = b"".join(b"line %d\n" % i for i in range(1, 11)) + b"x" * 9000
     sparse_file(root / "big.log", 8 << 20, head, b"\nlast line\n")
-    reader = ReadFile(Sandbox(str(root)), LocalFiles(), max_lines=100, max_bytes=4096)
+    reader = ReadFile(PathRoots(str(root)), LocalFiles(), max_lines=100, max_bytes=4096)
     signal = TurnCancellation().signal
     first = await reader.run({"path": "big.log"}, signal)
     assert first.text.startswith("line 1\nline 2\n")
@@ -100,7 +100,7 @@ async def test_a_long_line_is_cut_and_the_rest_is_only_counted(root: Path) -> No
 async def test_a_cancel_stops_a_long_scan_between_chunks(root: Path) -> None:
     # 64 GiB of hole before line 2: finding it would take minutes; a cancel ends it at once.
     sparse_file(root / "huge.txt", 64 * GIB, b"x" * 9000, b"\nline 2\n")
-    reader = ReadFile(Sandbox(str(root)), LocalFiles())
+    reader = ReadFile(PathRoots(str(root)), LocalFiles())
     cancellation = TurnCancellation()
     outcome: list[object] = []
 
@@ -124,7 +124,7 @@ import json, sys, anyio
 from acp_server.cancellation import TurnCancellation
 from acp_server.tools.builtin.files import ReadFile
 from acp_server.tools.local_files import LocalFiles
-from acp_server.tools.workspace import Sandbox
+from acp_server.tools.workspace import PathRoots
 
 def peak_kib():
     # VmHWM, not ru_maxrss: Linux carries ru_maxrss over from the forking parent (pytest).
@@ -132,7 +132,7 @@ def peak_kib():
         return next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
 
 async def main(root):
-    reader = ReadFile(Sandbox(root), LocalFiles())
+    reader = ReadFile(PathRoots(root), LocalFiles())
     before = peak_kib()
     texts = []
     for arguments in ({"path": "big.txt"}, {"path": "big.txt", "offset": 1002}):

@@ -24,7 +24,7 @@ from acp_server.tools.base import Tool, ToolOutput
 from acp_server.tools.builtin import builtin_tools
 from acp_server.tools.local_commands import LocalCommands
 from acp_server.tools.local_files import LocalFiles, open_checked
-from acp_server.tools.workspace import NotRegularFile, PathChanged, Sandbox
+from acp_server.tools.workspace import NotRegularFile, PathChanged, PathRoots
 from tests.support.hostile_files import SWAPPER, has_rename_exchange
 
 pytestmark = [
@@ -54,9 +54,9 @@ class Race:
         (self.outside / "f.txt").write_text(f"{SECRET}\n")
         (self.outside / "outside-only.txt").write_text(f"{SECRET}\n")
         (self.root / ".d-link").symlink_to(self.outside)
-        sandbox = Sandbox(str(self.root))
+        path_roots = PathRoots(str(self.root))
         self.tools: dict[str, Tool] = {
-            t.name: t for t in builtin_tools(sandbox, LocalFiles(), LocalCommands())
+            t.name: t for t in builtin_tools(path_roots, LocalFiles(), LocalCommands())
         }
 
     async def run(self, name: str, **arguments: Any) -> ToolOutput:
@@ -183,7 +183,7 @@ def test_regular_files_directories_and_new_parents_open(tree: Path) -> None:
 
 
 async def test_file_tools_refuse_a_fifo_at_once(tree: Path) -> None:
-    tools = {t.name: t for t in builtin_tools(Sandbox(str(tree)), LocalFiles(), LocalCommands())}
+    tools = {t.name: t for t in builtin_tools(PathRoots(str(tree)), LocalFiles(), LocalCommands())}
     signal = TurnCancellation().signal
     for name, arguments in [
         ("read_file", {"path": "fifo"}),
@@ -218,7 +218,7 @@ async def test_a_nul_byte_fails_only_that_call(
 ) -> None:
     (root / "src").mkdir()
     (root / "src" / "a.py").write_text("a\n")
-    tools = {t.name: t for t in builtin_tools(Sandbox(str(root)), LocalFiles(), LocalCommands())}
+    tools = {t.name: t for t in builtin_tools(PathRoots(str(root)), LocalFiles(), LocalCommands())}
     tool = tools[name]
     tool.title(arguments)  # titles and locations never raise: the loop calls them first
     tool.locations(arguments)

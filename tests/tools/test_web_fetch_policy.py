@@ -17,7 +17,7 @@ from acp_server.tools.builtin.web import WebFetch
 from acp_server.tools.command_sandbox import CommandSandbox, SandboxSettings
 from acp_server.tools.permissions import Answer, Mode, PermissionPolicy
 from acp_server.tools.web_access import WebFetchSettings
-from acp_server.tools.workspace import Sandbox
+from acp_server.tools.workspace import PathRoots
 from tests.support.turns import fresh_signal
 
 pytestmark = pytest.mark.anyio
@@ -36,13 +36,13 @@ class Asker:
 def fetch_policy(
     tmp_path: Path, mode: Mode, answer: Answer = "allow_once", network: bool = False
 ) -> tuple[PermissionPolicy, Asker, list[tuple[ToolKind, bool, str]]]:
-    sandbox = Sandbox(str(tmp_path))
-    commands = CommandSandbox(sandbox, "bwrap", SandboxSettings(network=network))
+    path_roots = PathRoots(str(tmp_path))
+    commands = CommandSandbox(path_roots, "bwrap", SandboxSettings(network=network))
     asker = Asker(answer)
     remembered: list[tuple[ToolKind, bool, str]] = []
     policy = PermissionPolicy(
-        sandbox,
-        {"web_fetch": WebFetch(sandbox)},
+        path_roots,
+        {"web_fetch": WebFetch(path_roots)},
         asker,
         mode,
         remember=lambda kind, allow, scope: remembered.append((kind, allow, scope)),

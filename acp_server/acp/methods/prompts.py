@@ -164,7 +164,9 @@ class PromptMethods:
         if agent is None:
             raise no_model()
         await self.wiring.before_prompt(session)  # MCP servers still connecting
-        parts = await read_resource_links(parts_from_prompt(prompt.prompt), session.policy.sandbox)
+        parts = await read_resource_links(
+            parts_from_prompt(prompt.prompt), session.policy.path_roots
+        )
         refuse_while_rewinding(session)  # again: one may have started during the awaits
         ticket = agent.followup(parts)
 

@@ -1,7 +1,7 @@
 """The built-in tools (names and argument names are stable; see ARCHITECTURE.md).
 
-`builtin_tools` binds them to one session's sandbox, file access and command runner. Every path
-argument is checked against the sandbox: a path outside the workspace yields a failed output
+`builtin_tools` binds them to one session's path roots, file access and command runner. Every path
+argument is checked against the roots: a path outside the workspace yields a failed output
 naming the allowed roots, never an exception. Bad arguments likewise yield a failed output
 naming the argument.
 """
@@ -20,7 +20,7 @@ from acp_server.tools.builtin.web import WebFetch
 from acp_server.tools.checkpoints import Checkpoints
 from acp_server.tools.command_sandbox import CommandSandbox
 from acp_server.tools.web_access import WebFetchSettings
-from acp_server.tools.workspace import CommandRunner, FileAccess, Sandbox
+from acp_server.tools.workspace import CommandRunner, FileAccess, PathRoots
 
 __all__ = [
     "Bash",
@@ -38,7 +38,7 @@ __all__ = [
 
 
 def builtin_tools(
-    sandbox: Sandbox,
+    path_roots: PathRoots,
     files: FileAccess,
     commands: CommandRunner,
     budget: ToolBudget = ToolBudget(),  # noqa: B008 - frozen: one shared default is safe
@@ -55,18 +55,18 @@ def builtin_tools(
     ripgrep = ripgrep if ripgrep is not None else Ripgrep()
     return [
         ReadFile(
-            sandbox,
+            path_roots,
             files,
             max_lines=budget.max_read_lines,
             max_bytes=body,
             max_image_bytes=budget.max_image_bytes,
         ),
-        WriteFile(sandbox, files, checkpoints),
-        EditFile(sandbox, files, checkpoints),
-        ListDir(sandbox, max_entries=results, max_bytes=body),
-        Glob(sandbox, max_results=results, max_bytes=body, ripgrep=ripgrep),
-        Grep(sandbox, max_matches=results, max_bytes=body, ripgrep=ripgrep),
-        Bash(sandbox, commands, max_bytes=body, command_sandbox=command_sandbox),
-        TodoWrite(sandbox),
-        WebFetch(sandbox, web_fetch, max_bytes=body),
+        WriteFile(path_roots, files, checkpoints),
+        EditFile(path_roots, files, checkpoints),
+        ListDir(path_roots, max_entries=results, max_bytes=body),
+        Glob(path_roots, max_results=results, max_bytes=body, ripgrep=ripgrep),
+        Grep(path_roots, max_matches=results, max_bytes=body, ripgrep=ripgrep),
+        Bash(path_roots, commands, max_bytes=body, command_sandbox=command_sandbox),
+        TodoWrite(path_roots),
+        WebFetch(path_roots, web_fetch, max_bytes=body),
     ]

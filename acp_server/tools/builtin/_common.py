@@ -1,4 +1,4 @@
-"""What every built-in tool shares: argument checking, the sandbox, titles, small helpers."""
+"""What every built-in tool shares: argument checking, the path roots, titles, small helpers."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import msgspec
 
 from acp_server.cancellation import TurnSignal
 from acp_server.tools.base import Location, ToolKind, ToolOutput
-from acp_server.tools.workspace import PathRefused, Sandbox
+from acp_server.tools.workspace import PathRefused, PathRoots
 
 A = TypeVar("A", bound=msgspec.Struct)
 
@@ -81,8 +81,8 @@ class BuiltinTool(Generic[A]):
     kind: ToolKind
     args_type: type[A]
 
-    def __init__(self, sandbox: Sandbox) -> None:
-        self.sandbox = sandbox
+    def __init__(self, path_roots: PathRoots) -> None:
+        self.path_roots = path_roots
 
     def title(self, arguments: Mapping[str, Any]) -> str:
         return self.name
@@ -114,13 +114,13 @@ class BuiltinTool(Generic[A]):
 
     def check(self, path: str) -> str:
         """The absolute, resolved path; raises PathRefused (handled by `run`)."""
-        return self.sandbox.check(path)
+        return self.path_roots.check(path)
 
     def display(self, path: str) -> str:
         """`path` as a title shows it: relative to the cwd when it lies below it."""
-        joined = path if os.path.isabs(path) else os.path.join(self.sandbox.cwd, path)
+        joined = path if os.path.isabs(path) else os.path.join(self.path_roots.cwd, path)
         normalised = os.path.normpath(joined)
-        cwd = os.path.normpath(self.sandbox.cwd)
+        cwd = os.path.normpath(self.path_roots.cwd)
         if normalised == cwd:
             return "."
         if normalised.startswith(cwd + os.sep):
@@ -134,6 +134,6 @@ class BuiltinTool(Generic[A]):
         if path is None:
             return []
         try:
-            return [Location(self.sandbox.resolve(path))]
+            return [Location(self.path_roots.resolve(path))]
         except PathRefused:
             return []

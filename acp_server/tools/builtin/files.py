@@ -30,7 +30,7 @@ from acp_server.tools.checkpoints import Checkpoints
 from acp_server.tools.images import read_image
 from acp_server.tools.local_files import in_thread, special_kind
 from acp_server.tools.text_window import TextWindow
-from acp_server.tools.workspace import FileAccess, NotRegularFile, Sandbox
+from acp_server.tools.workspace import FileAccess, NotRegularFile, PathRoots
 
 _DEFAULT = ToolBudget()
 
@@ -128,14 +128,14 @@ class ReadFile(BuiltinTool[ReadFileArgs]):
 
     def __init__(
         self,
-        sandbox: Sandbox,
+        path_roots: PathRoots,
         files: FileAccess,
         *,
         max_lines: int = _DEFAULT.max_read_lines,
         max_bytes: int = _DEFAULT.body_bytes,
         max_image_bytes: int = _DEFAULT.max_image_bytes,
     ) -> None:
-        super().__init__(sandbox)
+        super().__init__(path_roots)
         self.files = files
         self.max_lines = max_lines
         self.max_bytes = max_bytes
@@ -265,9 +265,9 @@ class WriteFile(BuiltinTool[WriteFileArgs]):
     }
 
     def __init__(
-        self, sandbox: Sandbox, files: FileAccess, checkpoints: Checkpoints | None = None
+        self, path_roots: PathRoots, files: FileAccess, checkpoints: Checkpoints | None = None
     ) -> None:
-        super().__init__(sandbox)
+        super().__init__(path_roots)
         self.files = files
         self.checkpoints = checkpoints
 
@@ -355,9 +355,9 @@ class EditFile(BuiltinTool[EditFileArgs]):
     }
 
     def __init__(
-        self, sandbox: Sandbox, files: FileAccess, checkpoints: Checkpoints | None = None
+        self, path_roots: PathRoots, files: FileAccess, checkpoints: Checkpoints | None = None
     ) -> None:
-        super().__init__(sandbox)
+        super().__init__(path_roots)
         self.files = files
         self.checkpoints = checkpoints
 

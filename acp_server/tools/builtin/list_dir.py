@@ -19,7 +19,7 @@ from acp_server.tools.base import Location, ToolKind, ToolOutput
 from acp_server.tools.budget import ToolBudget, utf8_size
 from acp_server.tools.builtin._common import BuiltinTool, failed, fitting, plural, str_arg
 from acp_server.tools.local_files import Stopped, in_thread, open_checked, stopper
-from acp_server.tools.workspace import Sandbox
+from acp_server.tools.workspace import PathRoots
 
 _DEFAULT = ToolBudget()
 
@@ -73,12 +73,12 @@ class ListDir(BuiltinTool[ListDirArgs]):
 
     def __init__(
         self,
-        sandbox: Sandbox,
+        path_roots: PathRoots,
         *,
         max_entries: int = _DEFAULT.max_search_results,
         max_bytes: int = _DEFAULT.body_bytes,
     ) -> None:
-        super().__init__(sandbox)
+        super().__init__(path_roots)
         self.max_entries = max_entries
         self.max_bytes = max_bytes
         self.description = (
@@ -91,10 +91,10 @@ class ListDir(BuiltinTool[ListDirArgs]):
         return f"List {self.display(str_arg(arguments, 'path') or '.')}"
 
     def locations(self, arguments: Mapping[str, Any]) -> Sequence[Location]:
-        return self.location_of(arguments, "path", self.sandbox.cwd)
+        return self.location_of(arguments, "path", self.path_roots.cwd)
 
     async def call(self, args: ListDirArgs, signal: TurnSignal) -> ToolOutput:
-        path = self.check(args.path or self.sandbox.cwd)
+        path = self.check(args.path or self.path_roots.cwd)
         try:
             entries, total = await in_thread(_list, path, stopper(signal), self.max_entries)
         except Stopped:

@@ -36,7 +36,7 @@ from acp_server.tools.builtin._common import (
 from acp_server.tools.builtin.rg_output import GlobReader, GrepReader, PathPattern
 from acp_server.tools.builtin.ripgrep import RgExit, Ripgrep, RipgrepMissing
 from acp_server.tools.local_files import open_checked
-from acp_server.tools.workspace import PathChanged, PathRefused, Sandbox
+from acp_server.tools.workspace import PathChanged, PathRefused, PathRoots
 
 _DEFAULT = ToolBudget()
 GREP_MAX_FILE_BYTES = 10 * 1024 * 1024
@@ -123,13 +123,13 @@ class Glob(BuiltinTool[GlobArgs]):
 
     def __init__(
         self,
-        sandbox: Sandbox,
+        path_roots: PathRoots,
         *,
         max_results: int = _DEFAULT.max_search_results,
         max_bytes: int = _DEFAULT.body_bytes,
         ripgrep: Ripgrep | None = None,
     ) -> None:
-        super().__init__(sandbox)
+        super().__init__(path_roots)
         self.max_results = max_results
         self.max_bytes = max_bytes
         self.ripgrep = ripgrep if ripgrep is not None else Ripgrep()
@@ -151,9 +151,9 @@ class Glob(BuiltinTool[GlobArgs]):
         pattern = str_arg(arguments, "pattern")
         if pattern is None:
             return []
-        base, _ = _split_pattern(pattern, self.sandbox.cwd)
+        base, _ = _split_pattern(pattern, self.path_roots.cwd)
         try:
-            return [Location(self.sandbox.resolve(base))]
+            return [Location(self.path_roots.resolve(base))]
         except PathRefused:
             return []
 
@@ -162,7 +162,7 @@ class Glob(BuiltinTool[GlobArgs]):
             return failed("pattern is empty: give a glob pattern such as `**/*.py`")
         if len(args.pattern) > MAX_PATTERN_CHARS:
             return failed(f"pattern is over {MAX_PATTERN_CHARS} characters")
-        base, rest = _split_pattern(args.pattern, self.sandbox.cwd)
+        base, rest = _split_pattern(args.pattern, self.path_roots.cwd)
         root = self.check(base)
         where = [Location(root)]
         segments = [segment for segment in rest if segment not in ("", ".")]
@@ -258,13 +258,13 @@ class Grep(BuiltinTool[GrepArgs]):
 
     def __init__(
         self,
-        sandbox: Sandbox,
+        path_roots: PathRoots,
         *,
         max_matches: int = _DEFAULT.max_search_results,
         max_bytes: int = _DEFAULT.body_bytes,
         ripgrep: Ripgrep | None = None,
     ) -> None:
-        super().__init__(sandbox)
+        super().__init__(path_roots)
         self.max_matches = max_matches
         self.max_bytes = max_bytes
         self.ripgrep = ripgrep if ripgrep is not None else Ripgrep()
@@ -288,12 +288,12 @@ class Grep(BuiltinTool[GrepArgs]):
         return f"{title} in {self.display(path)}" if path else title
 
     def locations(self, arguments: Mapping[str, Any]) -> Sequence[Location]:
-        return self.location_of(arguments, "path", self.sandbox.cwd)
+        return self.location_of(arguments, "path", self.path_roots.cwd)
 
     async def call(self, args: GrepArgs, signal: TurnSignal) -> ToolOutput:
         if len(args.pattern) > MAX_PATTERN_CHARS:
             return failed(f"pattern is over {MAX_PATTERN_CHARS} characters")
-        root = self.check(args.path or self.sandbox.cwd)
+        root = self.check(args.path or self.path_roots.cwd)
         kind = await anyio.to_thread.run_sync(_kind_of, root)
         if kind is None:
             return failed(f"Path not found: {root}")

@@ -15,7 +15,7 @@ from acp_server.tools.budget import ToolBudget, keep_head_and_tail
 from acp_server.tools.builtin._common import BuiltinTool, failed, shorten, str_arg
 from acp_server.tools.command_sandbox import NEEDS, CommandPlan, CommandSandbox, Need, refusal_note
 from acp_server.tools.live_output import LiveOutput
-from acp_server.tools.workspace import CommandRunner, CommandWatch, Sandbox
+from acp_server.tools.workspace import CommandRunner, CommandWatch, PathRoots
 
 BASH_DEFAULT_TIMEOUT = 120.0
 
@@ -75,14 +75,14 @@ class Bash(BuiltinTool[BashArgs]):
 
     def __init__(
         self,
-        sandbox: Sandbox,
+        path_roots: PathRoots,
         commands: CommandRunner,
         *,
         default_timeout: float = BASH_DEFAULT_TIMEOUT,
         max_bytes: int = ToolBudget().body_bytes,
         command_sandbox: CommandSandbox | None = None,
     ) -> None:
-        super().__init__(sandbox)
+        super().__init__(path_roots)
         self.commands = commands
         self.command_sandbox = command_sandbox
         self.default_timeout = default_timeout
@@ -125,7 +125,9 @@ class Bash(BuiltinTool[BashArgs]):
                 args.command, plan.network, timeout, signal, watch
             )
         else:
-            result = await self.commands.run(args.command, self.sandbox.cwd, timeout, signal, watch)
+            result = await self.commands.run(
+                args.command, self.path_roots.cwd, timeout, signal, watch
+            )
         signal.raise_if_aborted()
         output = keep_head_and_tail(result.output.rstrip("\n"), self.max_bytes, _TOO_LONG)
         parts = [output] if result.output.strip() else ["(no output)"]

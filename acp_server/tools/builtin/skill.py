@@ -18,7 +18,7 @@ from acp_server.tools.builtin._common import BuiltinTool, failed
 from acp_server.tools.custom_commands import CommandUnreadable, expand_command, scan_skills
 from acp_server.tools.printable import one_line
 from acp_server.tools.skill_places import SkillPlaces
-from acp_server.tools.workspace import Sandbox
+from acp_server.tools.workspace import PathRoots
 
 
 class SkillArgs(msgspec.Struct, forbid_unknown_fields=True):
@@ -44,12 +44,12 @@ class SkillTool(BuiltinTool[SkillArgs]):
 
     def __init__(
         self,
-        sandbox: Sandbox,
+        path_roots: PathRoots,
         cwd: Path,
         user_dir: Path | None,
         places: SkillPlaces = SkillPlaces(),  # noqa: B008 - frozen: one shared default is safe
     ) -> None:
-        super().__init__(sandbox)
+        super().__init__(path_roots)
         self._cwd = cwd
         self._user_dir = user_dir
         self._places = places

@@ -40,7 +40,7 @@ from acp_server.tools.web_access import (
     non_public,
     parse_url,
 )
-from acp_server.tools.workspace import Sandbox
+from acp_server.tools.workspace import PathRoots
 
 if TYPE_CHECKING:
     import httpx
@@ -94,12 +94,12 @@ class WebFetch(BuiltinTool[WebFetchArgs]):
 
     def __init__(
         self,
-        sandbox: Sandbox,
+        path_roots: PathRoots,
         settings: WebFetchSettings | None = None,
         *,
         max_bytes: int = ToolBudget().body_bytes,
     ) -> None:
-        super().__init__(sandbox)
+        super().__init__(path_roots)
         self.settings = settings if settings is not None else WebFetchSettings()
         self.max_bytes = max_bytes
 

@@ -41,7 +41,7 @@ async def test_read_file_whole_and_by_offset_and_limit(ws: Workspace) -> None:
 
 async def test_read_file_caps_lines_and_bytes(ws: Workspace) -> None:
     ws.file("big.txt", "".join(f"{i}\n" for i in range(1, 101)))
-    reader = ReadFile(ws.sandbox, LocalFiles(), max_lines=5, max_bytes=1024)
+    reader = ReadFile(ws.path_roots, LocalFiles(), max_lines=5, max_bytes=1024)
     output = await reader.run({"path": "big.txt"}, TurnCancellation().signal)
     assert output.text.startswith("1\n2\n3\n4\n5\n[lines 1-5 of 100; output capped at 5 lines")
     assert "offset=6" in output.text
@@ -171,7 +171,7 @@ class ExactFiles:
 async def test_edit_file_matches_crlf_files_written_with_lf(ws: Workspace) -> None:
     target = ws.root / "dos.txt"
     target.write_bytes(b"one\r\ntwo\r\nthree\r\n")
-    tools = {t.name: t for t in builtin_tools(ws.sandbox, ExactFiles(), LocalCommands())}
+    tools = {t.name: t for t in builtin_tools(ws.path_roots, ExactFiles(), LocalCommands())}
     output = await tools["edit_file"].run(
         {"path": "dos.txt", "old_text": "one\ntwo", "new_text": "1\n2"}, TurnCancellation().signal
     )
@@ -198,7 +198,7 @@ async def test_list_dir_sorted_with_directories_marked(ws: Workspace) -> None:
 async def test_list_dir_caps_and_failures(ws: Workspace) -> None:
     for i in range(12):
         ws.file(f"many/{i:02}.txt", "")
-    capped = await ListDir(ws.sandbox, max_entries=10).run(
+    capped = await ListDir(ws.path_roots, max_entries=10).run(
         {"path": "many"}, TurnCancellation().signal
     )
     assert capped.text.splitlines()[1:] == [

@@ -90,7 +90,7 @@ async def test_an_image_over_the_cap_is_described_not_sent(ws: Workspace) -> Non
     data = image_bytes("PNG", (40, 30))
     path = ws.root / "big.png"
     path.write_bytes(data)
-    tool = ReadFile(ws.sandbox, LocalFiles(), max_image_bytes=len(data) - 1)
+    tool = ReadFile(ws.path_roots, LocalFiles(), max_image_bytes=len(data) - 1)
     out = await tool.run({"path": "big.png"}, TurnCancellation().signal)
     assert not out.failed and not out.images
     assert out.text.startswith(f"[image {path}: PNG, 40x30 pixels, {len(data)} bytes]\n")

@@ -51,7 +51,7 @@ async def test_glob_drops_symlinks_out_and_refuses_patterns_outside(ws: Workspac
 async def test_glob_caps_results(ws: Workspace) -> None:
     for i in range(15):
         ws.file(f"f{i:02}.txt", "")
-    output = await Glob(ws.sandbox, max_results=10).run(
+    output = await Glob(ws.path_roots, max_results=10).run(
         {"pattern": "*.txt"}, TurnCancellation().signal
     )
     lines = output.text.splitlines()
@@ -89,7 +89,7 @@ async def test_grep_regex_error_missing_path_and_cap(ws: Workspace) -> None:
     missing = await ws.run("grep", pattern="x", path="gone")
     assert missing.failed and "Path not found" in missing.text
     ws.file("many.txt", "hit\n" * 20)
-    capped = await Grep(ws.sandbox, max_matches=5).run(
+    capped = await Grep(ws.path_roots, max_matches=5).run(
         {"pattern": "hit"}, TurnCancellation().signal
     )
     assert len(capped.text.splitlines()) == 6

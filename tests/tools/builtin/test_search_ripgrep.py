@@ -37,8 +37,8 @@ async def test_without_the_binary_both_tools_say_so(ws: Workspace) -> None:
     ws.file("a.txt", "a\n")
     missing = Ripgrep(binary=None)
     signal = TurnCancellation().signal
-    grep = await Grep(ws.sandbox, ripgrep=missing).run({"pattern": "a"}, signal)
-    glob = await Glob(ws.sandbox, ripgrep=missing).run({"pattern": "*.txt"}, signal)
+    grep = await Grep(ws.path_roots, ripgrep=missing).run({"pattern": "a"}, signal)
+    glob = await Glob(ws.path_roots, ripgrep=missing).run({"pattern": "*.txt"}, signal)
     assert grep.failed and grep.text == MISSING
     assert glob.failed and glob.text == MISSING
     assert "`ripgrep` Python package" in MISSING
@@ -157,14 +157,14 @@ async def test_totals_are_counted_past_what_is_shown(ws: Workspace) -> None:
     for i in range(30):
         ws.file(f"f{i:02}.txt", "hit\nhit\n")
     signal = TurnCancellation().signal
-    grep = await Grep(ws.sandbox, max_matches=3).run({"pattern": "hit"}, signal)
+    grep = await Grep(ws.path_roots, max_matches=3).run({"pattern": "hit"}, signal)
     assert grep.text.splitlines()[:3] == [
         f"{ws.root}/f00.txt:1: hit",
         f"{ws.root}/f00.txt:2: hit",
         f"{ws.root}/f01.txt:1: hit",
     ]
     assert grep.text.endswith("[showing 3 of 60 matches in 30 files; narrow the pattern or path]")
-    glob = await Glob(ws.sandbox, max_results=3).run({"pattern": "*.txt"}, signal)
+    glob = await Glob(ws.path_roots, max_results=3).run({"pattern": "*.txt"}, signal)
     assert glob.text.endswith("[showing 3 of 30 matches; use a narrower pattern]")
 
 
@@ -181,8 +181,8 @@ async def test_memory_follows_what_is_shown_not_the_tree(tmp_path: Path) -> None
     for f in range(20000):
         (flat / f"entry-with-a-longish-name-{f:05}").touch()
     signal = TurnCancellation().signal
-    glob = Glob(ws.sandbox, max_results=10)
-    listing = ListDir(ws.sandbox, max_entries=10)
+    glob = Glob(ws.path_roots, max_results=10)
+    listing = ListDir(ws.path_roots, max_entries=10)
     await glob.run({"pattern": "**/*.txt"}, signal)  # warm up imports and caches
     for tool, arguments, total in [
         (glob, {"pattern": "**/*.txt"}, "of 20000 matches"),
@@ -210,8 +210,8 @@ async def test_a_turn_abort_kills_rg_and_its_group(tmp_path: Path, ws: Workspace
     ws.file("a.txt", "a\n")
     registry = ProcessRegistry()
     for tool in (
-        Grep(ws.sandbox, ripgrep=Ripgrep(registry, str(slow))),
-        Glob(ws.sandbox, ripgrep=Ripgrep(registry, str(slow))),
+        Grep(ws.path_roots, ripgrep=Ripgrep(registry, str(slow))),
+        Glob(ws.path_roots, ripgrep=Ripgrep(registry, str(slow))),
     ):
         pidfile.unlink(missing_ok=True)
         turn = TurnCancellation()
@@ -241,10 +241,10 @@ async def test_the_first_results_in_path_order_whatever_order_rg_finds_them(
     expected_paths = [f"{ws.root}/d00/f{f:02}.txt" for f in range(7)]
     signal = TurnCancellation().signal
     for _ in range(3):
-        glob = await Glob(ws.sandbox, max_results=7).run({"pattern": "**/*.txt"}, signal)
+        glob = await Glob(ws.path_roots, max_results=7).run({"pattern": "**/*.txt"}, signal)
         assert glob.text.splitlines()[:7] == expected_paths
         assert glob.text.endswith("[showing 7 of 2000 matches; use a narrower pattern]")
-        grep = await Grep(ws.sandbox, max_matches=7).run({"pattern": "hit"}, signal)
+        grep = await Grep(ws.path_roots, max_matches=7).run({"pattern": "hit"}, signal)
         assert grep.text.splitlines()[:7] == [
             f"{ws.root}/d00/f00.txt:1: hit",
             f"{ws.root}/d00/f00.txt:2: hit",
@@ -259,5 +259,5 @@ async def test_the_first_results_in_path_order_whatever_order_rg_finds_them(
         )
     # Below a directory, its files come before its subdirectories' only by name: `sub` sorts
     # after `f24.txt`, so the last of d00 is `d00/sub/f24.txt`.
-    last_of_d00 = await Glob(ws.sandbox, max_results=50).run({"pattern": "d00/**"}, signal)
+    last_of_d00 = await Glob(ws.path_roots, max_results=50).run({"pattern": "d00/**"}, signal)
     assert last_of_d00.text.splitlines()[-1] == f"{ws.root}/d00/sub/f24.txt"

@@ -16,7 +16,7 @@ from acp_server.cancellation import TurnAborted, TurnCancellation, UserCancel
 from acp_server.tools.base import ToolOutput
 from acp_server.tools.builtin.web import USER_AGENT, WebFetch
 from acp_server.tools.web_access import WebFetchSettings
-from acp_server.tools.workspace import Sandbox
+from acp_server.tools.workspace import PathRoots
 from tests.support.turns import fresh_signal
 from tests.support.web_server import Page, WebServer, serve_pages
 
@@ -32,7 +32,7 @@ HTML = (
 
 def tool(tmp_path: Path, **settings: object) -> WebFetch:
     values: dict[str, object] = {"allow_private_addresses": True, **settings}
-    return WebFetch(Sandbox(str(tmp_path)), WebFetchSettings(**values))  # type: ignore[arg-type]
+    return WebFetch(PathRoots(str(tmp_path)), WebFetchSettings(**values))  # type: ignore[arg-type]
 
 
 async def fetch(web: WebFetch, url: str, **more: object) -> ToolOutput:
@@ -94,7 +94,7 @@ async def test_a_long_result_is_cut_to_the_budget_with_an_offset_to_read_on(
 ) -> None:
     text = "".join(f"line {n}\n" for n in range(5000)).encode()
     web = WebFetch(
-        Sandbox(str(tmp_path)), WebFetchSettings(allow_private_addresses=True), max_bytes=4096
+        PathRoots(str(tmp_path)), WebFetchSettings(allow_private_addresses=True), max_bytes=4096
     )
     with serve_pages({"/long.txt": Page(text, "text/plain")}) as server:
         first = await fetch(web, f"{server.url}/long.txt")
@@ -222,7 +222,7 @@ async def test_no_cookies_no_credentials_no_keys_are_sent(
     ],
 )
 async def test_private_addresses_are_refused_by_default(tmp_path: Path, url: str) -> None:
-    web = WebFetch(Sandbox(str(tmp_path)))
+    web = WebFetch(PathRoots(str(tmp_path)))
     with serve_pages({"/x": Page(b"<p>internal</p>")}) as server:
         output = await fetch(web, url.format(port=server.port))
         assert server.requests == []
@@ -241,7 +241,7 @@ async def test_private_addresses_are_refused_by_default(tmp_path: Path, url: str
     ],
 )
 async def test_urls_that_could_be_misread_are_refused(tmp_path: Path, url: str, why: str) -> None:
-    output = await fetch(WebFetch(Sandbox(str(tmp_path))), url)
+    output = await fetch(WebFetch(PathRoots(str(tmp_path))), url)
     assert output.failed and why in output.text
 
 
@@ -282,7 +282,7 @@ async def test_the_address_connected_to_is_checked_again(
         return [(0, 0, 0, "", ("93.184.216.34", port))]
 
     monkeypatch.setattr("acp_server.tools.builtin.web.anyio.getaddrinfo", public)
-    web = WebFetch(Sandbox(str(tmp_path)))
+    web = WebFetch(PathRoots(str(tmp_path)))
     with serve_pages({"/x": Page(b"<p>internal secret</p>")}) as server:
         output = await fetch(web, f"{server.url}/x")
     assert output.failed and "loopback" in output.text
