@@ -1,6 +1,6 @@
-"""`FileAccess` on the local disk, opening exactly the object the sandbox checked.
+"""`FileAccess` on the local disk, opening exactly the object the path check passed.
 
-The sandbox checks where a path really goes (`realpath`) before a tool uses it. Opening the
+`PathRoots` checks where a path really goes (`realpath`) before a tool uses it. Opening the
 checked string afterwards would let a directory swapped for a symbolic link in between carry the
 open outside the workspace. So every open here walks the resolved, symlink-free path one
 component at a time from a descriptor of "/", each step with `O_NOFOLLOW`: a component that has

@@ -1,4 +1,4 @@
-"""The workspace sandbox (acp_server/tools/workspace.py) through the built-in tools: `../`,
+"""The path roots (`PathRoots`, acp_server/tools/workspace.py) through the built-in tools: `../`,
 absolute paths elsewhere and symlinks pointing out are refused as failed outputs; additional
 directories count as the workspace.
 """
@@ -17,7 +17,7 @@ from tests.support.tool_workspace import Workspace
 pytestmark = pytest.mark.anyio
 
 
-# The sandbox ----------------------------------------------------------------------------------
+# The path roots -------------------------------------------------------------------------------
 
 
 def escapes(ws: Workspace) -> dict[str, str]:
