@@ -11,8 +11,13 @@ import functools
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from acp_server import __version__
+
+if TYPE_CHECKING:
+    from acp_server.config import Config
+    from acp_server.firstrun.config_access import ConfigAccess
 
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
 COMMANDS = ("setup", "doctor")
@@ -93,6 +98,14 @@ def default_data_dir() -> Path:
     return data_dir()
 
 
+def _config_access() -> ConfigAccess[Config]:
+    """The config file for `setup` and `doctor`: only this module imports its reader."""
+    from acp_server.config import MODEL_ENV, Config, choose_model_spec, config_path, load_config
+    from acp_server.firstrun.config_access import ConfigAccess
+
+    return ConfigAccess(config_path(), load_config, Config, choose_model_spec, MODEL_ENV)
+
+
 def _positive_int(text: str) -> int:
     value = int(text)
     if value <= 0:
@@ -116,11 +129,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "setup":
         from acp_server.firstrun.setup import run_setup
 
-        return run_setup(args)
+        return run_setup(args, _config_access())
     if args.command == "doctor":
         from acp_server.firstrun.doctor import run_doctor
 
-        return run_doctor(args, default_data_dir())
+        return run_doctor(args, default_data_dir(), _config_access())
     from acp_server.config import choose_model_spec, load_config
     from acp_server.models.base import ModelConfigError
     from acp_server.models.providers import default_key_variables, url_credentials

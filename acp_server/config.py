@@ -1,5 +1,6 @@
-"""The configuration file: read once, at the top, by the command line (`cli.py` and its
-commands in `firstrun/`); nothing below them imports this module (`tests/test_layers.py`).
+"""The configuration file: read once, at the top, by the command line: only `cli.py` imports
+this module (`tests/test_layers.py`); its `setup` and `doctor` commands in `firstrun/` get the
+path and this reader from it (`firstrun/config_access.py`).
 
 Where: `config.toml` in the config dir (`acp_server.paths`: `$XDG_CONFIG_HOME/acp-server/`, else
 `~/.config/acp-server/`). A missing file at the default place is the same as an empty one.

@@ -38,9 +38,10 @@ RUNTIME = frozenset({"agent", "session", "models", "tools", "process"})
 in exactly the same way (ARCHITECTURE.md)."""
 PUBLIC_FACE_ONLY = {"acp": "agent", "extensions": "agent"}
 """Importer unit -> unit it may import only through the package itself (its `__init__`)."""
-READ_AT_THE_TOP = {"config": frozenset({"cli", "firstrun"})}
-"""Unit -> the only units that may import it: the config file is read by the command line (the
-server's and its setup/doctor commands'), and each section goes down as its owner's type."""
+READ_AT_THE_TOP = {"config": frozenset({"cli"})}
+"""Unit -> the only units that may import it: the config file is read by the command line alone
+(`setup` and `doctor` get its path and reader from it), and each section goes down as its
+owner's type."""
 FORBIDDEN = {("models", "tools"): "models never import tools (config sections live with tools)"}
 """Edges between units of one layer that must not exist."""
 
@@ -193,6 +194,7 @@ def write(root: Path, relative: str, source: str) -> None:
         ),
         ("acp_server/server.py", "import acp_server.config\n", "read by the CLI alone"),
         ("acp_fixture/x.py", "from acp_server.config import Config\n", "read by the CLI"),
+        ("acp_server/firstrun/x.py", "from acp_server.config import Config\n", "read by the CLI"),
         ("acp_server/models/x.py", "from acp_server.tools import budget\n", "never import tools"),
     ],
 )
@@ -209,7 +211,7 @@ def test_the_checker_accepts_downward_imports_and_finds_cycles(tmp_path: Path) -
     write(tmp_path, "acp_server/tools/x.py", "from acp_server.models import base\n")
     write(tmp_path, "acp_server/cli.py", "from acp_server.config import Config\n")
     write(tmp_path, "acp_server/config.py", "from acp_server.tools import x\n")
-    write(tmp_path, "acp_server/firstrun/x.py", "from acp_server import config\n")
+    write(tmp_path, "acp_server/firstrun/x.py", "from acp_server.firstrun import config_access\n")
     write(tmp_path, "acp_server/session/x.py", "from acp_server.process import y\n")
     write(tmp_path, "acp_server/process/y.py", "from ..session import x\n")
     assert violations(tmp_path) == []

@@ -21,10 +21,9 @@ import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import Literal, TypeVar
 
-if TYPE_CHECKING:
-    from acp_server.config import Config
+from acp_server.firstrun.config_access import ConfigAccess, Settings
 
 __all__ = ["MODEL_TIMEOUT", "Check", "run_doctor"]
 
@@ -38,6 +37,7 @@ LOW_FREE = 256 * 1024 * 1024
 """Below this, a warning."""
 
 Verdict = Literal["ok", "warn", "FAIL"]
+S = TypeVar("S", bound=Settings)
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,14 +54,15 @@ class Check:
         return f"{self.verdict:<4}  {self.name}: {self.detail}{fix}"
 
 
-def run_doctor(args: argparse.Namespace, default_data_dir: Path) -> int:
-    """Print the report; 1 when a first prompt would fail, else 0."""
+def run_doctor(args: argparse.Namespace, default_data_dir: Path, config: ConfigAccess[S]) -> int:
+    """Print the report; 1 when a first prompt would fail, else 0. `config` comes from the CLI
+    (the only importer of `acp_server.config`)."""
     from acp_server import redaction
     from acp_server.models.providers import default_key_variables
 
     redaction.remember(os.environ.get(name) for name in default_key_variables())
     checks: list[Check] = []
-    for check in _checks(args, default_data_dir):
+    for check in _checks(args, default_data_dir, config):
         checks.append(check)
         print(redaction.redact(check.line()), flush=True)
     failed = [c.name for c in checks if c.verdict == "FAIL"]
@@ -72,26 +73,27 @@ def run_doctor(args: argparse.Namespace, default_data_dir: Path) -> int:
     return 0
 
 
-def _checks(args: argparse.Namespace, default_data_dir: Path) -> Iterator[Check]:
+def _checks(
+    args: argparse.Namespace, default_data_dir: Path, access: ConfigAccess[S]
+) -> Iterator[Check]:
     """The checks in order, each computed when the report reaches it (the lines before a slow
     model check show at once)."""
-    config, settings = config_check()
+    config, settings = config_check(access)
     yield config
-    yield model_check(args.model, settings, config_ok=config.verdict != "FAIL")
+    yield model_check(args.model, settings, access, config_ok=config.verdict != "FAIL")
     yield data_dir_check(args.data_dir or default_data_dir)
     yield mode_check(args.mode)
     yield sandbox_check()
     yield stdout_check(args)
 
 
-def config_check() -> tuple[Check, Config]:
+def config_check(access: ConfigAccess[S]) -> tuple[Check, S]:
     from acp_server import redaction
-    from acp_server.config import Config, config_path, load_config
     from acp_server.models.base import ModelConfigError
 
-    path = config_path()
+    path = access.path
     try:
-        settings = load_config()
+        settings = access.read(None)
     except ModelConfigError as exc:
         check = Check(
             "config",
@@ -99,7 +101,7 @@ def config_check() -> tuple[Check, Config]:
             str(exc),
             f"correct {path}, or move it away and run `acp-server setup`",
         )
-        return check, Config()
+        return check, access.defaults()
     redaction.remember(os.environ.get(name) for name in settings.providers.key_variables())
     redaction.remember(settings.providers.file_keys())
     if settings.path is None:
@@ -109,11 +111,12 @@ def config_check() -> tuple[Check, Config]:
     return Check("config", "ok", detail), settings
 
 
-def model_check(cli_model: str | None, settings: Config, *, config_ok: bool) -> Check:
-    from acp_server.config import MODEL_ENV, choose_model_spec
+def model_check(
+    cli_model: str | None, settings: S, access: ConfigAccess[S], *, config_ok: bool
+) -> Check:
     from acp_server.firstrun.probe import ProbeFailure, model_answers
 
-    spec = choose_model_spec(cli_model, settings)
+    spec = access.choose_model(cli_model, settings)
     if spec is None:
         fix = "run `acp-server setup`, or give --model SPEC or ACP_SERVER_MODEL=SPEC"
         if not config_ok:
@@ -122,8 +125,8 @@ def model_check(cli_model: str | None, settings: Config, *, config_ok: bool) -> 
     source = (
         "--model"
         if cli_model
-        else MODEL_ENV
-        if os.environ.get(MODEL_ENV)
+        else access.model_env
+        if os.environ.get(access.model_env)
         else "default_model in the config file"
     )
     try:

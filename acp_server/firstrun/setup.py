@@ -15,16 +15,16 @@ import contextlib
 import os
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, TypeVar
 
+from acp_server.firstrun.config_access import ConfigAccess, Settings
 from acp_server.firstrun.configfile import KeySource, ProviderChoice, edited_config
 from acp_server.firstrun.probe import ProbeFailure, list_models, model_answers
 
-if TYPE_CHECKING:
-    from acp_server.config import Config
+S = TypeVar("S", bound=Settings)
 
 __all__ = ["PROBE_TIMEOUT", "run_setup"]
 
@@ -83,13 +83,13 @@ def _ask(question: Any) -> Any:
     return answer
 
 
-def run_setup(args: argparse.Namespace) -> int:
+def run_setup(args: argparse.Namespace, config: ConfigAccess[S]) -> int:
     """The command; 0 when the config file was written, 1 when cancelled, 2 when it cannot
-    run (no terminal, a config file setup cannot edit)."""
+    run (no terminal, a config file setup cannot edit). `config` comes from the CLI (the only
+    importer of `acp_server.config`)."""
     from acp_server import redaction
-    from acp_server.config import config_path
 
-    path = config_path()
+    path = config.path
     if not (sys.stdin.isatty() and sys.stderr.isatty()):
         say(
             "acp-server setup asks questions: run it in a terminal. Without one, write "
@@ -115,7 +115,7 @@ def run_setup(args: argparse.Namespace) -> int:
     say("Ctrl-C stops at any time and leaves that file as it is.\n")
     try:
         with _questions_on_stderr():
-            choice, answer = _choose(existing)
+            choice, answer = _choose(existing, config.read)
     except (Cancelled, KeyboardInterrupt, EOFError):  # Ctrl-C between two questions too
         say(f"\nSetup cancelled; {path} is unchanged.")
         return 1
@@ -160,7 +160,7 @@ def _questions_on_stderr() -> Iterator[None]:
         yield
 
 
-def _choose(existing: str) -> tuple[ProviderChoice, str]:
+def _choose(existing: str, read: Callable[[Path | None], Settings]) -> tuple[ProviderChoice, str]:
     """Ask until a provider, URL, key and model answered the tiny request."""
     import questionary
 
@@ -190,7 +190,7 @@ def _choose(existing: str) -> tuple[ProviderChoice, str]:
         choice = ProviderChoice(kind.provider, base_url, key, model)
         say(f"  Sending {choice.spec} one tiny request...")
         try:
-            answer = _try(existing, choice)
+            answer = _try(existing, choice, read)
         except ProbeFailure as failure:
             say(f"  {redaction.redact(failure.message)}")
             if failure.kind == "unreachable":
@@ -278,16 +278,15 @@ def _ask_model(models: list[str]) -> str:
     return str(_ask(questionary.text("Model name:", validate=valid))).strip()
 
 
-def _try(existing: str, choice: ProviderChoice) -> str:
+def _try(existing: str, choice: ProviderChoice, read: Callable[[Path | None], Settings]) -> str:
     """The candidate config, read back by the server's own reader, then the tiny request."""
-    from acp_server.config import load_config
     from acp_server.models.base import ModelConfigError
 
     with tempfile.TemporaryDirectory(prefix="acp-server-setup-") as scratch:
         candidate = Path(scratch) / "config.toml"
         candidate.write_text(edited_config(existing, choice), encoding="utf-8")
         try:
-            settings: Config = load_config(candidate)
+            settings = read(candidate)
         except ModelConfigError as exc:
             raise ProbeFailure("other", str(exc)) from None
     # What is written is what is tried: the shell's *_BASE_URL would override the file.
