@@ -38,7 +38,7 @@ from acp_server.session import records as rec
 from acp_server.session.log import SessionLog
 
 from .conversation import SUMMARY_PREFIX, Conversation, compacted, summary_item
-from .events import AgentEvent, CompactionEnded, CompactionStarted
+from .events import AgentEvent, CompactionEnded, CompactionStarted, MessageChunk
 
 KEEP_TURNS = 3
 """Turns kept verbatim, the current one included, when there are enough of them to fit."""
@@ -182,6 +182,25 @@ class Compactor:
             )
         )
         return CompactionResult("completed", self._rebuilt(request, prefix))
+
+    async def command(
+        self,
+        request: ModelRequest,
+        model: ModelProvider,
+        instructions: str | None,
+        signal: TurnSignal,
+    ) -> rec.Outcome:
+        """A `/compact` command's turn: compact now, whatever the size, and say how it went.
+        The caller has resolved the budget's window for `model`."""
+        result = await self.fit(
+            request, model, None, signal, force=True, summarize=True, instructions=instructions
+        )
+        if result.status == "completed":
+            text = "Compacted the conversation."
+        else:
+            text = f"The conversation was not compacted: {result.error}."
+        await self._emit(MessageChunk(None, self._ids("msg"), text))
+        return rec.Completed()
 
     def _bounds(self, turn_id: str | None) -> list[tuple[str, int]]:
         """Where a compaction may cut, most kept first: the prompts of the last turns, then the

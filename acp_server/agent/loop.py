@@ -405,7 +405,7 @@ class AgentLoop:
             return rec.Completed()
 
     async def _compact_turn(self, instructions: str | None, signal: TurnSignal) -> rec.Outcome:
-        """A `/compact` command's turn: compact now, whatever the size, and say how it went."""
+        """A `/compact` command's turn (`Compactor.command`): the whole history, any size."""
         request = ModelRequest(
             session_id=self.session.session_id,
             system_prompt=self.config.system_prompt,
@@ -413,21 +413,7 @@ class AgentLoop:
             tools=list(self._tool_specs),
         )
         await self.budget.resolve(self.config.model, signal)
-        result = await self._compactor.fit(
-            request,
-            self.config.model,
-            None,
-            signal,
-            force=True,
-            summarize=True,
-            instructions=instructions,
-        )
-        if result.status == "completed":
-            text = "Compacted the conversation."
-        else:
-            text = f"The conversation was not compacted: {result.error}."
-        await self._emit(MessageChunk(None, self._ids("msg"), text))
-        return rec.Completed()
+        return await self._compactor.command(request, self.config.model, instructions, signal)
 
     def _end_step(self, turn_id: str, step: int, finish: str) -> None:
         self.session.recorder.step_ended(turn_id, step, finish)
