@@ -4,7 +4,8 @@
 It takes the server's options (before or after the command) and checks, in order: the config
 file parses; a model is configured and answers one tiny request within `MODEL_TIMEOUT`; the
 data dir is writable (or can be created) and has room; bubblewrap works, or why sandboxed mode
-is off (a warning); the server keeps stdout clean. The report is doctor's own stdout; the
+is off (a warning); the server keeps stdout clean. The report goes to stderr and stdout stays
+empty (it is the protocol's in every acp-server process, and a client may run doctor); the
 stdout check runs the real server as a child with the same options and reads the child's fd 1,
 which must hold JSON-RPC frames and nothing else. The exit status is 1 only when a check
 failed that stops a first prompt; warnings leave it 0.
@@ -55,8 +56,9 @@ class Check:
 
 
 def run_doctor(args: argparse.Namespace, default_data_dir: Path, config: ConfigAccess[S]) -> int:
-    """Print the report; 1 when a first prompt would fail, else 0. `config` comes from the CLI
-    (the only importer of `acp_server.config`)."""
+    """Write the report to stderr; 1 when a first prompt would fail, else 0. `config` comes from
+    the CLI (the only importer of `acp_server.config`). stdout stays empty: it is the protocol's
+    in every acp-server process, and a client may run this command too."""
     from acp_server import redaction
     from acp_server.models.providers import default_key_variables
 
@@ -64,12 +66,15 @@ def run_doctor(args: argparse.Namespace, default_data_dir: Path, config: ConfigA
     checks: list[Check] = []
     for check in _checks(args, default_data_dir, config):
         checks.append(check)
-        print(redaction.redact(check.line()), flush=True)
+        print(redaction.redact(check.line()), file=sys.stderr, flush=True)
     failed = [c.name for c in checks if c.verdict == "FAIL"]
     if failed:
-        print(f"\n{len(failed)} problem(s) stop a first prompt: {', '.join(failed)}.")
+        print(
+            f"\n{len(failed)} problem(s) stop a first prompt: {', '.join(failed)}.",
+            file=sys.stderr,
+        )
         return 1
-    print("\nReady for a first prompt.")
+    print("\nReady for a first prompt.", file=sys.stderr)
     return 0
 
 

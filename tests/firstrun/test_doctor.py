@@ -1,5 +1,6 @@
-"""`acp-server doctor` as a real process: one line per check with the fix, exit 1 only when a
-first prompt would fail, never a traceback; the model through a local provider server."""
+"""`acp-server doctor` as a real process: one line per check with the fix on stderr and nothing
+on stdout, exit 1 only when a first prompt would fail, never a traceback; the model through a
+local provider server."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from tests.support.agent_process import SERVER
 from tests.support.fake_provider import KEY, fake_provider
 
 
-def doctor(home: Path, *args: str, **env: str) -> tuple[int, str]:
+def doctor(home: Path, *args: str, own_stdout: str = "", **env: str) -> tuple[int, str]:
     done = subprocess.run(
         [SERVER, *(args or ("doctor",))],
         stdin=subprocess.DEVNULL,
@@ -25,7 +26,10 @@ def doctor(home: Path, *args: str, **env: str) -> tuple[int, str]:
         check=False,
     )
     assert "Traceback" not in done.stdout + done.stderr, done.stderr
-    return done.returncode, done.stdout
+    # stdout is the protocol's in every acp-server process: the report goes to stderr, and
+    # doctor's fd 1 holds only what the environment itself wrote there (`own_stdout`).
+    assert done.stdout == own_stdout
+    return done.returncode, done.stderr
 
 
 def line(report: str, name: str) -> str:
@@ -141,7 +145,14 @@ def test_a_server_that_writes_to_stdout_fails_the_stdout_check(tmp_path: Path) -
     site = tmp_path / "site"
     site.mkdir()
     (site / "sitecustomize.py").write_text("print('hello from sitecustomize', flush=True)\n")
-    status, report = doctor(tmp_path, "--model", "echo", "doctor", PYTHONPATH=str(site))
+    status, report = doctor(
+        tmp_path,
+        "--model",
+        "echo",
+        "doctor",
+        own_stdout="hello from sitecustomize\n",  # doctor's own start runs it too
+        PYTHONPATH=str(site),
+    )
     assert status == 1
     stdout = line(report, "stdout")
     assert stdout.startswith(
