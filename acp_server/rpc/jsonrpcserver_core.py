@@ -7,8 +7,7 @@ import time (jsonschema, attrs, referencing, rpds and jsonschema's format checke
 about 1.1 MiB). We use neither: our router has already checked the envelope, so every call
 passes its own deserializer and a no-op validator, and we serve stdio, not HTTP. What we call
 is the dispatch core that `jsonrpcserver.async_main`'s functions are thin keyword wrappers of:
-`async_dispatcher.dispatch_to_response_pure`, plus `result` (`Success`, `Error`), `response`
-(`to_serializable`) and `sentinels`.
+`async_dispatcher.dispatch_to_response_pure`, plus `result` (`Success`, `Error`) and `sentinels`.
 
 `load()` imports exactly those modules of the installed jsonrpcserver (pinned `<6` in
 pyproject.toml) and returns them behind the names the engine calls. The package `__init__` is
@@ -56,11 +55,10 @@ class DispatchCore:
     """What the engine uses of jsonrpcserver, under the package's own names."""
 
     def __init__(self) -> None:
-        dispatcher, result, response, sentinels = import_without_package_init(
-            PACKAGE, "async_dispatcher", "result", "response", "sentinels"
+        dispatcher, result, sentinels = import_without_package_init(
+            PACKAGE, "async_dispatcher", "result", "sentinels"
         )
         self._pure: Callable[..., Any] = dispatcher.dispatch_to_response_pure
-        self._to_serializable: Callable[[Any], Any] = response.to_serializable
         self.Success: Callable[..., Any] = result.Success
         self.Error: Callable[..., Any] = result.Error
         self.NODATA: Any = sentinels.NODATA
@@ -80,25 +78,6 @@ class DispatchCore:
             deserializer=deserializer,
             validator=validator,
             post_process=_identity,
-            context=context,
-            methods=methods,
-            request=request,
-        )
-
-    async def async_dispatch_to_serializable(
-        self,
-        request: Any,
-        methods: Mapping[str, Callable[..., Any]],
-        *,
-        context: Any,
-        deserializer: Callable[[Any], Any],
-        validator: Callable[[Any], Any],
-    ) -> Any:
-        """`jsonrpcserver.async_dispatch_to_serializable`, without its default validator."""
-        return await self._pure(
-            deserializer=deserializer,
-            validator=validator,
-            post_process=self._to_serializable,
             context=context,
             methods=methods,
             request=request,
