@@ -165,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     child_environment = {k: v for k, v in os.environ.items() if k not in hidden}
     offered = tuple(dict.fromkeys([*([spec] if spec else []), *config.offered]))
 
-    from acp_server.tools.permissions import ModeRefused, check_mode
+    from acp_server.tools.modes import ModeRefused, check_mode
 
     try:
         mode = check_mode(args.mode)
@@ -183,7 +183,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from acp_server.acp.options import ServerOptions
     from acp_server.server import run
-    from acp_server.tools.repo_files import user_instructions_file
+    from acp_server.agent.instruction_settings import user_instructions_file
 
     # The one translation: the file's sections, plus what only the command line knows (the
     # user's own AGENTS.md, the fixed date of --deterministic), into what their owners take;

@@ -72,8 +72,8 @@ file's keys to them (`_SECTIONS`), finds the line a message names, and picks the
   `TurnLimits`, `agent/settings.py`;
 - `[providers.NAME]`: `ProviderTables`, `models/providers.py` (the provider registry);
 - `[tools]`: `ToolBudget`, `tools/budget.py`;
-- `[instructions]`: `InstructionSettings`, `agent/instructions.py`;
-- `[sandbox]`: `SandboxSettings`, `tools/command_sandbox.py`;
+- `[instructions]`: `InstructionSettings`, `agent/instruction_settings.py`;
+- `[sandbox]`: `SandboxSettings`, `tools/sandbox_settings.py`;
 - `[web_fetch]`: `WebFetchSettings`, `tools/web_access.py`;
 - `[skills]`: `SkillPlaces`, `tools/skill_places.py`.
 
@@ -97,14 +97,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from acp_server.agent.instructions import InstructionSettings, instruction_settings
+from acp_server.agent.instruction_settings import InstructionSettings, instruction_settings
 from acp_server.agent.settings import TURN_KEYS, TurnLimits, turn_limits
 from acp_server.models.base import ModelConfigError
 from acp_server.models.providers import ProviderSettings, ProviderTables, provider_tables
 from acp_server.models.spec import check_spec
 from acp_server.paths import config_dir
 from acp_server.tools.budget import ToolBudget, tool_budget
-from acp_server.tools.command_sandbox import SandboxSettings, sandbox_settings
+from acp_server.tools.sandbox_settings import SandboxSettings, sandbox_settings
 from acp_server.tools.skill_places import SkillPlaces, skill_places
 from acp_server.tools.web_access import WebFetchSettings, web_fetch_settings
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from msgspec import UNSET
 
@@ -20,13 +21,15 @@ from acp_protocol.session_update import (
     AvailableCommandsUpdate,
     UnstructuredCommandInput,
 )
-from acp_server.tools.custom_commands import CommandScan, scan_commands, user_commands_dir
-from acp_server.tools.repo_files import user_instructions_file
+from acp_server.agent import user_instructions_file
 from acp_server.tools.skill_places import SkillPlaces
 
 from .context import BridgeContext
 from .mode_options import COMMANDS, MODEL_COMMAND, available_commands
 from .update_sender import send_update
+
+if TYPE_CHECKING:
+    from acp_server.tools.custom_commands import CommandScan
 
 log = logging.getLogger(__name__)
 
@@ -37,6 +40,10 @@ BUILTIN_NAMES = frozenset([*(c.name for c in COMMANDS.available_commands), MODEL
 def scan_for(session_id: str, cwd: str, places: SkillPlaces) -> CommandScan:
     """The custom commands and skills (from `places`) of `cwd` and the user's config dir,
     read now."""
+    # Here, not at the top: `session/new` is answered before the scan, which is the first
+    # thing to need the files' readers (the ready-before-the-runtime RFC).
+    from acp_server.tools.custom_commands import CommandScan, scan_commands, user_commands_dir
+
     try:
         user_dir = user_commands_dir(user_instructions_file())
         return scan_commands(Path(cwd), user_dir, BUILTIN_NAMES, places)

@@ -15,14 +15,14 @@ from typing import TYPE_CHECKING
 from acp_server.agent import InstructionSettings, TurnLimits
 from acp_server.rpc.framing import DEFAULT_MAX_LINE_BYTES
 from acp_server.tools.budget import ToolBudget
-from acp_server.tools.command_sandbox import SandboxSettings
+from acp_server.tools.sandbox_settings import SandboxSettings
 from acp_server.tools.skill_places import SkillPlaces
 from acp_server.tools.web_access import WebFetchSettings
 
 if TYPE_CHECKING:
     from acp_server.ids import SequentialIds
     from acp_server.models.base import ModelProvider
-    from acp_server.tools.permissions import Mode
+    from acp_server.tools.modes import Mode
 
 
 @dataclass(frozen=True)

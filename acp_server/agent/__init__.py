@@ -4,8 +4,9 @@ This module is the runtime's public face: the ACP bridge and the extensions impo
 only, never from the modules below it (tests may). See
 docs/rfc/implemented/architecture/2026-12-01-layers-and-bridge.md.
 
-The names load on first use (PEP 562 `__getattr__`): importing `acp_server.agent.settings` (what
-the CLI does to read the config file, before `initialize` is answered) does not load the loop.
+The names load on first use (PEP 562 `__getattr__`): importing `acp_server.agent.settings` or
+`acp_server.agent.instruction_settings` (what the CLI does to read the config file, before
+`initialize` is answered) does not load the loop.
 """
 
 from __future__ import annotations
@@ -31,12 +32,8 @@ if TYPE_CHECKING:
         TurnEnded,
     )
     from .inbox import Blocked, Dropped, PromptTicket, TicketResult
-    from .instructions import (
-        InstructionSettings,
-        ProjectInstructions,
-        Roots,
-        user_instructions_file,
-    )
+    from .instruction_settings import InstructionSettings, user_instructions_file
+    from .instructions import ProjectInstructions, Roots
     from .loop import AgentConfig
     from .rewind import RewindDone, RewindFailed, rewind_to, session_turns
     from .seams import PromptSubmission, Seams, StepInfo, StepResult, TurnProgress
@@ -54,7 +51,7 @@ _HOME = {
     "CompactionEnded": "events",
     "CompactionStarted": "events",
     "Dropped": "inbox",
-    "InstructionSettings": "instructions",
+    "InstructionSettings": "instruction_settings",
     "MessageChunk": "events",
     "ModelWaiting": "events",
     "PlanUpdated": "events",
@@ -83,7 +80,7 @@ _HOME = {
     "session_task_tool": "subagents",
     "session_turns": "rewind",
     "spawn_agent": "agent",
-    "user_instructions_file": "instructions",
+    "user_instructions_file": "instruction_settings",
 }
 """Each public name and the module below that defines it."""
 

@@ -14,15 +14,14 @@ with control characters escaped, so a repository cannot forge a heading of this 
 
 from __future__ import annotations
 
-import datetime
 import logging
 import os
 import platform
 import re
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from acp_server.cancellation import TurnSignal
 from acp_server.tools.custom_commands import skills_listing, user_commands_dir
@@ -33,11 +32,13 @@ from acp_server.tools.repo_files import (
     find_repository_root,
     read_capped,
 )
-from acp_server.tools.repo_files import (
-    user_instructions_file as user_instructions_file,
-)
-from acp_server.tools.skill_places import SkillPlaces
 from acp_server.tools.workspace import NotRegularFile
+
+from .instruction_settings import DEFAULT_FILE_NAMES as DEFAULT_FILE_NAMES
+from .instruction_settings import DEFAULT_MAX_BYTES as DEFAULT_MAX_BYTES
+from .instruction_settings import InstructionSettings as InstructionSettings
+from .instruction_settings import instruction_settings as instruction_settings
+from .instruction_settings import user_instructions_file as user_instructions_file
 
 if TYPE_CHECKING:
     from .seams import StepInfo
@@ -65,61 +66,7 @@ How to work:
 - Instructions from project files below apply to this workspace; the user's own words in the
   conversation take precedence over them."""
 
-DEFAULT_FILE_NAMES = ("AGENTS.md",)
 _GIT_FILE_LIMIT = 4096
-DEFAULT_MAX_BYTES = 32 * 1024
-
-
-@dataclass(frozen=True)
-class InstructionSettings:
-    """Which instruction files are read, and how much of them may reach the model."""
-
-    file_names: tuple[str, ...] = DEFAULT_FILE_NAMES
-    """Names looked for in every directory from the repository root down to the cwd."""
-    max_bytes: int = DEFAULT_MAX_BYTES
-    """The budget for all instruction files together; the rest is cut with a note."""
-    user_file: Path | None = None
-    """The user's own file (`$XDG_CONFIG_HOME/acp-server/AGENTS.md`), read first."""
-    today: Callable[[], str] = field(default=lambda: datetime.date.today().isoformat())
-    """Today's date as YYYY-MM-DD; fixed under --deterministic."""
-    skill_places: SkillPlaces = field(default_factory=SkillPlaces)
-    """Where skills are looked for (`[skills] dirs`); their names and descriptions are listed."""
-
-
-def instruction_settings(
-    entry: Any, error: Callable[[str, str | None, str | None], Exception]
-) -> InstructionSettings:
-    """The config file's `[instructions]` table over the defaults (`user_file` and `today` are
-    the CLI's to set); `error(problem, key, table)` makes the exception naming the file and
-    line."""
-    table = "instructions"
-    if not isinstance(entry, dict):
-        raise error("[instructions] must be a table", "instructions", None)
-    settings = InstructionSettings()
-    for key, value in entry.items():
-        if key == "files":
-            if not isinstance(value, list) or not all(
-                isinstance(v, str) and v and "/" not in v and v not in (".", "..") for v in value
-            ):
-                raise error(
-                    "[instructions] `files` must be a list of file names (no directories)",
-                    key,
-                    table,
-                )
-            settings = replace(settings, file_names=tuple(value))
-        elif key == "max_bytes":
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise error(
-                    "[instructions] `max_bytes` must be a whole number of bytes (0 or more)",
-                    key,
-                    table,
-                )
-            settings = replace(settings, max_bytes=value)
-        else:
-            raise error(
-                f"unknown key `{key}` in [instructions]; expected files or max_bytes", key, table
-            )
-    return settings
 
 
 @dataclass(frozen=True)

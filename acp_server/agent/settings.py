@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from acp_server.models.budget import DEFAULT_THRESHOLD
+from acp_server.models.output import DEFAULT_THRESHOLD
 
 __all__ = [
     "DEFAULT_MAX_FAILED_CALLS",

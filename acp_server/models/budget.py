@@ -30,6 +30,7 @@ from acp_server.models.base import (
     ToolSpec,
     Usage,
 )
+from acp_server.models.output import DEFAULT_THRESHOLD as DEFAULT_THRESHOLD
 from acp_server.models.output import MIN_OUTPUT_TOKENS
 from acp_server.models.window import DEFAULT_WINDOWS, ContextWindow, context_window_of
 
@@ -41,10 +42,6 @@ __all__ = [
     "estimate_items",
     "estimate_request",
 ]
-
-DEFAULT_THRESHOLD = 0.8
-"""The fraction of the context window above which a request is compacted before it is sent:
-the rest is room for the answer and for the estimate's error."""
 
 BYTES_PER_TOKEN = 3
 """UTF-8 bytes per token, rounded down: English prose is ~4 bytes a token, code and JSON ~3,

@@ -14,12 +14,14 @@ import importlib
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import replace
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from acp_server.models.base import ModelConfigError, ModelProvider
-from acp_server.models.http import HttpOptions
 from acp_server.models.providers import PROVIDERS, ProviderSettings, ProviderTables
 from acp_server.models.script import echo_provider, load_script
+
+if TYPE_CHECKING:
+    from acp_server.models.http import HttpOptions
 
 __all__ = ["check_spec", "load_model"]
 
@@ -109,6 +111,10 @@ def _base_url(
 
 
 def _options(provider: ProviderSettings, model: str) -> HttpOptions:
+    # Here, not at the top: the CLI checks and loads `echo` and `script:` models before
+    # `session/new` is answered; a network provider's class imports this module anyway.
+    from acp_server.models.http import HttpOptions
+
     options = HttpOptions()
     if provider.connect_timeout is not None:
         options = replace(options, connect_timeout=provider.connect_timeout)

@@ -12,9 +12,12 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from acp_server.tools.base import ToolOutput
+if TYPE_CHECKING:
+    # A type only: the config file's reader imports `ToolBudget` before `session/new` is
+    # answered, without the tools' base (the ready-before-the-runtime RFC).
+    from acp_server.tools.base import ToolOutput
 
 NOTE_ROOM = 512
 """Bytes a tool keeps free under the cap for its own closing note."""

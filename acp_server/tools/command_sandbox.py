@@ -11,54 +11,20 @@ run as before, unconfined. See docs/rfc/implemented/feature/2026-12-01-command-s
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 from acp_server.cancellation import TurnSignal
 from acp_server.process import ProcessRegistry
 from acp_server.process.bubblewrap import confine, writable_roots
 from acp_server.tools.local_commands import LocalCommands
+from acp_server.tools.sandbox_settings import SandboxSettings as SandboxSettings
+from acp_server.tools.sandbox_settings import sandbox_settings as sandbox_settings
 from acp_server.tools.workspace import CommandResult, CommandWatch, PathRoots
 
 Need = Literal["network", "write_outside"]
 NEEDS: tuple[Need, ...] = ("network", "write_outside")
-
-
-@dataclass(frozen=True)
-class SandboxSettings:
-    """`[sandbox]` of the config file."""
-
-    network: bool = False
-    """Whether confined commands reach the network without asking."""
-    writable: tuple[str, ...] = ()
-    """Paths writable besides the workspace roots (`~` is expanded; missing ones are skipped)."""
-
-
-def sandbox_settings(
-    entry: Any, error: Callable[[str, str | None, str | None], Exception]
-) -> SandboxSettings:
-    """The config file's `[sandbox]` table; `error(problem, key, table)` makes the exception
-    that names the file and line."""
-    if not isinstance(entry, dict):
-        raise error("[sandbox] must be a table", "sandbox", None)
-    network, writable = False, ()
-    for key, value in entry.items():
-        if key == "network" and isinstance(value, bool):
-            network = value
-        elif key == "writable" and (
-            isinstance(value, list)
-            and all(isinstance(v, str) and v[:1] in "/~" and "\0" not in v for v in value)
-        ):
-            writable = tuple(value)
-        elif key in ("network", "writable"):
-            kind = "true or false" if key == "network" else "a list of paths (/... or ~/...)"
-            raise error(f"[sandbox] `{key}` must be {kind}", key, "sandbox")
-        else:
-            raise error(
-                f"unknown key `{key}` in [sandbox]; expected network or writable", key, "sandbox"
-            )
-    return SandboxSettings(network, writable)
 
 
 WITH_NETWORK = (

@@ -19,10 +19,15 @@ from acp_server.verdicts import Deny
 
 from .base import Tool, ToolKind
 from .command_sandbox import CommandPlan, CommandSandbox
+from .modes import MODE_IDS as MODE_IDS
+from .modes import MODES as MODES
+from .modes import SANDBOX_ENV as SANDBOX_ENV
+from .modes import Mode as Mode
+from .modes import ModeInfo as ModeInfo
+from .modes import ModeRefused as ModeRefused
+from .modes import check_mode as check_mode
 from .permission_rules import Rules, rule_scope
 from .workspace import PathRefused, PathRoots
-
-Mode = Literal["default", "accept_edits", "read_only", "sandboxed", "bypass"]
 
 
 class CallToApprove(Protocol):
@@ -40,57 +45,8 @@ class CallToApprove(Protocol):
 Answer = Literal["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"]
 
 
-@dataclass(frozen=True)
-class ModeInfo:
-    """A mode as offered to clients."""
-
-    id: Mode
-    name: str
-    description: str
-
-
-MODES: tuple[ModeInfo, ...] = (
-    ModeInfo("default", "Ask", "Ask before editing files or running commands."),
-    ModeInfo(
-        "accept_edits", "Accept edits", "Edit files in the workspace freely; ask before commands."
-    ),
-    ModeInfo("read_only", "Read only", "Read and search only: no edits, no commands."),
-    ModeInfo(
-        "sandboxed",
-        "Sandboxed",
-        "Edit the workspace freely and run commands in a sandbox (workspace writable, no "
-        "network) without asking; ask before a command that needs more.",
-    ),
-    ModeInfo("bypass", "Bypass", "Allow everything without asking."),
-)
-MODE_IDS: frozenset[str] = frozenset(m.id for m in MODES)
-
-SANDBOX_ENV = "ACP_SERVER_SANDBOXED"
-"""Set to 1 when the agent runs inside a container or sandbox: only then may root use bypass."""
-
 _READS: frozenset[ToolKind] = frozenset({"read", "search", "think"})
 _EDITS: frozenset[ToolKind] = frozenset({"edit", "delete", "move"})
-
-
-class ModeRefused(Exception):
-    """A mode switch that is not allowed here (the message says why)."""
-
-
-def check_mode(
-    mode: str, environ: Mapping[str, str] = os.environ, sandbox_missing: str = ""
-) -> Mode:
-    """`mode` if this process may use it; `ModeRefused` otherwise. `sandbox_missing` says
-    why the command sandbox cannot run here ("" when it can, or is not known yet)."""
-    if mode not in MODE_IDS:
-        raise ModeRefused(f"unknown mode {mode!r}; modes: {', '.join(sorted(MODE_IDS))}")
-    if mode == "sandboxed" and sandbox_missing:
-        raise ModeRefused(f"sandboxed mode is not available: {sandbox_missing}")
-    if mode == "bypass" and os.geteuid() == 0 and environ.get(SANDBOX_ENV) != "1":
-        raise ModeRefused(
-            "bypass mode is refused when acp-server runs as root; run it as a normal user, "
-            f"or set {SANDBOX_ENV}=1 if it runs inside a container or sandbox"
-        )
-    return mode  # type: ignore[return-value]
 
 
 Verdict = Literal["allow", "ask", "deny"]

@@ -1,6 +1,7 @@
 """Reading a repository's own files that reach the model or the user's prompt (`AGENTS.md`,
 custom command files) the hostile-input way: no link out of the repository, no FIFO or device,
-no file of another user, never more than a budget; and the user's own AGENTS.md in the config dir.
+no file of another user, never more than a budget. (Where the user's own AGENTS.md is:
+`acp_server/agent/instruction_settings.py`.)
 
 Kept light (no runtime imports): `session/new` lists custom commands before the runtime loads.
 """
@@ -9,17 +10,10 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Mapping
 from pathlib import Path
 
-from acp_server.paths import config_dir
 from acp_server.tools.printable import one_line
 from acp_server.tools.workspace import PathRefused, TooManyLinks, real_path
-
-
-def user_instructions_file(environ: Mapping[str, str] = os.environ) -> Path:
-    """`AGENTS.md` in the user's config dir (`acp_server.paths.config_dir`)."""
-    return config_dir(environ) / "AGENTS.md"
 
 
 def find_repository_root(start: Path) -> Path | None:

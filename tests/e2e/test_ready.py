@@ -237,6 +237,83 @@ async def test_session_new_is_answered_before_jsonrpcserver_and_the_runtime_are_
     assert imported("acp_server.tools.builtin") > created
 
 
+# The config file's section owners and what only they import: the CLI reads every section
+# through its settings module (agent/settings.py, agent/instruction_settings.py,
+# tools/budget.py, tools/sandbox_settings.py, tools/web_access.py, tools/skill_places.py,
+# models/providers.py) and names the modes through tools/modes.py; the owners load in the
+# warm-up, the files' readers with the slash-command scan right after the answer.
+NOT_BEFORE_READY = (
+    "acp_server.agent.instructions",
+    "acp_server.models.budget",
+    "acp_server.models.http",
+    "acp_server.tools.base",
+    "acp_server.tools.command_sandbox",
+    "acp_server.tools.custom_commands",
+    "acp_server.tools.permissions",
+    "acp_server.tools.repo_files",
+    "acp_server.tools.workspace",
+)
+READ_BEFORE_READY = (
+    "acp_server.agent.instruction_settings",
+    "acp_server.agent.settings",
+    "acp_server.tools.budget",
+    "acp_server.tools.modes",
+    "acp_server.tools.sandbox_settings",
+)
+
+EVERY_SECTION = """\
+max_steps = 50
+context_threshold = 0.7
+[subagents]
+max_depth = 1
+[providers.openai]
+base_url = "http://127.0.0.1:9/v1"
+[tools]
+max_result_bytes = 32768
+[instructions]
+files = ["AGENTS.md"]
+[sandbox]
+network = false
+[web_fetch]
+timeout = 5
+[skills]
+dirs = [".agents/skills"]
+"""
+
+
+async def test_a_config_file_is_read_without_its_sections_owners_before_session_new_is_answered(
+    tmp_path: Path,
+) -> None:
+    """Every section of the file is read and checked at startup (a bad one still stops the
+    process there: tests/firstrun/test_configfile.py), but by its settings module alone."""
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "config" / "acp-server").mkdir(parents=True)
+    (tmp_path / "config" / "acp-server" / "config.toml").write_text(EVERY_SECTION)
+    cwd = {"cwd": str(tmp_path / "ws"), "mcpServers": []}
+    log = tmp_path / "stderr.txt"
+    env = {"PYTHONPROFILEIMPORTTIME": "1", "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    with log.open("wb") as stderr:
+        process = await serve(tmp_path, "echo", "--log-level", "info", stderr=stderr, env=env)
+    client = RawClient(process)
+    await client.send(INITIALIZE, request(1, "session/new", cwd))
+    await client.response(1)
+    await client.send(prompt(2, "sess_0001", "hi"))  # waits for the warm-up, then runs
+    assert (await client.response(2))["result"]["stopReason"] == "end_turn"
+    await finish(process)
+
+    lines = log.read_text().splitlines()
+    created = next(i for i, line in enumerate(lines) if "session sess_0001 created" in line)
+
+    def modules(part: list[str]) -> set[str]:
+        return {line.rsplit("|", 1)[1].strip() for line in part if line.startswith("import time:")}
+
+    before, after = modules(lines[:created]), modules(lines[created:])
+    assert set(READ_BEFORE_READY) <= before, set(READ_BEFORE_READY) - before
+    assert not before & set(NOT_BEFORE_READY), before & set(NOT_BEFORE_READY)
+    # The owners do load, once the session is answered.
+    assert {"acp_server.agent.instructions", "acp_server.tools.permissions"} <= after
+
+
 # Imported by nothing an idle session does (figures: the ready-before-the-runtime RFC): the
 # jsonschema validator and HTTP server of jsonrpcserver's package `__init__`, which the dispatch
 # core is imported without (acp_server/rpc/jsonrpcserver_core.py); the package file list
