@@ -91,7 +91,6 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -192,6 +191,10 @@ def load_config(path: str | Path | None = None, environ: Mapping[str, str] = os.
         return Config()
     except OSError as exc:
         raise ModelConfigError(f"config file {file}: cannot read: {exc.strerror}") from None
+    # Only when there is a file: without one, no spawn pays for the parser (~5 ms) before
+    # `session/new` is answered (the ready-before-the-runtime RFC).
+    import tomllib
+
     try:
         text = data.decode("utf-8")
         table = tomllib.loads(text)

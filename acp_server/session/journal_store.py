@@ -30,7 +30,6 @@ import fcntl
 import io
 import logging
 import os
-import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -111,7 +110,9 @@ class JournalStore:
             )
         self._ensure_sessions_dir()
         data = msgspec.json.encode(header) + b"\n"
-        tmp = self.sessions_dir / f".{session_id}.{secrets.token_hex(6)}.tmp"
+        # os.urandom(6).hex() is secrets.token_hex(6), without importing hmac and hashlib
+        # before the first `session/new` is answered.
+        tmp = self.sessions_dir / f".{session_id}.{os.urandom(6).hex()}.tmp"
         fd = fs.open_new(tmp)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # a new file nobody else knows of

@@ -6,6 +6,7 @@ the session's roots and the configured extra paths writable, the rest read-only,
 (`needs: ["network"]`, `needs: ["write_outside"]`); the permission policy asks about it first,
 and an allowed one runs with the network, or outside the sandbox. In the other modes commands
 run as before, unconfined. See docs/rfc/implemented/feature/2026-12-01-command-sandbox.md.
+`[sandbox]` of the config file: `tools/sandbox_settings.py` (re-exported here).
 """
 
 from __future__ import annotations

@@ -3,7 +3,8 @@
 The policy decides per tool call from the session's mode, the tool's kind, whether every path
 it touches is inside the workspace, and the user's earlier "always" answers. When it must ask,
 it asks through `PermissionAsker` (the ACP bridge sends `session/request_permission`). See
-docs/rfc/implemented/feature/2026-11-30-permissions-and-modes.md.
+docs/rfc/implemented/feature/2026-11-30-permissions-and-modes.md. The modes themselves and
+`check_mode`: `tools/modes.py` (re-exported here).
 """
 
 from __future__ import annotations
