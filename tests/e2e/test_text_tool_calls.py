@@ -166,6 +166,9 @@ async def test_a_call_written_as_text_is_announced_before_the_message_ends(
         async with running_agent(*args, env=env) as (conn, _, frames, _):
             sid = await start(conn, tmp_path)
             response = await conn.prompt(session_id=sid, prompt=[text_block("the number?")])
+        async with running_agent(*args, env=env) as (conn, _, _, replayed):
+            await conn.initialize(protocol_version=1)
+            await conn.load_session(session_id=sid, cwd=str(tmp_path), mcp_servers=[])
     assert response.stop_reason == "end_turn"
     updates = wire_updates(frames)
     kinds = [u["sessionUpdate"] for u in updates]
@@ -201,6 +204,12 @@ async def test_a_call_written_as_text_is_announced_before_the_message_ends(
     assert kinds.count("tool_call") == 1
     assert model_text(updates) == "".join(SLOW_CALL) + "It is 7."
     assert len(chat_bodies(server)) == 2
+    # Replayed: the one call under the same id, with its input and final status.
+    history = [u for _, u in replayed.updates]
+    [again] = [u for u in history if u.session_update == "tool_call"]
+    assert (again.tool_call_id, again.raw_input) == (call_id, whole)
+    ends = [u.status for u in history if u.session_update == "tool_call_update"]
+    assert ends == ["completed"]
 
 
 NOT_A_CALL = [
