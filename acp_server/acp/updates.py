@@ -84,6 +84,8 @@ def update_for(event: AgentEvent) -> SessionUpdate | None:
             locations=[_location(loc) for loc in event.locations] or UNSET,
         )
     if isinstance(event, ToolCallDrafted):
+        raw = event.raw_input
+        raw_input = UNSET if raw is None else raw if isinstance(raw, str) else dict(raw)
         if event.first:
             return ToolCall(
                 tool_call_id=event.call_id,
@@ -91,9 +93,9 @@ def update_for(event: AgentEvent) -> SessionUpdate | None:
                 name=event.name,
                 kind=event.kind,
                 status="pending",
-                raw_input=event.raw_input,
+                raw_input=raw_input,
             )
-        return ToolCallUpdate(tool_call_id=event.call_id, raw_input=event.raw_input)
+        return ToolCallUpdate(tool_call_id=event.call_id, raw_input=raw_input)
     if isinstance(event, ModelWaiting):
         return UsageUpdate(
             used=event.used,

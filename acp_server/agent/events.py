@@ -52,13 +52,14 @@ class ToolCallAnnounced:
 @dataclass(frozen=True)
 class ToolCallDrafted:
     """The model is writing a tool call: its name is known, `raw_input` is the argument text
-    so far (`first`: the call's first draft, which announces it)."""
+    so far (an API call), or what parses of its arguments so far (a call written as text; None:
+    nothing yet) (`first`: the call's first draft, which announces it)."""
 
     turn_id: str
     call_id: str
     name: str
     kind: ToolKind
-    raw_input: str
+    raw_input: str | Mapping[str, Any] | None
     first: bool
 
 

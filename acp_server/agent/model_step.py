@@ -1,7 +1,8 @@
 """One model request of a step, fitted and streamed: its output budget set, compacted and
 retried once if the server says it does not fit, then streamed: text and thoughts shown as
-they come, tool calls shown while the model writes them, a keep-alive while it is quiet, calls
-the model wrote as text recognised, and the answer recorded, even when the stream is cut short.
+they come, tool calls shown while the model writes them (also those it writes as text), a
+keep-alive while it is quiet, calls the model wrote as text recognised, and the answer recorded,
+even when the stream is cut short.
 
 The agent loop (`acp_server/agent/loop.py`) builds the request and decides what the answer
 means; `acp_server/agent/tool_calls.py` runs the calls. See
@@ -41,12 +42,17 @@ from acp_server.tools.base import Tool
 from .compaction import Compactor
 from .events import AgentEvent, MessageChunk, ThoughtChunk
 from .progress import Drafts, keep_alive
+from .text_call_start import CallStart
 from .text_calls import reads_text_calls, text_calls
 from .tool_calls import ToolCalls
 
 __all__ = ["ModelStep"]
 
 log = logging.getLogger(__name__)
+
+NOT_A_CALL = "not run: the message was not a tool call after all; it stays text"
+"""Why a call announced from the start of a message's text ends `failed` when the whole message
+turns out not to be calls."""
 
 
 class ModelStep:
@@ -114,6 +120,7 @@ class ModelStep:
         finish = "stop"
         drafts = Drafts(turn_id, self._tools, self._emit)
         from_text: set[str] = set()
+        start = _TextStart(self._tools, self._ids) if reads_text_calls(self._model) else None
         used = self._budget.estimate(request)
         alive = keep_alive(self._emit, turn_id, used, self._budget.window, self._alive_interval)
         try:
@@ -126,23 +133,32 @@ class ModelStep:
                     if isinstance(event, TextDelta):
                         pieces.add("text", event.text)
                         await self._emit(MessageChunk(turn_id, message_id, event.text))
+                        if start is not None:
+                            await start.feed(event.text, drafts)
                     elif isinstance(event, ThoughtDelta):
                         pieces.add("thought", event.text)
                         await self._emit(ThoughtChunk(turn_id, message_id, event.text))
                     elif isinstance(event, ToolCallDraft):
                         await drafts.add(event)
+                        if start is not None:
+                            start.stop()  # the response makes API calls
                     elif isinstance(event, ToolCallEvent):
                         calls.append(event.call)
+                        if start is not None:
+                            start.stop()
                     elif isinstance(event, Usage):
                         self._on_usage(event)
                     elif isinstance(event, Finish):
                         finish = event.reason
+            announced = start.announced if start is not None else None
             if not calls and finish == "stop" and reads_text_calls(self._model):
-                recognised = await self._text_calls(turn_id, pieces)
+                recognised = await self._text_calls(turn_id, pieces, announced)
                 if recognised:
                     calls.extend(recognised)
                     from_text.update(c.call_id for c in recognised)
                     finish = "tool_calls"
+            if announced is not None and announced[0] not in from_text and finish != "max_tokens":
+                await drafts.close(announced[0], NOT_A_CALL)
         except TurnAborted:
             await drafts.close_unfinished(set(), "cancelled")
             raise
@@ -165,9 +181,12 @@ class ModelStep:
         text = "".join(p.text for p in parts if isinstance(p, rec.TextPart))
         return text, calls, finish
 
-    async def _text_calls(self, turn_id: str, pieces: _Pieces) -> list[ToolCallRequest]:
+    async def _text_calls(
+        self, turn_id: str, pieces: _Pieces, announced: tuple[str, str] | None
+    ) -> list[ToolCallRequest]:
         """The calls the model wrote as its whole message, if it did (see text_calls.py); the
-        client is told they run as calls."""
+        client is told they run as calls. The first keeps the id it was announced under while
+        it streamed (`announced`: id and name), when it is that call."""
         text = "".join(p.text for p in pieces.parts() if isinstance(p, rec.TextPart))
         found = text_calls(text, self._tools)
         if not found:
@@ -181,10 +200,41 @@ class ModelStep:
             said = f"the model wrote {len(found)} calls as text ({names}); they run as tool calls."
         note = f"\n\n(acp-server: {said})"
         await self._emit(MessageChunk(turn_id, self._ids("msg"), note, from_agent=True))
+        same = announced is not None and announced[1] == found[0].name
+        ids = [announced[0]] if announced is not None and same else []  # else: closed failed
+        ids.extend(self._ids("call") for _ in found[len(ids) :])
         return [
-            ToolCallRequest(call_id=self._ids("call"), name=call.name, arguments=call.arguments)
-            for call in found
+            ToolCallRequest(call_id=call_id, name=call.name, arguments=call.arguments)
+            for call_id, call in zip(ids, found, strict=True)
         ]
+
+
+class _TextStart:
+    """The start of a call the model writes as text in this response's message, announced as
+    a drafted call once seen (see text_call_start.py)."""
+
+    def __init__(self, tools: Mapping[str, Tool], ids: IdFactory) -> None:
+        self._watch = CallStart(tools)
+        self._ids = ids
+        self._stopped = False
+        self.announced: tuple[str, str] | None = None
+        """The announced call's id and tool name."""
+
+    def stop(self) -> None:
+        """Watch no more (a call already announced stays, to be closed at the end)."""
+        self._stopped = True
+
+    async def feed(self, text: str, drafts: Drafts) -> None:
+        watch = self._watch
+        if self._stopped:
+            return
+        if watch.watching:
+            watch.feed(text)
+        if watch.name is None:
+            return
+        if self.announced is None:
+            self.announced = (self._ids("call"), watch.name)
+        await drafts.add_text(self.announced[0], watch.name, watch.arguments)
 
 
 class _Pieces:

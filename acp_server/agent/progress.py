@@ -5,7 +5,9 @@
   argument text so far) is updated at most every `DRAFT_INTERVAL_S` while the arguments
   stream. When the call is complete the loop completes that announcement (title, parsed
   input, locations); a drafted call the response never completed (cut by the output limit, a
-  cancel, a failed request) ends `failed`, saying why.
+  cancel, a failed request) ends `failed`, saying why. A call the model writes as text is
+  announced the same way once its start is seen (`add_text`, see text_call_start.py); its raw
+  input is what parses of its arguments so far, an object.
 - **Still alive** (`keep_alive`): when a request has streamed nothing for `alive_interval`
   seconds (prefill of a long prompt on a small machine, or a provider that does not stream
   what it generates), a `ModelWaiting` event is sent, and again after each further quiet
@@ -20,11 +22,12 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
+from typing import Any
 
 import anyio
 
 from acp_server.models.base import ToolCallDraft
-from acp_server.tools.base import Tool
+from acp_server.tools.base import Tool, ToolKind
 
 from .events import AgentEvent, ModelWaiting, ToolCallDrafted, ToolCallProgress
 
@@ -39,13 +42,14 @@ Emit = Callable[[AgentEvent], Awaitable[None]]
 
 
 class _Draft:
-    __slots__ = ("last_shown", "name", "pieces", "shown")
+    __slots__ = ("known", "last_shown", "name", "pieces", "shown")
 
     def __init__(self, name: str) -> None:
         self.name = name
         self.pieces: list[str] = []
         self.last_shown = time.monotonic()
         self.shown = 0  # pieces included in the last update
+        self.known: Mapping[str, Any] | None = None  # a text call's arguments last shown
 
 
 class Drafts:
@@ -76,8 +80,38 @@ class Drafts:
         if time.monotonic() - known.last_shown >= DRAFT_INTERVAL_S:
             await self._show(draft.call_id, known, first=False)
 
+    async def add_text(
+        self, call_id: str, name: str, arguments: Callable[[], Mapping[str, Any] | None]
+    ) -> None:
+        """A call the model is writing as text has grown: the first report announces it with
+        what is known of its arguments (`arguments()`, an object, or None: no raw input);
+        later ones update the raw input when that has changed, at most every
+        `DRAFT_INTERVAL_S` (`arguments` is only asked then)."""
+        known = self._drafts.get(call_id)
+        if known is None:
+            known = self._drafts[call_id] = _Draft(name)
+            known.known = arguments()
+            await self._emit(
+                ToolCallDrafted(
+                    self._turn_id, call_id, name, self._kind(name), known.known, first=True
+                )
+            )
+            return
+        if time.monotonic() - known.last_shown < DRAFT_INTERVAL_S:
+            return
+        now = arguments()
+        if now is None or now == known.known:
+            return
+        known.known, known.last_shown = now, time.monotonic()
+        await self._emit(
+            ToolCallDrafted(self._turn_id, call_id, name, self._kind(name), now, first=False)
+        )
+
+    def _kind(self, name: str) -> ToolKind:
+        tool = self._tools.get(name)
+        return tool.kind if tool is not None else "other"
+
     async def _show(self, call_id: str, draft: _Draft, *, first: bool) -> None:
-        tool = self._tools.get(draft.name)
         draft.last_shown = time.monotonic()
         draft.shown = len(draft.pieces)
         await self._emit(
@@ -85,11 +119,16 @@ class Drafts:
                 self._turn_id,
                 call_id,
                 draft.name,
-                tool.kind if tool is not None else "other",
+                self._kind(draft.name),
                 "".join(draft.pieces),
                 first,
             )
         )
+
+    async def close(self, call_id: str, why: str) -> None:
+        """End the drafted call `call_id`, which will not become a call, as failed with `why`."""
+        if self._drafts.pop(call_id, None) is not None:
+            await self._emit(ToolCallProgress(self._turn_id, call_id, "failed", why))
 
     async def close_unfinished(self, finished: set[str], why: str) -> None:
         """End every drafted call that did not become a call (`finished` holds the ids of
