@@ -182,8 +182,8 @@ def main(argv: list[str] | None = None) -> int:
     from dataclasses import replace
 
     from acp_server.acp.options import ServerOptions
-    from acp_server.server import run
     from acp_server.agent.instruction_settings import user_instructions_file
+    from acp_server.server import run
 
     # The one translation: the file's sections, plus what only the command line knows (the
     # user's own AGENTS.md, the fixed date of --deterministic), into what their owners take;
