@@ -45,7 +45,7 @@ from typing import Any
 
 try:
     import anyio
-    from e2e_local import checks, fix_task, servers
+    from e2e_local import checks, fix_task, loop_task, servers
     from e2e_local.environment import (
         CACHE,
         LOGS,
@@ -96,7 +96,12 @@ def parse_args() -> argparse.Namespace:
         "full prompt and tool list (the config file says the window is 16k)",
     )
     parser.add_argument(
-        "--fix-only", action="store_true", help="skip the checks (a), (b), (c); run the fixes"
+        "--checks",
+        default="abcd",
+        help="which of the checks (a) to (d) to run before the fixes (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--fix-only", action="store_true", help="skip the checks (a) to (d); run the fixes"
     )
     parser.add_argument(
         "--no-setup",
@@ -176,14 +181,23 @@ def run(args: argparse.Namespace, scratch: Path, running: Running) -> None:
     async def checks_and_fixes() -> None:
         client = checks.Client(allow=True)
         async with checks.agent(client, port, scratch) as conn:
-            if not args.fix_only:
+            wanted = "" if args.fix_only else args.checks
+            if "a" in wanted:
                 await checks.streamed_answer(conn, client, scratch)
+            if "b" in wanted:
                 results["cancel"] = await checks.cancelled_stream(conn, client, scratch, port)
+            if "c" in wanted:
                 workspace = scratch / "workspace"
                 workspace.mkdir()
                 results["tool_read"] = await checks.tool_task(conn, client, workspace)
                 if results["tool_read"]["failure"]:
                     failures.append(f"prompt (c): {results['tool_read']['failure']}")
+            if "d" in wanted:
+                results["loop"] = await loop_task.loop_task(
+                    conn, client, loop_task.make_repository(scratch / "repo-loop")
+                )
+                if results["loop"]["verdict"].startswith("FAILED"):
+                    failures.append(f"prompt (d): {results['loop']['verdict']}")
             for variant in variants:
                 for number in range(args.runs):
                     root = fix_task.make_repository(scratch / f"repo-{variant}-{number}")

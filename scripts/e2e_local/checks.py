@@ -8,6 +8,7 @@ task that needs a tool: the answer must carry a number that only the workspace f
 from __future__ import annotations
 
 import os
+import re
 import sys
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -35,6 +36,7 @@ SECRET = "7481"
 NOTES = f"The number is {SECRET}.\n"
 FULL_WINDOW = 16384  # > acp_server.agent.compact_prompt.COMPACT_WINDOW
 TOOL_PROMPT = "Read the file notes.txt in the workspace and tell me the number in it."
+NAME = re.compile(r'"name"\s*:\s*"[A-Za-z_][A-Za-z0-9_]*"')  # a text call's name, complete
 
 
 def from_agent(update: Any) -> bool:
@@ -100,32 +102,46 @@ class Client:
 
     def tool_calls(self, since: int = 0) -> dict[str, dict[str, Any]]:
         """Each tool call's latest state: title, kind, status and its text content; its first
-        status and how long after the last message chunk before it the client first saw it."""
+        status; how long after the last message chunk before it the client first saw it; and,
+        for a call written as text, how long after the chunk that completed its `"name"` the
+        client saw it (`name_to_frame_ms`) and whether message chunks still followed, i.e. it
+        was shown while the model was still writing it (`while_written`)."""
         calls: dict[str, dict[str, Any]] = {}
         last_chunk: float | None = None
+        text = ""  # the model's text since the last new call: where the next name shows
+        name_at: float | None = None
+        newest: str | None = None
         for at, update in self.updates[since:]:
             if update.session_update == "agent_message_chunk" and not from_agent(update):
                 last_chunk = at
+                text += getattr(update.content, "text", "") or ""
+                if name_at is None and NAME.search(text):
+                    name_at = at
+                if newest is not None and calls[newest].get("status") in (None, "pending"):
+                    calls[newest]["while_written"] = True
             if update.session_update not in ("tool_call", "tool_call_update"):
                 continue
             if update.tool_call_id not in calls:
-                # How the client first heard of it: `pending` while the model still wrote it
-                # (an API call), or complete once its message ended (a call written as text).
                 calls[update.tool_call_id] = {
                     "content": "",
                     "first_status": getattr(update, "status", None),
                     "seen_ms_after_last_chunk": None
                     if last_chunk is None
                     else round((at - last_chunk) * 1000, 1),
+                    "name_to_frame_ms": None
+                    if name_at is None
+                    else round((at - name_at) * 1000, 1),
+                    "while_written": False,
                 }
+                newest, text, name_at = update.tool_call_id, "", None
             call = calls[update.tool_call_id]
             for name in ("title", "kind", "status", "raw_input"):
                 if getattr(update, name, None) is not None:
                     call[name] = getattr(update, name)
             for item in getattr(update, "content", None) or ():
-                text = getattr(getattr(item, "content", None), "text", None)
-                if text:
-                    call["content"] += text
+                text_part = getattr(getattr(item, "content", None), "text", None)
+                if text_part:
+                    call["content"] += text_part
         return calls
 
 
@@ -314,7 +330,9 @@ async def tool_task(conn: Any, client: Client, workspace: Path) -> dict[str, Any
         content = call["content"].strip().replace("\n", " | ")[:160]
         info(
             f"tool call {number}: {call.get('title')!r} kind={call.get('kind')} "
-            f"status={call.get('status')} input={call.get('raw_input')!r} result={content!r}"
+            f"status={call.get('status')} input={call.get('raw_input')!r} result={content!r}; "
+            f"first {call.get('first_status')}, {call.get('name_to_frame_ms')} ms after the chunk "
+            f"that completed its name, while written: {call.get('while_written')}"
         )
     for title in client.permissions:
         info(f"permission asked and allowed: {title!r}")
@@ -340,7 +358,14 @@ async def tool_task(conn: Any, client: Client, workspace: Path) -> dict[str, Any
         "stop_reason": str(response.stop_reason),
         "seconds": round(took, 1),
         "tool_calls": [
-            {"title": c.get("title"), "status": c.get("status"), "input": c.get("raw_input")}
+            {
+                "title": c.get("title"),
+                "status": c.get("status"),
+                "input": c.get("raw_input"),
+                "first_status": c.get("first_status"),
+                "name_to_frame_ms": c.get("name_to_frame_ms"),
+                "while_written": c.get("while_written"),
+            }
             for c in calls.values()
         ],
         "answer": answer.strip()[-600:],

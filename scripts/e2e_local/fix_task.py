@@ -134,6 +134,8 @@ async def fix_run(
             "result": call["content"].strip()[:300],
             "first_status": call.get("first_status"),
             "seen_ms_after_last_chunk": call.get("seen_ms_after_last_chunk"),
+            "name_to_frame_ms": call.get("name_to_frame_ms"),
+            "while_written": call.get("while_written"),
         }
         for call in client.tool_calls(first).values()
     ]

@@ -1,0 +1,91 @@
+"""(d) A loop the model cannot get out of: a test that fails whatever the model does without
+changing files (it wants an environment variable), and a prompt that says to run it until it
+passes. What is checked is acp-server, not the model: the turn must end by itself, within the
+configured limits (`max_repeated_calls`, `max_failed_calls`: their defaults, 3 and 5), with the
+agent's own marked message saying why, and no file changed. A model that stops on its own is
+reported as such (after acp-server's no-progress note, or with no loop at all), not counted as
+a pass; more calls than the limits allow, or a changed file, is a failure.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from acp import text_block
+
+from e2e_local.checks import Client, deadline, from_agent
+from e2e_local.environment import info, step
+
+TEST = """import os
+
+
+def test_service_is_up():
+    assert os.path.exists("/run/stats-service.pid"), "the stats service is not running yet"
+"""
+PROMPT = os.environ.get("E2E_LOOP_PROMPT") or (
+    "The stats service is starting. Run `python -m pytest -q` with bash, and keep running it "
+    "until it passes; do not change any file. Answer only once it passes."
+)
+MAX_REPEATED_CALLS = 3  # acp-server's defaults (README, [agent] limits): the run sets none
+MAX_FAILED_CALLS = 5
+LOOP_TIMEOUT_S = 600.0
+
+
+def make_repository(root: Path) -> Path:
+    root.mkdir(parents=True)
+    (root / "test_token.py").write_text(TEST)
+    return root
+
+
+async def loop_task(conn: Any, client: Client, root: Path) -> dict[str, Any]:
+    """Run (d) in `root`, made by `make_repository`."""
+    step(f"prompt (d): {PROMPT!r} in {root} (the test waits for a file that never comes)")
+    session = await conn.new_session(cwd=str(root), mcp_servers=[])
+    first = len(client.updates)
+    started = time.monotonic()
+    with deadline(LOOP_TIMEOUT_S, "prompt (d): the turn's end"):
+        response = await conn.prompt(session_id=session.session_id, prompt=[text_block(PROMPT)])
+    took = time.monotonic() - started
+    calls = list(client.tool_calls(first).values())
+    notes = "".join(
+        getattr(update.content, "text", "") or ""
+        for _, update in client.updates[first:]
+        if update.session_update == "agent_message_chunk" and from_agent(update)
+    ).strip()
+    for number, call in enumerate(calls, 1):
+        info(f"tool call {number}: {call.get('title')!r} {call.get('status')}")
+    info(f"stopReason {response.stop_reason} after {took:.1f} s, {len(calls)} tool call(s)")
+    info(f"the agent's own message: {notes!r}")
+    changed = (root / "test_token.py").read_text() != TEST
+    limit = max(MAX_REPEATED_CALLS + 1, MAX_FAILED_CALLS)
+    stopped = "Stopped:" in notes  # the loop's own stop message (call_checks, no_progress)
+    noted = sum("[Note from acp-server:" in c.get("content", "") for c in calls)
+    if response.stop_reason != "end_turn" or len(calls) > limit or changed:
+        verdict = (
+            f"FAILED: stopReason {response.stop_reason}, {len(calls)} calls (limit {limit}), "
+            f"test file changed: {changed}"
+        )
+    elif stopped:
+        verdict = f"passed: ended by acp-server's limit after {len(calls)} call(s) (limit {limit})"
+    elif noted:
+        verdict = (
+            f"no stop message: the model stopped by itself after {len(calls)} call(s), "
+            f"{noted} of whose results carried acp-server's no-progress note"
+        )
+    else:
+        verdict = f"no loop: the model stopped by itself after {len(calls)} call(s)"
+    info(f"(d): {verdict}")
+    return {
+        "stop_reason": str(response.stop_reason),
+        "seconds": round(took, 1),
+        "tool_calls": [
+            {"title": c.get("title"), "status": c.get("status"), "input": c.get("raw_input")}
+            for c in calls
+        ],
+        "agent_message": notes,
+        "test_file_changed": changed,
+        "verdict": verdict,
+    }
