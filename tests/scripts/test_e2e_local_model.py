@@ -163,3 +163,59 @@ def test_the_answer_is_the_models_text_after_its_last_tool_call() -> None:
     assert client.final_answer() == ""
     [call] = client.tool_calls().values()
     assert call["seen_ms_after_last_chunk"] == 1000.0  # after the model's chunk, not the note
+
+
+def test_a_text_call_is_timed_from_the_chunk_that_completed_its_name() -> None:
+    """The issue's "a tool call seen within 1 s of its name": the chunk whose arrival makes the
+    text hold a complete `"name": "..."` starts the clock; chunks after the call's `pending`
+    frame show it was announced while the model still wrote it."""
+    from acp import text_block
+    from acp.schema import AgentMessageChunk, ToolCallProgress, ToolCallStart
+    from e2e_local.checks import Client
+
+    def chunk(text: str) -> AgentMessageChunk:
+        return AgentMessageChunk(session_update="agent_message_chunk", content=text_block(text))
+
+    client = Client()
+    client.updates = [
+        (1.0, chunk('```json\n{"name": "ba')),
+        (1.2, chunk('sh", "argu')),
+        (
+            1.25,
+            ToolCallStart(
+                session_update="tool_call", tool_call_id="c1", title="bash", status="pending"
+            ),
+        ),
+        (1.5, chunk('ments": {"command": "ls"}}\n```')),
+        (
+            2.0,
+            ToolCallProgress(
+                session_update="tool_call_update", tool_call_id="c1", status="completed"
+            ),
+        ),
+        (3.0, chunk('{"name": "read_file", "arguments": {"path": "a"}}')),
+        (
+            3.5,
+            ToolCallStart(
+                session_update="tool_call", tool_call_id="c2", title="read_file", status="completed"
+            ),
+        ),
+    ]
+    first, second = client.tool_calls().values()
+    assert first["first_status"] == "pending"
+    assert first["name_to_frame_ms"] == 50.0
+    assert first["while_written"] is True
+    assert first["status"] == "completed"
+    # Announced only once its message ended: the clock ran from the chunk with its name.
+    assert second["name_to_frame_ms"] == 500.0
+    assert second["while_written"] is False
+
+
+def test_the_loop_repository_never_passes(tmp_path: Path) -> None:
+    """Check (d) needs a test the model cannot make pass without changing files."""
+    from e2e_local import fix_task, loop_task
+
+    root = loop_task.make_repository(tmp_path / "repo")
+    passed, summary = fix_task.tests_pass(root)
+    assert passed is False
+    assert "1 failed" in summary
