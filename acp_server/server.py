@@ -21,12 +21,14 @@ import os
 import resource
 import signal
 import threading
+from typing import TYPE_CHECKING
 
 import anyio
+import anyio.to_thread
 
-from acp_server.acp.connection import AcpConnection
 from acp_server.acp.options import ServerOptions
 from acp_server.process import ProcessRegistry, become_subreaper
+from acp_server.process.bubblewrap import BubblewrapProbe
 from acp_server.rpc.dispatch import Router
 from acp_server.rpc.peer import Peer
 from acp_server.rpc.stdio import (
@@ -36,6 +38,9 @@ from acp_server.rpc.stdio import (
     protect_stdout,
     wait_for_hangup,
 )
+
+if TYPE_CHECKING:
+    from acp_server.acp.connection import AcpConnection
 
 log = logging.getLogger(__name__)
 
@@ -77,7 +82,47 @@ def _ignore_signal(signum: int, frame: object) -> None:
     log.info("ignoring signal %d: the client cancels over the protocol", signum)
 
 
+def _bridge() -> type[AcpConnection]:
+    """The ACP bridge's connection class: its import (the protocol's types, the journal, the
+    early methods) is the last ~20 ms before `initialize` can be read."""
+    from acp_server.acp.connection import AcpConnection
+
+    return AcpConnection
+
+
+async def _probe_sandbox(probe: BubblewrapProbe, processes: ProcessRegistry) -> None:
+    """Run the bwrap probe once; the first `session/new` (whose answer depends on it) finds the
+    answer kept in `probe`. A failure here is not kept: the session asks again."""
+    try:
+        await probe.check(processes)
+    except Exception as exc:  # shutting down, say
+        log.info("sandbox probe at start-up failed: %s", exc)
+
+
 async def _serve(options: ServerOptions, protocol_fd: int, stdin_is_terminal: bool) -> None:
+    processes = ProcessRegistry(options.child_environment)
+    sandbox_probe = BubblewrapProbe()
+    async with anyio.create_task_group() as tg:
+        if not options.deterministic:
+            # bwrap runs while the bridge is imported in a worker thread: its answer, which
+            # the first `session/new` waits for, is then ready (the ready-before-the-runtime
+            # RFC). Under --deterministic the sandbox is never offered and nothing is probed.
+            tg.start_soon(_probe_sandbox, sandbox_probe, processes)
+        connection_class = await anyio.to_thread.run_sync(_bridge)
+        await _serve_with(
+            connection_class, sandbox_probe, processes, options, protocol_fd, stdin_is_terminal
+        )
+        tg.cancel_scope.cancel()
+
+
+async def _serve_with(
+    connection_class: type[AcpConnection],
+    sandbox_probe: BubblewrapProbe,
+    processes: ProcessRegistry,
+    options: ServerOptions,
+    protocol_fd: int,
+    stdin_is_terminal: bool,
+) -> None:
     router = Router()
     peer = Peer(
         FdReceiveStream(0),
@@ -86,7 +131,6 @@ async def _serve(options: ServerOptions, protocol_fd: int, stdin_is_terminal: bo
         max_line_bytes=options.max_line_bytes,
     )
     stopping = anyio.Event()
-    processes = ProcessRegistry(options.child_environment)
 
     async def stop(reason: str) -> None:
         if stopping.is_set():
@@ -130,11 +174,10 @@ async def _serve(options: ServerOptions, protocol_fd: int, stdin_is_terminal: bo
         await stop("stdout closed")
 
     async with anyio.create_task_group() as tg:
-        connection = AcpConnection(peer, tg, options, processes)
+        connection = connection_class(peer, tg, options, processes, sandbox_probe)
         connection.register(router)
         tg.start_soon(watch_signals)
         tg.start_soon(watch_output)
-        tg.start_soon(connection.probe_when_initialized)
         await peer.run()
         if not stopping.is_set():
             # End of input: in-flight requests were answered; release what sessions hold.

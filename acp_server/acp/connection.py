@@ -47,6 +47,7 @@ from acp_protocol.session import (
 )
 from acp_protocol.unstable import ForkSessionRequest
 from acp_server.process import ProcessRegistry
+from acp_server.process.bubblewrap import BubblewrapProbe
 from acp_server.rpc.dispatch import NotificationRoute, Route, Router, RouteTable
 from acp_server.rpc.handlers import RpcError
 from acp_server.rpc.peer import IncomingRequest, Peer
@@ -55,7 +56,7 @@ from acp_server.session.journal_format import JournalError
 
 from .context import BridgeContext
 from .methods.handshake import Handshake
-from .opening import SessionOpening, SessionStart, probe_sandbox
+from .opening import SessionOpening, SessionStart
 from .options import ServerOptions
 from .rewind_params import RewindRequest
 from .sessions import AcpSession
@@ -92,9 +93,18 @@ class AcpConnection:
     """ACP state of one client: its capabilities and its sessions."""
 
     def __init__(
-        self, peer: Peer, task_group: TaskGroup, options: ServerOptions, processes: ProcessRegistry
+        self,
+        peer: Peer,
+        task_group: TaskGroup,
+        options: ServerOptions,
+        processes: ProcessRegistry,
+        sandbox_probe: BubblewrapProbe | None = None,
     ) -> None:
-        self.context = BridgeContext(peer, task_group, options, processes)
+        """`sandbox_probe`: the server's, started before the bridge was imported (none: one
+        of its own, run by the first session)."""
+        self.context = BridgeContext(
+            peer, task_group, options, processes, sandbox_probe=sandbox_probe or BubblewrapProbe()
+        )
         self.handshake = Handshake(self.context)
         self.opening = SessionOpening(self.context, JournalStore(options.data_dir))
         self._router: Router | None = None
@@ -149,16 +159,6 @@ class AcpConnection:
         """Install this connection's route table."""
         self._router = router
         router.install(self.routes())
-
-    async def probe_when_initialized(self) -> None:
-        """Once the handshake answer is out, probe the command sandbox (a `bwrap` run), so the
-        first `session/new`, whose answer depends on it, finds it done or under way."""
-        await self.handshake.initialized.wait()
-        await self.context.peer.writer.drained()
-        try:
-            await probe_sandbox(self.context)
-        except Exception as exc:  # shutting down, say: the first session asks again
-            log.info("sandbox probe after the handshake failed: %s", exc)
 
     async def _new_session(
         self, request: IncomingRequest, new: NewSessionWithPrompt

@@ -45,7 +45,7 @@ class BridgeContext:
     providers: dict[str, ModelProvider] = field(default_factory=dict)
     """Model providers by spec, each loaded once per connection."""
     sandbox_probe: BubblewrapProbe = field(default_factory=BubblewrapProbe)
-    """Whether bwrap works here: probed once the handshake is answered, then remembered."""
+    """Whether bwrap works here: the server's, probed at start-up, then remembered."""
     bwrap: str | None = None
     """The probe's answer: bwrap's path, or None where the command sandbox cannot run."""
     sandbox_missing: str = ""

@@ -1,7 +1,7 @@
 """Whether sandboxed mode is offered on this machine, and telling the client when it is not.
 
-The command sandbox needs bubblewrap. It is probed once per connection, as soon as the
-`initialize` answer is out, and the first session waits for the answer (`probe_sandbox`, in
+The command sandbox needs bubblewrap. It is probed once, at start-up while the bridge is
+imported (`acp_server/server.py`), and the first session waits for the answer (`probe_sandbox`, in
 acp/opening.py: a new session's answer depends on it); under --deterministic it is never
 offered, so transcripts do not depend on the machine. Where it cannot run, sandboxed mode is
 left out of the offered modes and the client is told why once: a `notice` session update if it

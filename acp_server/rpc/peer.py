@@ -324,6 +324,11 @@ class Peer:
         if request.scope.cancelled_caught:
             response = error_frame(request.id, errors.REQUEST_CANCELLED, "Request cancelled")
         await self.writer.send(response)
+        if request.after_response:
+            # The answer reaches the client before the work it is not waiting for: queued is
+            # not written, and the follow-ups (a new session's slash-command scan, the
+            # warm-up's start) would otherwise run first on this loop turn.
+            await self.writer.sent()
         for follow_up in request.after_response:
             try:
                 await follow_up()

@@ -49,6 +49,9 @@ class FrameWriter:
         self._drained.set()
         self._space = anyio.Event()
         self._space.set()
+        self._queued_frames = 0
+        self._written_frames = 0
+        self._progress = anyio.Event()
 
     async def send(self, frame: Any) -> None:
         """Queue one frame (a Struct or dict); waits only when the client is far behind."""
@@ -56,6 +59,7 @@ class FrameWriter:
             return
         data = self._encoder.encode(frame) + b"\n"
         self._queue.append(data)
+        self._queued_frames += 1
         self._queued_bytes += len(data)
         if self._drained.is_set():
             self._drained = anyio.Event()
@@ -87,6 +91,15 @@ class FrameWriter:
         while self._queue and not self._stopped:
             await self._drained.wait()
 
+    async def sent(self) -> None:
+        """Wait until every frame queued so far is written (frames queued after this call do
+        not delay it, unlike `drained`), or the writer has stopped."""
+        target = self._queued_frames
+        while self._written_frames < target and not self._stopped:
+            if self._progress.is_set():
+                self._progress = anyio.Event()
+            await self._progress.wait()
+
     def close(self) -> None:
         """No more frames will be queued; `run` returns once the queue is written."""
         self._closed = True
@@ -102,13 +115,15 @@ class FrameWriter:
                     self._wakeup = anyio.Event()
                     await self._wakeup.wait()
                     continue
-                batch = self._take_batch()
+                batch, frames = self._take_batch()
                 try:
                     await self._stream.send(batch)
                 except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError) as exc:
                     log.info("client stopped reading our output (%s)", type(exc).__name__)
                     self.broken.set()
                     return
+                self._written_frames += frames
+                self._progress.set()
                 if not self._queue:
                     self._drained.set()
         finally:
@@ -117,8 +132,9 @@ class FrameWriter:
             self._queued_bytes = 0
             self._drained.set()
             self._space.set()
+            self._progress.set()
 
-    def _take_batch(self) -> bytes:
+    def _take_batch(self) -> tuple[bytes, int]:
         pieces = []
         size = 0
         while self._queue and size < _BATCH_BYTES:
@@ -128,4 +144,4 @@ class FrameWriter:
         self._queued_bytes -= size
         if self._queued_bytes <= _HIGH_WATER_BYTES // 2:
             self._space.set()
-        return b"".join(pieces)
+        return b"".join(pieces), len(pieces)

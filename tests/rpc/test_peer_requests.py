@@ -283,3 +283,56 @@ async def test_client_side_helper_reads_frames() -> None:
         await send.send(b'{"a"')
         await send.send(b":1}\n")
         assert await client.read() == {"a": 1}
+
+
+async def test_a_requests_follow_ups_run_once_its_response_is_written() -> None:
+    """Work queued behind a response (a new session's slash-command scan, the warm-up's start)
+    runs once the response is on the wire, not merely queued: the client does not wait for it.
+    The follow-up looks without waiting: the response must already be in the client's pipe."""
+    dispatcher = Router()
+    seen: list[bytes | None] = []
+    looked = anyio.Event()
+    pipe: list[Any] = []
+
+    async def create(request: IncomingRequest, params: msgspec.Raw | None) -> Any:
+        async def follow_up() -> None:
+            try:
+                seen.append(pipe[0].receive_nowait())
+            except anyio.WouldBlock:
+                seen.append(None)  # queued, not written
+            looked.set()
+
+        request.after_response.append(follow_up)
+        return {"sessionId": "s"}
+
+    dispatcher.install(RouteTable(requests={"create": Route(msgspec.Raw, create)}))
+    async with peer_harness(dispatcher) as (_, client):
+        pipe.append(client._from_peer)
+        await client.write({"jsonrpc": "2.0", "id": 1, "method": "create"})
+        with anyio.fail_after(5):
+            await looked.wait()
+    assert seen[0] is not None, "the follow-up ran before the response was written"
+    assert msgspec.json.decode(seen[0]) == {"jsonrpc": "2.0", "id": 1, "result": {"sessionId": "s"}}
+
+
+async def test_sent_waits_for_the_frames_queued_before_it_only() -> None:
+    """`FrameWriter.sent` returns once what was queued before the call is written, though the
+    client reads nothing and more frames are queued behind than its pipe holds (the harness's
+    pipe holds 100 writes): unlike `drained`, which waits for the whole queue."""
+    async with peer_harness(Router()) as (peer, client):
+        await peer.notify("session/update", {"n": 0})
+        waiter_done = anyio.Event()
+
+        async def wait_sent() -> None:
+            await peer.writer.sent()
+            waiter_done.set()
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(wait_sent)
+            for index in range(1, 301):
+                await peer.notify("session/update", {"n": index})
+                await anyio.lowlevel.checkpoint()  # one write (one pipe slot) per frame
+            with anyio.fail_after(5):
+                await waiter_done.wait()
+        frames = [await client.read() for _ in range(301)]
+    assert [f["params"]["n"] for f in frames] == list(range(301))
