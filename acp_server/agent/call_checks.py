@@ -128,6 +128,7 @@ class RepeatedCalls:
         self.max_repeats = max_repeats
         self._seen: dict[bytes, int] = {}
         self.stop_message: str | None = None
+        self.noted = False  # a result of this turn carried a note
 
     def check(
         self, call: ToolCallRequest, output: ToolOutput, tool: Tool | None = None
@@ -144,6 +145,7 @@ class RepeatedCalls:
         self._seen[digest] = repeats
         if repeats == 0:
             return output
+        self.noted = True
         arguments = msgspec.json.encode(call.arguments, order="sorted").decode()
         if len(arguments) > _EXCERPT:
             arguments = arguments[: _EXCERPT - 1] + "…"

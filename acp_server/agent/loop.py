@@ -54,7 +54,7 @@ from .failures import durable_error
 from .inbox import Blocked, CompactTicket, Dropped, Inbox, PromptTicket
 from .instructions import DEFAULT_SYSTEM_PROMPT
 from .model_step import ModelStep
-from .no_progress import FailedCalls
+from .no_progress import FailedCalls, silent_end_message
 from .progress import ALIVE_INTERVAL_S
 from .seams import PromptSubmission, Seams, StepInfo, StepResult, TurnProgress
 from .settings import DEFAULT_MAX_FAILED_CALLS, DEFAULT_MAX_REPEATED_CALLS, DEFAULT_MAX_STEPS
@@ -402,6 +402,8 @@ class AgentLoop:
                 signal.raise_if_aborted()
             if self.inbox.steering:
                 continue
+            if step > 1 and not text.strip():  # tool calls, then nothing: say that it ended
+                await self._say(turn_id, silent_end_message(repeats.noted or failures.noted))
             return rec.Completed()
 
     async def _compact_turn(self, instructions: str | None, signal: TurnSignal) -> rec.Outcome:

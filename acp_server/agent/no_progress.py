@@ -16,6 +16,9 @@
 The notes go to the model inside the tool result; the stop message is the agent's own (shown
 to the client, never replayed to the model as its words; see loop.py `_say`), and the last
 result says the turn was stopped, so the model knows why in the next turn.
+
+- **A silent end** (`silent_end_message`): when the model ends a turn with no text after its
+  tool calls (often right after such a note), the agent says so in its own message.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from acp_server.tools.base import Tool, ToolOutput
 
 from .settings import DEFAULT_MAX_FAILED_CALLS
 
-__all__ = ["FailedCalls", "call_key", "error_kind", "stable_text"]
+__all__ = ["FailedCalls", "call_key", "error_kind", "silent_end_message", "stable_text"]
 
 _VOLATILE: tuple[tuple[re.Pattern[str], str], ...] = (
     (
@@ -104,6 +107,7 @@ class FailedCalls:
         self._run: tuple[str, str] | None = None
         self._count = 0
         self.stop_message: str | None = None
+        self.noted = False  # a result of this turn carried a note
 
     def check(self, call: ToolCallRequest, output: ToolOutput) -> ToolOutput:
         """`output`, with a note for the model when it continues a run of the same failure."""
@@ -117,6 +121,7 @@ class FailedCalls:
             self._run, self._count = (call.name, kind), 1
         if self._count < 2:
             return output
+        self.noted = True
         if self._count >= self.max_failed and self.stop_message is None:
             self.stop_message = (
                 f"Stopped: {call.name} failed {self._count} times in a row in this turn with "
@@ -136,3 +141,15 @@ class FailedCalls:
                 f"{self.max_failed} such failures the turn stops.]"
             )
         return replace(output, text=output.text + note)
+
+
+def silent_end_message(noted: bool) -> str:
+    """The agent's own message when the model ends a turn with no text after its tool calls: a
+    small model told that it is getting nowhere often just stops (Qwen2.5-Coder-1.5B in the e2e
+    runs), and a client would otherwise show the calls and then nothing."""
+    why = (
+        " after acp-server noted that its calls were not making progress (see the last result)"
+        if noted
+        else ""
+    )
+    return f"The model ended its turn without an answer{why}. Send a new prompt to continue."

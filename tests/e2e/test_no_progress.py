@@ -68,3 +68,41 @@ async def test_the_same_failure_with_variations_is_stopped(tmp_path: Path) -> No
     results = [m["content"] for m in bodies[-1]["messages"] if m["role"] == "tool"]
     assert "Note from acp-server" not in results[0]
     assert "2nd bash call in a row that failed with the same kind of error" in results[1]
+
+
+async def test_a_silent_end_after_a_note_is_said_by_the_agent(tmp_path: Path) -> None:
+    """Qwen2.5-Coder-1.5B, told its call repeated an earlier one, ended the turn with an empty
+    message: the client saw two failed calls and nothing else. The agent says it, marked as its
+    own, and the model never reads that message."""
+    command = "echo 'not ready yet'; exit 1"
+    replies = [tool_call(f"c{i}", "bash", json.dumps({"command": command})) for i in range(2)]
+    async with serve(*replies, text_reply(""), text_reply("fine")) as server:
+        env = {**environment(tmp_path, server, WINDOW_16K), **SANDBOXED}
+        args = ("--model", "openai:qwen", "--mode", "bypass", "--data-dir", str(tmp_path / "d"))
+        async with running_agent(*args, env=env) as (conn, _, _, client):
+            sid = await start(conn, tmp_path)
+            response = await conn.prompt(session_id=sid, prompt=[text_block("go")])
+            assert response.stop_reason == "end_turn"
+            chunks = updates_of(client, "agent_message_chunk")
+            notes = [u.content.text for u in chunks if u.field_meta]
+            assert notes == [
+                "The model ended its turn without an answer after acp-server noted that its "
+                "calls were not making progress (see the last result). Send a new prompt to "
+                "continue."
+            ]
+            await conn.prompt(session_id=sid, prompt=[text_block("again")])
+    bodies = chat_bodies(server)
+    assert len(bodies) == 4
+    assert not any("without an answer" in json.dumps(m) for m in bodies[-1]["messages"])
+
+
+async def test_an_answer_after_the_calls_gets_no_notice(tmp_path: Path) -> None:
+    replies = [tool_call("c0", "bash", json.dumps({"command": "echo hi"}))]
+    async with serve(*replies, text_reply("It printed hi.")) as server:
+        env = {**environment(tmp_path, server, WINDOW_16K), **SANDBOXED}
+        args = ("--model", "openai:qwen", "--mode", "bypass", "--data-dir", str(tmp_path / "d"))
+        async with running_agent(*args, env=env) as (conn, _, _, client):
+            sid = await start(conn, tmp_path)
+            await conn.prompt(session_id=sid, prompt=[text_block("go")])
+            chunks = updates_of(client, "agent_message_chunk")
+    assert [u.content.text for u in chunks if u.field_meta] == []

@@ -211,11 +211,14 @@ def test_a_text_call_is_timed_from_the_chunk_that_completed_its_name() -> None:
     assert second["while_written"] is False
 
 
-def test_the_loop_repository_never_passes(tmp_path: Path) -> None:
-    """Check (d) needs a test the model cannot make pass without changing files."""
-    from e2e_local import fix_task, loop_task
+def test_the_loop_repository_never_says_ready(tmp_path: Path) -> None:
+    """Check (d) needs a command the model cannot make succeed without changing files."""
+    from e2e_local import loop_task
 
     root = loop_task.make_repository(tmp_path / "repo")
-    passed, summary = fix_task.tests_pass(root)
-    assert passed is False
-    assert "1 failed" in summary
+    for _ in range(2):
+        result = subprocess.run(
+            [sys.executable, loop_task.FILE], cwd=root, capture_output=True, text=True, timeout=60
+        )
+        assert result.returncode == 1
+        assert "not ready yet" in result.stdout
