@@ -16,9 +16,9 @@ script (opt-in, `--no-setup`).
    (a) stream an answer that ends `end_turn`; (b) end a long answer cancelled after 3 chunks
    `cancelled`, with no chunk after the response, the HTTP stream closed, no llama-server slot
    still processing and no child process of acp-server left; (c) read a file with a tool and say
-   the number in it; (d) in an acp-server of its own with low no-progress limits, a test that
-   never passes and a prompt to run it until it does: the turn must end within the limits with
-   the agent's stop message (scripts/e2e_local/loop_task.py says why the limits are low).
+   the number in it; (d) in an acp-server of its own with the no-progress limits stated, a
+   command that always says "not ready yet" and a prompt to run it until it says ready: the
+   turn must end within the limits with a message of the agent's (scripts/e2e_local/loop_task.py).
    Every tool call records how long after the chunk that completed its name the client saw it.
 3. The fix (scripts/e2e_local/fix_task.py), `--runs` times in each variant, each in a fresh copy
    of a small repository whose test fails because of a one-character bug in stats.py:
@@ -184,9 +184,12 @@ def run(args: argparse.Namespace, scratch: Path, running: Running) -> None:
     checks.write_config(scratch, full_prompt=args.prompt == "full")
 
     async def loop_check() -> None:
-        """(d) in an acp-server of its own: its config sets low limits (loop_task.CONFIG)."""
+        """(d) in an acp-server of its own: its config states the limits (loop_task.CONFIG)."""
         checks.write_config(
-            scratch, full_prompt=True, extra=loop_task.CONFIG, config=loop_task.CONFIG_DIR
+            scratch,
+            full_prompt=args.prompt == "full",
+            extra=loop_task.CONFIG,
+            config=loop_task.CONFIG_DIR,
         )
         client = checks.Client(allow=True)
         async with checks.agent(client, port, scratch, config=loop_task.CONFIG_DIR) as conn:

@@ -1,15 +1,16 @@
 """(d) A loop the model cannot get out of: a script that always says "not ready yet; run this
-again" and fails, and a prompt that says to run it until it says the service is ready. What is checked is acp-server, not the model: the turn must end by itself, within the
-configured limits, with the agent's own marked message saying why, and no file changed. A model
-that stops on its own is reported as such (after acp-server's no-progress note, or with no loop
-at all), not counted as a pass; more calls than the limits allow, or a changed file, fail.
+again" and fails, and a prompt that says to run it until it says the service is ready. What is
+checked is acp-server, not the model: the turn must end by itself, within the configured limits,
+with a message of the agent's saying why, and no file changed. A model that answers on its own
+is reported as such, not counted as a pass; more calls than the limits allow, or a changed
+file, fail.
 
-The check runs its own acp-server, whose config file sets the limits low (`CONFIG`) and declares
-the 16k window (the full prompt). Why, from the runs of 2026-12-02 (docs/benchmarks.md): with the
-compact prompt Qwen2.5-Coder-1.5B answered in prose after its first failed run (no loop to
-break); with the full prompt and the default limits (3 repeats, 5 failures) it ran the test a
-second time, got the no-progress note in that result, and stopped by itself with an empty
-answer. It does not try a third time, so only limits of 1 and 2 show the stop message.
+The check runs an acp-server of its own, whose config file states the limits (the defaults, 3
+and 5) and which gets the run's prompt (`--prompt`). Qwen2.5-Coder-1.5B, in the runs of
+2026-12-02 (docs/benchmarks.md), ran the command a second time, got the no-progress note in that
+result and ended its turn with an empty message: the agent then says so in its own message
+(`silent_end_message`), which counts as the loop ended with a clear message; a stop at the
+limits (`Stopped: ...`) counts too.
 """
 
 from __future__ import annotations
@@ -69,17 +70,23 @@ async def loop_task(conn: Any, client: Client, root: Path) -> dict[str, Any]:
     changed = (root / FILE).read_text() != CHECK
     limit = max(MAX_REPEATED_CALLS + 1, MAX_FAILED_CALLS)
     stopped = "Stopped:" in notes  # the loop's own stop message (call_checks, no_progress)
+    silent = "without an answer after acp-server noted" in notes  # silent_end_message
     noted = sum("[Note from acp-server:" in c.get("content", "") for c in calls)
     if response.stop_reason != "end_turn" or len(calls) > limit or changed:
         verdict = (
             f"FAILED: stopReason {response.stop_reason}, {len(calls)} calls (limit {limit}), "
-            f"test file changed: {changed}"
+            f"file changed: {changed}"
         )
     elif stopped:
         verdict = f"passed: ended by acp-server's limit after {len(calls)} call(s) (limit {limit})"
+    elif silent:
+        verdict = (
+            f"passed: the model stopped without an answer after acp-server's no-progress note "
+            f"({len(calls)} call(s), limit {limit}); the agent said so"
+        )
     elif noted:
         verdict = (
-            f"no stop message: the model stopped by itself after {len(calls)} call(s), "
+            f"no stop message: the model answered by itself after {len(calls)} call(s), "
             f"{noted} of whose results carried acp-server's no-progress note"
         )
     else:
