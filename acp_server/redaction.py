@@ -18,6 +18,7 @@ Imports nothing of the project, so every layer may use it.
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 from collections.abc import Iterable
@@ -28,35 +29,42 @@ REDACTED = "[redacted]"
 _MIN_LITERAL = 6
 """Shorter values are not hidden literally: they would blank out ordinary words."""
 
-_PATTERNS = (
+_SOURCES = (
     # A credential after `Authorization:` whatever its scheme; a bearer token anywhere.
     (
-        re.compile(r"(?i)\b(authorization\s*[:=]\s*(?:[a-z]+\s+)?)[^\s\"',;]+"),
+        r"(?i)\b(authorization\s*[:=]\s*(?:[a-z]+\s+)?)[^\s\"',;]+",
         rf"\1{REDACTED}",
     ),
-    (re.compile(r"\b(Bearer\s+)[A-Za-z0-9\-._~+/]{8,}=*"), rf"\1{REDACTED}"),
-    (re.compile(r"\bsk-[A-Za-z0-9][A-Za-z0-9_\-]{5,}"), f"sk-{REDACTED}"),
+    (r"\b(Bearer\s+)[A-Za-z0-9\-._~+/]{8,}=*", rf"\1{REDACTED}"),
+    (r"\bsk-[A-Za-z0-9][A-Za-z0-9_\-]{5,}", f"sk-{REDACTED}"),
     # A key header or assignment (`x-api-key: ...`, `api_key=...`, `"api-key": "..."`).
     (
-        re.compile(r"(?i)\b((?:x-)?api[-_]?key[\"']?\s*[:=]\s*[\"']?)[^\s\"',;&#<>]+"),
+        r"(?i)\b((?:x-)?api[-_]?key[\"']?\s*[:=]\s*[\"']?)[^\s\"',;&#<>]+",
         rf"\1{REDACTED}",
     ),
     # The userinfo of a URL, up to the host's `@` (a password may hold `@` itself). The scheme
     # starts where a run of scheme characters starts and is taken whole (`*+`): a `\b` start
     # retried at every `.` or `-` of a long run made this quadratic (20 KB of `a-a-`: 8 s).
     (
-        re.compile(r"(?i)(?<![a-z0-9+.\-])([a-z][a-z0-9+.\-]*+://)[^/?#\s\"'\\<>]+@"),
+        r"(?i)(?<![a-z0-9+.\-])([a-z][a-z0-9+.\-]*+://)[^/?#\s\"'\\<>]+@",
         rf"\1{REDACTED}@",
     ),
     # A query parameter whose name says it carries a secret (`?token=`, `&api_key=`, `sig=`).
     (
-        re.compile(
-            r"(?i)([?&;][a-z0-9_.\-]*(?:token|key|secret|password|passwd|pwd|sig|signature"
-            r"|auth|credentials?)=)[^&#\s\"'<>]+"
-        ),
+        r"(?i)([?&;][a-z0-9_.\-]*(?:token|key|secret|password|passwd|pwd|sig|signature"
+        r"|auth|credentials?)=)[^&#\s\"'<>]+",
         rf"\1{REDACTED}",
     ),
 )
+
+
+@functools.cache
+def _patterns() -> tuple[tuple[re.Pattern[str], str], ...]:
+    """The patterns, compiled at the first redaction rather than at import: compiling them
+    takes a few milliseconds, which every start-up paid before `session/new` was answered
+    (the ready-before-the-runtime RFC) though a quiet start-up redacts nothing."""
+    return tuple((re.compile(pattern), replacement) for pattern, replacement in _SOURCES)
+
 
 _known: list[str] = []
 
@@ -74,7 +82,7 @@ def redact(text: str) -> str:
     for value in _known:
         if value in text:
             text = text.replace(value, REDACTED)
-    for pattern, replacement in _PATTERNS:
+    for pattern, replacement in _patterns():
         text = pattern.sub(replacement, text)
     return text
 

@@ -84,9 +84,15 @@ INITIALIZE = request(0, "initialize", {"protocolVersion": 1})
 
 
 async def serve(
-    tmp_path: Path, model: str, *extra: str, stderr: Any = None, env: dict[str, str] | None = None
+    tmp_path: Path,
+    model: str,
+    *extra: str,
+    stderr: Any = None,
+    env: dict[str, str] | None = None,
+    deterministic: bool = True,
 ) -> Process:
-    argv = [SERVER, "--deterministic", "--model", model, "--data-dir", str(tmp_path / "d")]
+    argv = [SERVER, *(["--deterministic"] if deterministic else [])]
+    argv += ["--model", model, "--data-dir", str(tmp_path / "d")]
     return await anyio.open_process(
         [*argv, *extra], stderr=stderr, env={**os.environ, **(env or {})}
     )
@@ -354,3 +360,28 @@ async def test_an_idle_session_after_its_first_prompt_has_not_imported_what_it_d
     }
     assert {"jsonrpcserver.dispatcher", "acp_server.tools.builtin.web"} <= imported
     assert not imported & set(NOT_IMPORTED_WHEN_IDLE), imported & set(NOT_IMPORTED_WHEN_IDLE)
+
+
+async def test_the_sandbox_probe_runs_at_start_up_before_initialize(tmp_path: Path) -> None:
+    """The bwrap probe starts while the bridge is imported, before anything is read: a fake
+    `bwrap` first on PATH notes each run. It has run before `initialize` is sent, once, and the
+    first session's answer is the probe's (sandboxed mode offered: the fake works)."""
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "bin").mkdir()
+    marker = tmp_path / "probed"
+    fake = tmp_path / "bin" / "bwrap"
+    fake.write_text(f"#!/bin/sh\necho run >> {marker}\nexit 0\n")
+    fake.chmod(0o755)
+    env = {"PATH": f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}"}
+    process = await serve(tmp_path, "echo", env=env, deterministic=False)  # it never probes
+    client = RawClient(process)
+    with anyio.fail_after(DEADLINE):
+        while not marker.exists():  # noqa: ASYNC110 - another process's file
+            await anyio.sleep(0.02)
+    cwd = {"cwd": str(tmp_path / "ws"), "mcpServers": []}
+    await client.send(INITIALIZE, request(1, "session/new", cwd))
+    answer = await client.response(1)
+    await finish(process)
+    modes = [mode["id"] for mode in answer["result"]["modes"]["availableModes"]]
+    assert "sandboxed" in modes, modes
+    assert marker.read_text() == "run\n"
