@@ -128,7 +128,7 @@ class RepeatedCalls:
         self.max_repeats = max_repeats
         self._seen: dict[bytes, int] = {}
         self.stop_message: str | None = None
-        self.noted = False  # a result of this turn carried a note
+        self.noted = False  # a result carried a note since the loop last cleared this
 
     def check(
         self, call: ToolCallRequest, output: ToolOutput, tool: Tool | None = None

@@ -383,6 +383,7 @@ class AgentLoop:
                 self._end_step(turn_id, step, finish)
                 return rec.MaxTokens() if finish == "max_tokens" else rec.Refusal()
             if calls:
+                repeats.noted = failures.noted = False  # "noted": in this step's results
                 await self._calls.run(turn_id, calls, signal, repeats, failures)
             self._end_step(turn_id, step, finish)
             stop_message = repeats.stop_message or failures.stop_message

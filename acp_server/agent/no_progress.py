@@ -34,7 +34,14 @@ from acp_server.tools.base import Tool, ToolOutput
 
 from .settings import DEFAULT_MAX_FAILED_CALLS
 
-__all__ = ["FailedCalls", "call_key", "error_kind", "silent_end_message", "stable_text"]
+__all__ = [
+    "SILENT_END",
+    "FailedCalls",
+    "call_key",
+    "error_kind",
+    "silent_end_message",
+    "stable_text",
+]
 
 _VOLATILE: tuple[tuple[re.Pattern[str], str], ...] = (
     (
@@ -107,7 +114,7 @@ class FailedCalls:
         self._run: tuple[str, str] | None = None
         self._count = 0
         self.stop_message: str | None = None
-        self.noted = False  # a result of this turn carried a note
+        self.noted = False  # a result carried a note since the loop last cleared this
 
     def check(self, call: ToolCallRequest, output: ToolOutput) -> ToolOutput:
         """`output`, with a note for the model when it continues a run of the same failure."""
@@ -143,13 +150,18 @@ class FailedCalls:
         return replace(output, text=output.text + note)
 
 
+SILENT_END = "The model ended its turn without an answer"
+"""How `silent_end_message` begins (a subagent's parent reads no such message as its answer)."""
+
+
 def silent_end_message(noted: bool) -> str:
     """The agent's own message when the model ends a turn with no text after its tool calls: a
     small model told that it is getting nowhere often just stops (Qwen2.5-Coder-1.5B in the e2e
-    runs), and a client would otherwise show the calls and then nothing."""
+    runs), and a client would otherwise show the calls and then nothing. `noted`: a result of
+    the turn's last calls carried a no-progress note."""
     why = (
         " after acp-server noted that its calls were not making progress (see the last result)"
         if noted
         else ""
     )
-    return f"The model ended its turn without an answer{why}. Send a new prompt to continue."
+    return f"{SILENT_END}{why}. Send a new prompt to continue."

@@ -65,6 +65,7 @@ from .events import AgentEvent, MessageChunk, ToolCallAnnounced
 from .inbox import Blocked, Dropped, TicketResult
 from .instructions import DEFAULT_SYSTEM_PROMPT
 from .loop import AgentConfig
+from .no_progress import SILENT_END
 from .seams import Seams
 from .settings import SubagentLimits
 
@@ -480,6 +481,8 @@ class TaskTool:
         if outcome is not None:
             outcome.append(result)
         answer = child.session.last_assistant_text()
+        if answer.startswith(SILENT_END):  # the child's agent said its model gave no answer
+            answer = ""
         if isinstance(result, rec.Completed):
             return ToolOutput(answer or "(the subagent finished without a message)")
         if timed_out and not signal.aborted:

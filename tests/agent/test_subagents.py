@@ -192,6 +192,25 @@ async def test_the_parent_tool_result_is_the_child_final_message(tmp_path: Path)
     store.open("s1.task1").journal.close()
 
 
+async def test_a_child_ending_without_text_gives_no_message_not_the_agents_notice() -> None:
+    """The loop says "The model ended its turn without an answer" to a client; a parent model
+    reading the subagent's result gets the subagent's own words, here none."""
+    probe = FakeTool("probe")
+    child = FakeModel([call("probe"), finish("tool_calls")], [finish("stop")])
+    model = ParentModel([task()], [say("ok")], child=child)
+    journals = MemoryJournals()
+    async with parent_agent(model, journals, tools=[probe]) as (handle, _):
+        assert await handle.agent.followup(text("hi")).wait() == rec.Completed()
+    [result] = results(handle.agent.session)
+    assert result.status == "completed"
+    assert result.output == "(the subagent finished without a message)"
+    [log] = journals.logs.values()
+    said = [r for r in log.records if isinstance(r, rec.AssistantMessage) and r.origin == "agent"]
+    assert [p.text for r in said for p in r.parts if isinstance(p, rec.TextPart)] == [
+        "The model ended its turn without an answer. Send a new prompt to continue."
+    ]
+
+
 async def test_a_child_that_fails_gives_a_clear_failed_result() -> None:
     child = FakeModel([say("partial"), finish("max_tokens")])
     model = ParentModel([task()], [say("ok")], child=child)

@@ -74,11 +74,13 @@ async def test_a_response_that_makes_api_calls_closes_the_text_announcement() ->
     assert tool.runs == [{"q": 9}]  # the API call runs
 
 
-async def test_the_raw_input_is_an_object_or_absent() -> None:
+async def test_a_call_announced_before_its_arguments_has_no_raw_input() -> None:
+    """Updates with the arguments so far (always an object) come at most every 200 ms, so
+    this fast stream shows only the announcement; tests/e2e/test_text_tool_calls.py streams
+    slowly and checks that every `rawInput` is an object."""
     events, _ = await played([*pieces(READ, 1), finish()])
     drafted = [e for e in events if isinstance(e, ToolCallDrafted)]
     assert drafted[0].raw_input is None  # announced before the arguments began
-    assert all(isinstance(e.raw_input, dict) for e in drafted[1:])
 
 
 async def test_nothing_is_announced_when_text_calls_are_off() -> None:

@@ -103,6 +103,31 @@ async def test_an_answer_after_the_calls_gets_no_notice(tmp_path: Path) -> None:
         args = ("--model", "openai:qwen", "--mode", "bypass", "--data-dir", str(tmp_path / "d"))
         async with running_agent(*args, env=env) as (conn, _, _, client):
             sid = await start(conn, tmp_path)
-            await conn.prompt(session_id=sid, prompt=[text_block("go")])
+            response = await conn.prompt(session_id=sid, prompt=[text_block("go")])
             chunks = updates_of(client, "agent_message_chunk")
+    assert response.stop_reason == "end_turn"
+    assert [u.content.text for u in chunks if not u.field_meta] == ["It printed hi."]
     assert [u.content.text for u in chunks if u.field_meta] == []
+
+
+async def test_a_note_in_an_earlier_step_is_not_blamed_for_a_silent_end(tmp_path: Path) -> None:
+    """The notice names a no-progress note only when the last calls' results carried one."""
+    failing = json.dumps({"command": "echo no; exit 1"})
+    replies = [
+        tool_call("c0", "bash", failing),
+        tool_call("c1", "bash", failing),  # noted: a repeat, and a second failure in a row
+        tool_call("c2", "bash", json.dumps({"command": "echo fine"})),
+    ]
+    async with serve(*replies, text_reply("")) as server:
+        env = {**environment(tmp_path, server, WINDOW_16K), **SANDBOXED}
+        args = ("--model", "openai:qwen", "--mode", "bypass", "--data-dir", str(tmp_path / "d"))
+        async with running_agent(*args, env=env) as (conn, _, _, client):
+            sid = await start(conn, tmp_path)
+            response = await conn.prompt(session_id=sid, prompt=[text_block("go")])
+            chunks = updates_of(client, "agent_message_chunk")
+    assert response.stop_reason == "end_turn"
+    assert [u.content.text for u in chunks if u.field_meta] == [
+        "The model ended its turn without an answer. Send a new prompt to continue."
+    ]
+    second = [m["content"] for m in chat_bodies(server)[2]["messages"] if m["role"] == "tool"]
+    assert "Note from acp-server" in second[-1]
