@@ -6,8 +6,10 @@ reason, whether the tests pass afterwards (run here, not by the model), and the 
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -74,11 +76,16 @@ def make_repository(root: Path) -> Path:
 
 
 def tests_pass(root: Path) -> tuple[bool, str]:
-    """Run the repository's tests here (never trusting the model's word)."""
-    result = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
-        cwd=root, capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
+    """Run the repository's tests here (never trusting the model's word). Bytecode goes to a
+    fresh directory: a `.pyc` in the repository records its source's mtime in whole seconds and
+    its size, so one written by an earlier run in the same second as a one-character fix (the
+    same size) would be taken for the fixed source."""
+    with tempfile.TemporaryDirectory(prefix="e2e-pyc-") as pycache:
+        result = subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+            cwd=root, capture_output=True, text=True, timeout=120, check=False,
+            env={**os.environ, "PYTHONPYCACHEPREFIX": pycache},
+        )  # fmt: skip
     last = (result.stdout.strip().splitlines() or [""])[-1]
     return result.returncode == 0, last
 
