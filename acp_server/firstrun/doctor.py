@@ -69,10 +69,8 @@ def run_doctor(args: argparse.Namespace, default_data_dir: Path, config: ConfigA
         print(redaction.redact(check.line()), file=sys.stderr, flush=True)
     failed = [c.name for c in checks if c.verdict == "FAIL"]
     if failed:
-        print(
-            f"\n{len(failed)} problem(s) stop a first prompt: {', '.join(failed)}.",
-            file=sys.stderr,
-        )
+        summary = f"\n{len(failed)} problem(s) stop a first prompt: {', '.join(failed)}."
+        print(summary, file=sys.stderr)
         return 1
     print("\nReady for a first prompt.", file=sys.stderr)
     return 0

@@ -15,7 +15,6 @@ limits (`Stopped: ...`) counts too.
 
 from __future__ import annotations
 
-import os
 import time
 from pathlib import Path
 from typing import Any
@@ -31,7 +30,7 @@ print("the stats service is not ready yet; run this again in a moment")
 sys.exit(1)
 """
 FILE = "check_service.py"
-PROMPT = os.environ.get("E2E_LOOP_PROMPT") or (
+PROMPT = (
     f"The stats service is starting. Run `python {FILE}` with bash, again and again, until it "
     "says the service is ready. Do not change any file."
 )

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from acp import text_block
@@ -21,25 +22,42 @@ from tests.e2e.test_model_limits import (
     updates_of,
 )
 from tests.support.agent_process import running_agent
-from tests.support.sse_server import serve
+from tests.support.sse_server import Reply, serve
 from tests.support.tool_client import SANDBOXED
 
 pytestmark = pytest.mark.anyio
 
 
-async def run(tmp_path: Path, config: str, calls: list[tuple[str, str]]) -> tuple[str, list]:
-    replies = [tool_call(f"c{i}", name, args) for i, (name, args) in enumerate(calls)]
-    async with serve(*replies, text_reply("never asked")) as server:
+async def turns(
+    tmp_path: Path, replies: list[Reply], config: str = "", prompts: tuple[str, ...] = ("go",)
+) -> tuple[list[Any], list[Any], list[dict[str, Any]]]:
+    """`prompts`, one turn each, in one session of the real process against a server that gives
+    `replies` in order: the responses, the message chunks the client got, the model requests."""
+    async with serve(*replies) as server:
         env = {**environment(tmp_path, server, config + WINDOW_16K), **SANDBOXED}
         args = ("--model", "openai:qwen", "--mode", "bypass", "--data-dir", str(tmp_path / "d"))
         async with running_agent(*args, env=env) as (conn, _, _, client):
             sid = await start(conn, tmp_path)
-            response = await conn.prompt(session_id=sid, prompt=[text_block("go")])
+            responses = [await conn.prompt(session_id=sid, prompt=[text_block(p)]) for p in prompts]
+            chunks = updates_of(client, "agent_message_chunk")
+    return responses, chunks, chat_bodies(server)
+
+
+def marked(chunks: list[Any]) -> list[str]:
+    """The texts the agent marked as its own."""
+    return [u.content.text for u in chunks if u.field_meta]
+
+
+async def run(
+    tmp_path: Path, config: str, calls: list[tuple[str, str]]
+) -> tuple[str, list[dict[str, Any]]]:
+    replies = [tool_call(f"c{i}", name, args) for i, (name, args) in enumerate(calls)]
+    [response], chunks, bodies = await turns(
+        tmp_path, [*replies, text_reply("never asked")], config
+    )
     assert response.stop_reason == "end_turn"
-    chunks = updates_of(client, "agent_message_chunk")
-    stop = [u.content.text for u in chunks if u.field_meta]
-    assert len(stop) == 1
-    return stop[0], chat_bodies(server)
+    [stop] = marked(chunks)
+    return stop, bodies
 
 
 async def test_one_file_named_two_ways_is_one_call(tmp_path: Path) -> None:
@@ -76,38 +94,25 @@ async def test_a_silent_end_after_a_note_is_said_by_the_agent(tmp_path: Path) ->
     own, and the model never reads that message."""
     command = "echo 'not ready yet'; exit 1"
     replies = [tool_call(f"c{i}", "bash", json.dumps({"command": command})) for i in range(2)]
-    async with serve(*replies, text_reply(""), text_reply("fine")) as server:
-        env = {**environment(tmp_path, server, WINDOW_16K), **SANDBOXED}
-        args = ("--model", "openai:qwen", "--mode", "bypass", "--data-dir", str(tmp_path / "d"))
-        async with running_agent(*args, env=env) as (conn, _, _, client):
-            sid = await start(conn, tmp_path)
-            response = await conn.prompt(session_id=sid, prompt=[text_block("go")])
-            assert response.stop_reason == "end_turn"
-            chunks = updates_of(client, "agent_message_chunk")
-            notes = [u.content.text for u in chunks if u.field_meta]
-            assert notes == [
-                "The model ended its turn without an answer after acp-server noted that its "
-                "calls were not making progress (see the last result). Send a new prompt to "
-                "continue."
-            ]
-            await conn.prompt(session_id=sid, prompt=[text_block("again")])
-    bodies = chat_bodies(server)
+    responses, chunks, bodies = await turns(
+        tmp_path, [*replies, text_reply(""), text_reply("fine")], prompts=("go", "again")
+    )
+    assert [r.stop_reason for r in responses] == ["end_turn", "end_turn"]
+    assert marked(chunks) == [
+        "The model ended its turn without an answer after acp-server noted that its "
+        "calls were not making progress (see the last result). Send a new prompt to "
+        "continue."
+    ]
     assert len(bodies) == 4
     assert not any("without an answer" in json.dumps(m) for m in bodies[-1]["messages"])
 
 
 async def test_an_answer_after_the_calls_gets_no_notice(tmp_path: Path) -> None:
     replies = [tool_call("c0", "bash", json.dumps({"command": "echo hi"}))]
-    async with serve(*replies, text_reply("It printed hi.")) as server:
-        env = {**environment(tmp_path, server, WINDOW_16K), **SANDBOXED}
-        args = ("--model", "openai:qwen", "--mode", "bypass", "--data-dir", str(tmp_path / "d"))
-        async with running_agent(*args, env=env) as (conn, _, _, client):
-            sid = await start(conn, tmp_path)
-            response = await conn.prompt(session_id=sid, prompt=[text_block("go")])
-            chunks = updates_of(client, "agent_message_chunk")
+    [response], chunks, _ = await turns(tmp_path, [*replies, text_reply("It printed hi.")])
     assert response.stop_reason == "end_turn"
     assert [u.content.text for u in chunks if not u.field_meta] == ["It printed hi."]
-    assert [u.content.text for u in chunks if u.field_meta] == []
+    assert marked(chunks) == []
 
 
 async def test_a_note_in_an_earlier_step_is_not_blamed_for_a_silent_end(tmp_path: Path) -> None:
@@ -118,16 +123,10 @@ async def test_a_note_in_an_earlier_step_is_not_blamed_for_a_silent_end(tmp_path
         tool_call("c1", "bash", failing),  # noted: a repeat, and a second failure in a row
         tool_call("c2", "bash", json.dumps({"command": "echo fine"})),
     ]
-    async with serve(*replies, text_reply("")) as server:
-        env = {**environment(tmp_path, server, WINDOW_16K), **SANDBOXED}
-        args = ("--model", "openai:qwen", "--mode", "bypass", "--data-dir", str(tmp_path / "d"))
-        async with running_agent(*args, env=env) as (conn, _, _, client):
-            sid = await start(conn, tmp_path)
-            response = await conn.prompt(session_id=sid, prompt=[text_block("go")])
-            chunks = updates_of(client, "agent_message_chunk")
+    [response], chunks, bodies = await turns(tmp_path, [*replies, text_reply("")])
     assert response.stop_reason == "end_turn"
-    assert [u.content.text for u in chunks if u.field_meta] == [
+    assert marked(chunks) == [
         "The model ended its turn without an answer. Send a new prompt to continue."
     ]
-    second = [m["content"] for m in chat_bodies(server)[2]["messages"] if m["role"] == "tool"]
+    second = [m["content"] for m in bodies[2]["messages"] if m["role"] == "tool"]
     assert "Note from acp-server" in second[-1]
