@@ -110,7 +110,8 @@ def _plain_text(text: str) -> str:
 class Decoded(NamedTuple):
     text: str
     problem: str | None
-    """One plain sentence (no final stop) when the named charset could not be used (the text is then UTF-8)."""
+    """One plain sentence (no final stop) when the named charset could not be used (the text
+    is then UTF-8)."""
 
 
 def decode(data: bytes, encoding: str | None) -> Decoded:
