@@ -24,7 +24,7 @@ COMMANDS = ("setup", "doctor")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The command-line interface (documented in README.md)."""
+    """The command-line interface (documented in docs/cli.md and docs/configuration.md)."""
     parser = argparse.ArgumentParser(
         prog="acp-server",
         description="An Agent Client Protocol agent speaking JSON-RPC over stdin/stdout. "
