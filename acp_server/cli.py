@@ -24,7 +24,7 @@ COMMANDS = ("setup", "doctor")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The command-line interface (documented in README.md)."""
+    """The command-line interface (documented in docs/cli.md and docs/configuration.md)."""
     # A small table, loaded by serving anyway: the help names each provider and key variable.
     from acp_server.models.providers import PROVIDERS, default_key_variables
 

@@ -228,7 +228,12 @@ class WebFetch(BuiltinTool[WebFetchArgs]):
             )
 
     async def _read(self, response: httpx.Response, offset: int, first: WebUrl) -> ToolOutput:
-        from acp_server.tools.builtin.web_text import content_class, decode, html_to_markdown
+        from acp_server.tools.builtin.web_text import (
+            content_class,
+            decode,
+            html_to_markdown,
+            meta_charset,
+        )
 
         mime = response.headers.get("content-type", "").split(";", 1)[0].strip().lower()
         shape = content_class(mime)
@@ -255,14 +260,17 @@ class WebFetch(BuiltinTool[WebFetchArgs]):
                 )
             head = data[:512].lstrip().lower()
             shape = "html" if head.startswith((b"<!doctype html", b"<html")) else "text"
-        encoding = response.charset_encoding
+        charset = response.charset_encoding
+        if shape == "html" and charset is None:
+            charset = meta_charset(data)
+        text, problem = decode(data, charset)
         if shape == "html":
-            text = await anyio.to_thread.run_sync(html_to_markdown, data, encoding)
+            text = await anyio.to_thread.run_sync(html_to_markdown, text)
             described = f"{mime or 'HTML'}, converted to Markdown"
         else:
-            text = decode(data, encoding)
             described = mime or "text"
-        return self._result(response, text, described, cut, offset, first)
+        notes = [problem] if problem else []
+        return self._result(response, text, described, cut, offset, first, notes)
 
     def _result(
         self,
@@ -272,6 +280,7 @@ class WebFetch(BuiltinTool[WebFetchArgs]):
         cut: bool,
         offset: int,
         first: WebUrl,
+        notes: list[str],
     ) -> ToolOutput:
         status = response.status_code
         lines = [f"URL: {response.url}"]
@@ -279,6 +288,7 @@ class WebFetch(BuiltinTool[WebFetchArgs]):
             lines.append(f"(redirected from {first.url})")
         lines.append(f"Status: {status} {response.reason_phrase}".rstrip())
         lines.append(f"Content-Type: {described}")
+        lines += (f"[{note}]" for note in notes)
         if cut:
             total = response.headers.get("content-length", "")
             of = f" of {total} bytes" if total.isdigit() else ""
