@@ -1,7 +1,9 @@
 """A provider's facts are declared once, in its registry row (`acp_server/models/providers.py`):
 no other module of `acp_server/` writes a row's key variable, base URL variable, server address,
 models path or auth header as a string, and only the provider's own module writes its name. That
-is what keeps "Add a provider" in docs/architecture.md at its file list, which this test reads too.
+is what keeps "Add a provider" in docs/architecture.md at its file list, which this test reads too,
+and a made-up row shows in the readers above the model layer (setup's first question, the no-model
+message, the help); the model layer's readers: tests/models/test_providers.py.
 
 Docstrings and comments may name the facts (they explain); code must read them from the row. The
 checker is also run on a small made-up tree, so a broken walk cannot pass silently.
@@ -16,7 +18,11 @@ from pathlib import Path
 
 import pytest
 
+from acp_server.acp.errors import no_model_message
+from acp_server.cli import build_parser
+from acp_server.firstrun.setup import kinds
 from acp_server.models.providers import PROVIDERS, Provider
+from tests.support.made_up_provider import MADE_UP
 
 REPO = Path(__file__).resolve().parent.parent
 REGISTRY = "acp_server/models/providers.py"
@@ -97,6 +103,40 @@ def test_adding_a_provider_touches_the_listed_files_and_no_more() -> None:
     for name in named:  # each exists, for the providers we have
         for row in PROVIDERS.values():
             assert (REPO / name.replace("NAME", row.module.rsplit(".", 1)[-1])).is_file()
+
+
+@pytest.mark.parametrize("name", list(PROVIDERS))
+def test_every_row_is_offered_by_setup_and_named_by_the_how_to_and_the_help(name: str) -> None:
+    row = PROVIDERS[name]
+    offered = [(kind.row, kind.server) for kind in kinds()]
+    assert [(row, server) for server in row.servers()] == [o for o in offered if o[0] is row]
+    assert f"{name}:MODEL with the key in {row.key_variable}" in no_model_message(None)
+    help_text = " ".join(build_parser().format_help().split())
+    assert f"{name}:MODEL, " in help_text and row.key_variable in help_text
+
+
+def test_setup_offers_the_hosted_apis_by_label_then_the_compatible_servers() -> None:
+    # The order setup always had: the rule keeps it for the rows of today.
+    assert [kind.server.label for kind in kinds()] == [
+        "Anthropic",
+        "OpenAI",
+        "An OpenAI-compatible server (llama.cpp, vLLM, Ollama, ...)",
+    ]
+
+
+def test_a_new_row_is_offered_by_setup_and_named_by_the_how_to_and_the_help(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(PROVIDERS, "madeup", MADE_UP)
+    offered = [(kind.row.name, kind.server.label) for kind in kinds()]
+    assert ("madeup", "Made Up") in offered
+    assert ("madeup", "A Made-Up-compatible server") in offered[-2:]  # local servers last
+    assert (
+        "madeup:MODEL with the key in MADEUP_API_KEY "
+        "(MADEUP_BASE_URL=http://127.0.0.1:9/ for a local server)"
+    ) in no_model_message(None)
+    help_text = " ".join(build_parser().format_help().split())
+    assert "madeup:MODEL, script:PATH" in help_text and "MADEUP_API_KEY and every" in help_text
 
 
 @pytest.mark.parametrize(
