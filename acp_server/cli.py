@@ -74,7 +74,8 @@ def build_parser() -> argparse.ArgumentParser:
         type=_positive_int,
         default=64 * 1024 * 1024,
         metavar="N",
-        help="longest accepted input line; longer ones get -32600 (default: 64 MiB)",
+        help="longest accepted input line; a longer one gets -32600 and is skipped "
+        "(default: 64 MiB)",
     )
     parser.add_argument(
         "--deterministic",
@@ -91,7 +92,12 @@ def build_parser() -> argparse.ArgumentParser:
         f"(repeatable); by default {', '.join(default_key_variables())} and every api_key_env "
         "of the config file are removed from their environment",
     )
-    parser.add_argument("--version", action="version", version=f"acp-server {__version__}")
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"acp-server {__version__}",
+        help="print the version and exit",
+    )
     return parser
 
 

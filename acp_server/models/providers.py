@@ -177,27 +177,46 @@ class ProviderSettings:
     """One `[providers.NAME]` table; None means "not set here"."""
 
     base_url: str | None = None
+    """The endpoint (`http://127.0.0.1:8080/v1` for a local server); the provider's base URL
+    variable wins over it, and without either the public endpoint is used."""
     api_key_env: str | None = None
+    """The environment variable the key is read from (default: the provider's,
+    `OPENAI_API_KEY` / `ANTHROPIC_API_KEY`); not with `api_key`."""
     api_key: str | None = field(default=None, repr=False)
-    """The key itself, when the file holds it (never shown: `repr` leaves it out)."""
+    """The key itself, when the file holds it (what `acp-server setup` writes for a typed key;
+    never shown: `repr` leaves it out); it wins over the variables; not with `api_key_env`."""
     connect_timeout: float | None = None
+    """Seconds to connect to the server (unset: 10)."""
     read_timeout: float | None = None
+    """Seconds to wait between chunks of a response (unset: 60)."""
     context_window: int | None = None
-    """Tokens the provider's models hold (the context budget's window; `usage_update` size)."""
-    model_windows: dict[str, int] = field(default_factory=dict)
-    """`context_window` of single models (`[providers.NAME.models."MODEL"]`), by model name."""
+    """Tokens the provider's models hold (the context budget's window; `usage_update` size);
+    unset: asked of the server, else a default per provider (docs/models.md)."""
+    model_windows: dict[str, int] = field(
+        default_factory=dict, metadata={"config_key": 'models."MODEL".context_window'}
+    )
+    """`context_window` of one model (`[providers.NAME.models."MODEL"]`), by model name: wins
+    over the provider's."""
     max_output_tokens: int | None = None
-    """Tokens one request may generate (see `acp_server.models.output`)."""
-    model_outputs: dict[str, int] = field(default_factory=dict)
-    """`max_output_tokens` of single models, by model name."""
+    """Tokens one request may generate (unset: 8192; see `acp_server.models.output`)."""
+    model_outputs: dict[str, int] = field(
+        default_factory=dict, metadata={"config_key": 'models."MODEL".max_output_tokens'}
+    )
+    """`max_output_tokens` of one model, by model name: wins over the provider's."""
     text_tool_calls: bool | None = None
-    """Recognise tool calls written as text (see acp_server/agent/text_calls.py)."""
-    model_text_calls: dict[str, bool] = field(default_factory=dict)
-    """`text_tool_calls` of single models, by model name."""
+    """Run a tool call the model wrote as text (unset: on for OpenAI-compatible servers other
+    than the OpenAI API; see acp_server/agent/text_calls.py)."""
+    model_text_calls: dict[str, bool] = field(
+        default_factory=dict, metadata={"config_key": 'models."MODEL".text_tool_calls'}
+    )
+    """`text_tool_calls` of one model, by model name: wins over the provider's."""
     images: bool | None = None
-    """The provider's models take images (see acp_server/models/images.py)."""
-    model_images: dict[str, bool] = field(default_factory=dict)
-    """`images` of single models, by model name."""
+    """The provider's models take images (unset: Anthropic and the OpenAI API do, another
+    server is asked; see acp_server/models/images.py)."""
+    model_images: dict[str, bool] = field(
+        default_factory=dict, metadata={"config_key": 'models."MODEL".images'}
+    )
+    """`images` of one model, by model name: wins over the provider's."""
 
     def window_for(self, model: str) -> int | None:
         """The configured window of `model`: its own, else the provider's, else None."""
