@@ -1,11 +1,18 @@
 """`web_fetch` against hostile answers and addresses (issue 35), with a real HTTP server on
-127.0.0.1 (tests/support/web_server.py): IPv6 forms that carry a private IPv4 address are
-refused before connecting, and a charset that cannot be used is said in one sentence."""
+127.0.0.1 (tests/support/web_server.py): a compression bomb leaves the fetching process's
+memory within a small multiple of the cap (measured in a child process), codings not asked
+for are refused, IPv6 forms that carry a private IPv4 address are refused before
+connecting, and a charset that cannot be used is said in one sentence."""
 
 from __future__ import annotations
 
+import json
+import sys
+import zlib
 from pathlib import Path
+from typing import Any
 
+import anyio
 import pytest
 
 from acp_server.tools.base import ToolOutput
@@ -79,3 +86,89 @@ async def test_a_charset_that_cannot_be_used_is_one_sentence_and_the_text_still_
             )
             assert sentence in output.text
             assert "Error" not in output.text and "codecs" not in output.text
+
+
+MiB = 1 << 20
+REPO = Path(__file__).resolve().parents[3]
+
+
+def bomb(mib: int, wbits: int = 31) -> bytes:
+    """A gzip (or zlib, raw deflate) stream of `mib` MiB of `x`, built in a moment: segments
+    of 16 MiB, each ended by a full flush (which resets the compressor), are byte for byte the
+    same, so the stream repeats one. It has no end: a bomb need not be a valid whole."""
+    compressor = zlib.compressobj(9, zlib.DEFLATED, wbits)
+    text = b"x" * (16 * MiB)
+    head = compressor.compress(text) + compressor.flush(zlib.Z_FULL_FLUSH)
+    segment = compressor.compress(text) + compressor.flush(zlib.Z_FULL_FLUSH)
+    return head + segment * (mib // 16 - 1)
+
+
+def gzip_of(data: bytes) -> bytes:
+    compressor = zlib.compressobj(9, zlib.DEFLATED, 31)
+    return compressor.compress(data) + compressor.flush()
+
+
+async def peak_growth(warm_url: str, url: str, max_bytes: int) -> dict[str, Any]:
+    """Fetch `url` in a child process (tests/support/fetch_memory.py): its memory growth."""
+    command = [sys.executable, "-m", "tests.support.fetch_memory", warm_url, url, str(max_bytes)]
+    with anyio.fail_after(120):
+        done = await anyio.run_process(command, cwd=REPO, check=False)
+    assert done.returncode == 0, done.stderr.decode()[-2000:]
+    result: dict[str, Any] = json.loads(done.stdout)
+    return result
+
+
+BOMBS = {
+    # 3.4 KiB on the wire, 2 GiB once undone twice (the issue's 658 bytes gave 300 MiB).
+    "gzip twice": ("gzip, gzip", lambda: gzip_of(bomb(2048))),
+    "gzip": ("gzip", lambda: bomb(2048)),  # 2 MiB on the wire, 2 GiB undone
+    "deflate": ("deflate", lambda: bomb(1024, 15)),
+    "raw deflate": ("deflate", lambda: bomb(1024, -15)),
+}
+
+
+@pytest.mark.parametrize("name", list(BOMBS))
+async def test_a_compression_bomb_is_undone_only_up_to_the_cap(name: str) -> None:
+    coding, build = BOMBS[name]
+    body = build()
+    pages = {
+        "/warm": Page(b"warm", "text/plain"),
+        "/bomb": Page(body, "text/plain", headers={"content-encoding": coding}),
+    }
+    cap = 2 * MiB
+    with serve_pages(pages) as server:
+        result = await peak_growth(f"{server.url}/warm", f"{server.url}/bomb", cap)
+        asked = server.requests[-1].headers["accept-encoding"]
+    text = result["text"]
+    # What is kept (the cap) and the text made of it, not the gigabytes the answer unpacks to.
+    assert result["growth"] is not None and result["growth"] <= 8 * cap, text[:300]
+    assert not result["failed"], text
+    assert f"decoded from {coding}, is larger than the {cap} bytes download limit" in text
+    assert f"more characters of {cap} not shown" in text  # exactly the cap was kept
+    assert asked == "gzip, deflate"
+
+
+async def test_an_answer_encoded_three_times_or_in_a_coding_not_asked_for_is_refused() -> None:
+    triple = gzip_of(gzip_of(bomb(2048)))  # 268 bytes that unpack to 2 GiB
+    assert len(triple) < 1024
+    pages = {
+        "/warm": Page(b"warm", "text/plain"),
+        "/triple": Page(triple, "text/plain", headers={"content-encoding": "gzip, gzip, gzip"}),
+        "/br": Page(b"\x1b\x00", "text/plain", headers={"content-encoding": "br"}),
+    }
+    with serve_pages(pages) as server:
+        triple_result = await peak_growth(f"{server.url}/warm", f"{server.url}/triple", 2 * MiB)
+        brotli = await fetch(tool(Path(".")), f"{server.url}/br")
+    assert triple_result["failed"]
+    assert "encoded 3 times over; web_fetch undoes at most 2 codings" in triple_result["text"]
+    assert triple_result["growth"] <= 8 * 2 * MiB
+    assert brotli.failed
+    assert "encoded as 'br', which web_fetch did not ask for" in brotli.text
+
+
+async def test_a_corrupt_encoding_is_said(tmp_path: Path) -> None:
+    broken = gzip_of(b"hello")[:10] + b"\xff" * 64  # a gzip header, then no valid block
+    pages = {"/x": Page(broken, "text/plain", headers={"content-encoding": "gzip"})}
+    with serve_pages(pages) as server:
+        output = await fetch(tool(tmp_path), f"{server.url}/x")
+    assert output.failed and "the answer's gzip encoding is corrupt" in output.text
