@@ -162,7 +162,7 @@ class PromptMethods:
             )
         agent = session.agent
         if agent is None:
-            raise no_model()
+            raise no_model(self.context.options.config_path)
         await self.wiring.before_prompt(session)  # MCP servers still connecting
         parts = await read_resource_links(
             parts_from_prompt(prompt.prompt), session.policy.path_roots
@@ -224,7 +224,7 @@ class PromptMethods:
         (`session/cancel`, or `$/cancel_request` for this request alone)."""
         agent = session.agent
         if agent is None:
-            raise no_model()
+            raise no_model(self.context.options.config_path)
         refuse_while_rewinding(session)
         ticket = agent.compact(instructions or None)
 
