@@ -17,6 +17,7 @@ from acp_server.tools.builtin import builtin_tools
 from acp_server.tools.builtin.skill import SkillTool
 from acp_server.tools.local_commands import LocalCommands
 from acp_server.tools.local_files import LocalFiles
+from acp_server.tools.toolbox import Toolbox
 from acp_server.tools.workspace import PathRoots
 
 
@@ -37,7 +38,7 @@ def every_session_tool(workspace: Path, model: ModelProvider) -> list[Tool]:
         TaskTool(
             parent_log=SessionLog("s"),
             model=model,
-            tools=list(tools),
+            toolbox=Toolbox(roots, tools),
             journals=lambda *_: None,  # type: ignore[arg-type,return-value]
         )
     )
