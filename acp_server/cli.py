@@ -24,7 +24,11 @@ COMMANDS = ("setup", "doctor")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The command-line interface (documented in README.md)."""
+    """The command-line interface (documented in docs/cli.md and docs/configuration.md)."""
+    # A small table, loaded by serving anyway: the help names each provider and key variable.
+    from acp_server.models.providers import PROVIDERS, default_key_variables
+
+    specs = "".join(f"{name}:MODEL, " for name in PROVIDERS)
     parser = argparse.ArgumentParser(
         prog="acp-server",
         description="An Agent Client Protocol agent speaking JSON-RPC over stdin/stdout. "
@@ -42,7 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--model",
         metavar="SPEC",
-        help="the model: openai:MODEL, anthropic:MODEL, script:PATH (a scripted model file) "
+        help=f"the model: {specs}script:PATH (a scripted model file) "
         "or echo; default: $ACP_SERVER_MODEL, else default_model in the config file",
     )
     parser.add_argument(
@@ -70,7 +74,8 @@ def build_parser() -> argparse.ArgumentParser:
         type=_positive_int,
         default=64 * 1024 * 1024,
         metavar="N",
-        help="longest accepted input line; longer ones get -32600 (default: 64 MiB)",
+        help="longest accepted input line; a longer one gets -32600 and is skipped "
+        "(default: 64 MiB)",
     )
     parser.add_argument(
         "--deterministic",
@@ -84,10 +89,15 @@ def build_parser() -> argparse.ArgumentParser:
         default=[],
         metavar="NAME",
         help="let commands, hooks and MCP servers inherit the provider key variable NAME "
-        "(repeatable); by default OPENAI_API_KEY, ANTHROPIC_API_KEY and every api_key_env of "
-        "the config file are removed from their environment",
+        f"(repeatable); by default {', '.join(default_key_variables())} and every api_key_env "
+        "of the config file are removed from their environment",
     )
-    parser.add_argument("--version", action="version", version=f"acp-server {__version__}")
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"acp-server {__version__}",
+        help="print the version and exit",
+    )
     return parser
 
 
@@ -134,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
         from acp_server.firstrun.doctor import run_doctor
 
         return run_doctor(args, default_data_dir(), _config_access())
-    from acp_server.config import choose_model_spec, load_config
+    from acp_server.config import choose_model_spec, config_path, load_config
     from acp_server.models.base import ModelConfigError
     from acp_server.models.providers import default_key_variables, url_credentials
     from acp_server.models.spec import load_model
@@ -202,6 +212,7 @@ def main(argv: list[str] | None = None) -> int:
             model_spec=spec,
             offered_models=offered,
             load_model=functools.partial(load_model, providers=config.providers),
+            config_path=config_path(),
             turn_limits=config.turn,
             mode=mode,
             ids=ids,

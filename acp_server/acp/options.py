@@ -34,6 +34,8 @@ class ServerOptions:
     """Model specs offered as the `model` config option (the current one included)."""
     load_model: Callable[[str], ModelProvider] | None = None
     """Loads another offered model when a session switches to it."""
+    config_path: Path | None = None
+    """The config file the CLI read (or would have), which the no-model how-to names."""
     mode: Mode = "default"
     ids: SequentialIds | None = None
     """Deterministic mode's id factory for sessions, turns and messages (acp_server/ids.py);

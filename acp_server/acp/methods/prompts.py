@@ -161,7 +161,7 @@ class PromptMethods:
             )
         agent = session.agent
         if agent is None:
-            raise no_model()
+            raise no_model(self.context.options.config_path)
         await self.wiring.before_prompt(session)  # MCP servers still connecting
         parts = await session.toolbox.read_links(parts_from_prompt(prompt.prompt))
         refuse_while_rewinding(session)  # again: one may have started during the awaits
@@ -221,7 +221,7 @@ class PromptMethods:
         (`session/cancel`, or `$/cancel_request` for this request alone)."""
         agent = session.agent
         if agent is None:
-            raise no_model()
+            raise no_model(self.context.options.config_path)
         refuse_while_rewinding(session)
         ticket = agent.compact(instructions or None)
 

@@ -3,7 +3,8 @@
 - **Under the turn signal.** Every await on the network runs inside `signal.linked_scope()`, so
   a cancel closes the request at once; the client is closed before the tool returns.
 - **Caps.** The body is streamed and reading stops at `max_bytes` (the rest is never
-  downloaded; the result says so); the whole fetch, redirects included, has one deadline;
+  downloaded; the result says so); gzip and deflate are undone in bounded steps, each stage
+  stopped at the same cap (`web_body`); the whole fetch, redirects included, has one deadline;
   redirects are followed on the same host only, up to `max_redirects`, each target parsed and
   checked again. A redirect to another host is reported to the model, which may fetch it with
   a new call (a new permission question).
@@ -33,6 +34,7 @@ from acp_server.cancellation import TurnSignal
 from acp_server.tools.base import ToolKind, ToolOutput
 from acp_server.tools.budget import ToolBudget
 from acp_server.tools.builtin._common import BuiltinTool, failed, str_arg
+from acp_server.tools.builtin.web_body import ACCEPT_ENCODING, BodyRefused, BoundedBody, read_body
 from acp_server.tools.web_access import (
     UrlRefused,
     WebFetchSettings,
@@ -125,7 +127,7 @@ class WebFetch(BuiltinTool[WebFetchArgs]):
             headers={
                 "User-Agent": USER_AGENT,
                 "Accept": "text/html, text/markdown, text/plain, application/json;q=0.9, */*;q=0.5",
-                "Accept-Encoding": "identity",
+                "Accept-Encoding": ACCEPT_ENCODING,
             },
         )
         output: ToolOutput | None = None
@@ -228,7 +230,12 @@ class WebFetch(BuiltinTool[WebFetchArgs]):
             )
 
     async def _read(self, response: httpx.Response, offset: int, first: WebUrl) -> ToolOutput:
-        from acp_server.tools.builtin.web_text import content_class, decode, html_to_markdown
+        from acp_server.tools.builtin.web_text import (
+            content_class,
+            decode,
+            html_to_markdown,
+            meta_charset,
+        )
 
         mime = response.headers.get("content-type", "").split(";", 1)[0].strip().lower()
         shape = content_class(mime)
@@ -237,16 +244,11 @@ class WebFetch(BuiltinTool[WebFetchArgs]):
                 f"Refused: {response.url} is {mime} content; web_fetch returns web pages (as "
                 "Markdown), text and JSON only"
             )
-        limit = self.settings.max_bytes
-        body = bytearray()
-        cut = False
-        async for chunk in response.aiter_bytes():
-            body += chunk
-            if len(body) > limit:
-                cut = True  # the rest is never downloaded: the response is closed
-                del body[limit:]
-                break
-        data = bytes(body)
+        try:
+            body = await read_body(response, self.settings.max_bytes)
+        except BodyRefused as exc:
+            return failed(f"Refused: {exc}")
+        data = body.data
         if shape == "":
             if b"\0" in data[:4096]:
                 return failed(
@@ -255,23 +257,42 @@ class WebFetch(BuiltinTool[WebFetchArgs]):
                 )
             head = data[:512].lstrip().lower()
             shape = "html" if head.startswith((b"<!doctype html", b"<html")) else "text"
-        encoding = response.charset_encoding
+        charset = response.charset_encoding
+        if shape == "html" and charset is None:
+            charset = meta_charset(data)
+        text, problem = decode(data, charset)
         if shape == "html":
-            text = await anyio.to_thread.run_sync(html_to_markdown, data, encoding)
+            text = await anyio.to_thread.run_sync(html_to_markdown, text)
             described = f"{mime or 'HTML'}, converted to Markdown"
         else:
-            text = decode(data, encoding)
             described = mime or "text"
-        return self._result(response, text, described, cut, offset, first)
+        notes = [self._cut_note(response, body)] if body.cut else []
+        notes += [problem] if problem else []
+        return self._result(response, text, described, offset, first, notes)
+
+    def _cut_note(self, response: httpx.Response, body: BoundedBody) -> str:
+        cap = _size(self.settings.max_bytes)
+        if body.codings:
+            return (
+                f"the response, decoded from {', '.join(body.codings)}, is larger than the "
+                f"{cap} download limit ([web_fetch] max_bytes): only its first {cap} were "
+                "kept, so the text below ends early"
+            )
+        total = response.headers.get("content-length", "")
+        of = f" of {total} bytes" if total.isdigit() else ""
+        return (
+            f"the response is larger than the {cap} download limit ([web_fetch] max_bytes): "
+            f"only its first {cap}{of} were read, so the text below ends early"
+        )
 
     def _result(
         self,
         response: httpx.Response,
         text: str,
         described: str,
-        cut: bool,
         offset: int,
         first: WebUrl,
+        notes: list[str],
     ) -> ToolOutput:
         status = response.status_code
         lines = [f"URL: {response.url}"]
@@ -279,14 +300,7 @@ class WebFetch(BuiltinTool[WebFetchArgs]):
             lines.append(f"(redirected from {first.url})")
         lines.append(f"Status: {status} {response.reason_phrase}".rstrip())
         lines.append(f"Content-Type: {described}")
-        if cut:
-            total = response.headers.get("content-length", "")
-            of = f" of {total} bytes" if total.isdigit() else ""
-            lines.append(
-                f"[the response is larger than the {_size(self.settings.max_bytes)} download "
-                f"limit ([web_fetch] max_bytes): only its first {_size(self.settings.max_bytes)}"
-                f"{of} were read, so the text below ends early]"
-            )
+        lines += (f"[{note}]" for note in notes)
         if offset > len(text):
             lines.append(f"\noffset {offset} is past the end ({len(text)} characters)")
             return failed("\n".join(lines))

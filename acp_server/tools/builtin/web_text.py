@@ -4,9 +4,9 @@ See docs/rfc/implemented/feature/2026-12-01-web-fetch.md."""
 
 from __future__ import annotations
 
-import codecs
 import re
 from html.parser import HTMLParser
+from typing import NamedTuple
 
 _HTML = frozenset({"text/html", "application/xhtml+xml"})
 _TEXT_APPLICATIONS = frozenset(
@@ -43,12 +43,11 @@ def content_class(mime: str) -> str | None:
     return None
 
 
-def html_to_markdown(data: bytes, encoding: str | None) -> str:
+def html_to_markdown(text: str) -> str:
     """The Markdown of an HTML document (run in a worker thread; the converter is native code
     that lets the event loop run meanwhile)."""
     import html_to_markdown as converter
 
-    text = decode(data, encoding or _meta_charset(data))
     options = converter.ConversionOptions(extract_metadata=False, heading_style="atx", bullets="-")
     try:
         markdown = converter.convert(text, options).content or ""
@@ -70,7 +69,7 @@ _META_CHARSET = re.compile(
 _TAG = re.compile(r"<[^>]*>")
 
 
-def _meta_charset(data: bytes) -> str | None:
+def meta_charset(data: bytes) -> str | None:
     """The charset a page declares in its first 4 KiB (`<meta charset=...>`), if any."""
     match = _META_CHARSET.search(data[:4096])
     return match[1].decode("ascii") if match else None
@@ -108,9 +107,25 @@ def _plain_text(text: str) -> str:
     return "\n".join(parser.parts)
 
 
-def decode(data: bytes, encoding: str | None) -> str:
-    try:
-        codecs.lookup(encoding or "utf-8")
-    except LookupError:
-        encoding = "utf-8"
-    return data.decode(encoding or "utf-8", errors="replace")
+class Decoded(NamedTuple):
+    text: str
+    problem: str | None
+    """One plain sentence (no final stop) when the named charset could not be used (the text
+    is then UTF-8)."""
+
+
+def decode(data: bytes, encoding: str | None) -> Decoded:
+    """`data` as text in `encoding` (UTF-8 when none is named), undecodable bytes replaced. A
+    charset Python does not know, or one that is not a text encoding (`rot13`, `base64`), or
+    one that cannot replace bad bytes (`idna`), is read as UTF-8 and said in `problem`."""
+    if encoding:
+        try:
+            return Decoded(data.decode(encoding, errors="replace"), None)
+        except (LookupError, UnicodeError, ValueError):
+            shown = encoding[:40]
+            problem = (
+                f"the page names the charset {shown!r}, which web_fetch cannot read text in, "
+                "so it was read as UTF-8"
+            )
+            return Decoded(data.decode("utf-8", errors="replace"), problem)
+    return Decoded(data.decode("utf-8", errors="replace"), None)
