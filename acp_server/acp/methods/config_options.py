@@ -75,6 +75,19 @@ class SessionConfig:
         """The session's `modes`, as a session response gives them."""
         return mode_state(session.policy.mode, self.modes())
 
+    def describe_mode(self, session: AcpSession) -> str:
+        """What `/mode` alone answers: the session's mode and the modes it may switch to."""
+        lines = [f"The mode is {session.policy.mode}. Switch with /mode NAME:"]
+        lines += [f"- {m.id}: {m.description}" for m in self.modes()]
+        return "\n".join(lines)
+
+    def describe_model(self, session: AcpSession) -> str:
+        """What `/model` alone answers: the session's model and the offered ones."""
+        current = session.model.spec if session.model is not None else "not configured"
+        lines = [f"The model is {current}. Switch with /model NAME:"]
+        lines += [f"- {spec}" for spec in self._context.options.offered_models]
+        return "\n".join(lines)
+
     def change_model(self, session: AcpSession, spec: str) -> None:
         """Switch the session's model from its next request on, and remember it."""
         offered = self._context.options.offered_models

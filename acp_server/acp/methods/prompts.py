@@ -234,9 +234,16 @@ class PromptMethods:
         return PromptResponse(stop_reason=stop_reason_for(await ticket.wait()))
 
     async def _run_command(self, session: AcpSession, name: str, argument: str) -> PromptResponse:
-        """A slash command (see `mode_options.COMMANDS`): handled here, the model is not asked."""
+        """A slash command (see `mode_options.COMMANDS`): handled here, the model is not asked.
+        Without an argument it shows the current value and the choices, as `/rewind` lists the
+        turns."""
         try:
-            if name == "mode":
+            if not argument:
+                describe = (
+                    self.config.describe_mode if name == "mode" else self.config.describe_model
+                )
+                message = describe(session)
+            elif name == "mode":
                 await self.config.change_mode(session, argument)
                 message = f"Mode set to {argument}."
             else:
