@@ -14,7 +14,7 @@ from acp_protocol.session_config import SessionConfigOption, SessionModeState
 from acp_protocol.session_update import ConfigOptionUpdate, CurrentModeUpdate
 from acp_server.models.base import ModelConfigError
 from acp_server.rpc.peer import IncomingRequest
-from acp_server.tools.permissions import ModeInfo, ModeRefused, check_mode
+from acp_server.tools.toolbox import ModeInfo, ModeRefused, check_mode
 
 from ..context import BridgeContext
 from ..errors import invalid_params
