@@ -171,8 +171,8 @@ def keys_of(cls: type, table: str) -> Iterator[Key]:
         where = f"{table}.{inner}" if inner else table
         kind, default = kind_of(hints[entry.name]), default_of(entry)
         yield Key(where, name, kind, default, without_key_prefix(doc, name))
-    for name, inner_type in nested:
-        yield from keys_of(inner_type, name if not table else f"{table}.{name}")
+    for name, inner_type in nested:  # a table named "" is the same table (its keys inline)
+        yield from keys_of(inner_type, f"{table}.{name}" if table and name else table or name)
 
 
 def config_keys() -> list[Key]:
@@ -350,6 +350,8 @@ def render() -> str:
         lines += ["", f"## {title}", ""]
         if table.startswith("providers.NAME"):
             lines += [f"`NAME` is {names}.", ""]
+        if table.endswith('.models."MODEL"'):
+            lines += ["The model keys of `[providers.NAME]`, for one model: they win there.", ""]
         lines += ["| key | type | default | what it does |", "|---|---|---|---|"]
         lines += [f"| `{k.name}` | {k.kind} | {_cell(k.default)} | {_cell(k.doc)} |" for k in keys]
     lines += [

@@ -164,6 +164,8 @@ def request_body(
         ]
         tools[-1]["cache_control"] = _EPHEMERAL
         body["tools"] = tools
+    if request.temperature is not None:
+        body["temperature"] = request.temperature
     return body
 
 
@@ -291,6 +293,17 @@ class AnthropicProvider:
         self.default_max_tokens = configured if configured is not None else default_max_tokens
 
     @property
+    def edit_format(self) -> str | None:
+        """The configured edit format (None: the agent's default)."""
+        return self._http.options.edit_format
+
+    @property
+    def auto_test(self) -> bool | None:
+        """Whether the agent runs the tests after this model's edits, as configured (None:
+        the agent's default)."""
+        return self._http.options.auto_test
+
+    @property
     def max_output_tokens(self) -> int:
         """The configured output limit, else the default (the loop bounds every request)."""
         return self.default_max_tokens
@@ -325,6 +338,7 @@ class AnthropicProvider:
                 code="no_api_key",
             )
         headers = _ROW.auth_headers(self._api_key)
+        request = self._http.options.sampled(request)
         body = msgspec.json.encode(request_body(endpoint.model, request, self.default_max_tokens))
         tools: dict[int, _ToolBlock] = {}
         finished: list[ToolCallRequest] = []

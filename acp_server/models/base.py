@@ -93,6 +93,9 @@ class ModelRequest(Struct, kw_only=True, frozen=True):
     messages: list[ConversationItem]
     tools: list[ToolSpec]
     max_output_tokens: int | None = None
+    temperature: float | None = None
+    """The sampling temperature asked for; None: none is sent (the server's default). The
+    model's configured `temperature` wins over it (`HttpOptions.sampled`)."""
 
 
 # --- stream events ------------------------------------------------------------------------

@@ -33,7 +33,7 @@ import anyio
 import msgspec
 
 from acp_server.cancellation import TurnSignal
-from acp_server.models.base import ModelError
+from acp_server.models.base import ModelError, ModelRequest
 from acp_server.models.overflow import context_overflow
 
 if TYPE_CHECKING:
@@ -72,15 +72,20 @@ class HttpOptions:
     max_attempts: int = 4
     backoff: tuple[float, ...] = (0.5, 1.0, 2.0, 4.0)
     max_retry_after: float = 60.0
+    # The model's settings from the config file (`acp_server.models.model_settings`); None:
+    # not set, so the default of the code that uses each (named in its description there).
     context_window: int | None = None
-    """From the config file (`context_window`, per model, else per provider); None: ask the
-    server where it can say, else use the default (`acp_server.models.window`)."""
     max_output_tokens: int | None = None
-    """From the config file (`max_output_tokens`, per model, else per provider); None: the
-    default (`acp_server.models.output`)."""
     images: bool | None = None
-    """From the config file (`images`, per model, else per provider): whether the model takes
-    images; None: the provider's default (`acp_server.models.images`)."""
+    temperature: float | None = None
+    edit_format: str | None = None
+    auto_test: bool | None = None
+
+    def sampled(self, request: ModelRequest) -> ModelRequest:
+        """`request` with the configured temperature, which wins over the one it asks for."""
+        if self.temperature is None:
+            return request
+        return msgspec.structs.replace(request, temperature=self.temperature)
 
     def delay(self, retry: int) -> float:
         """The backoff before retry number `retry` (1-based)."""

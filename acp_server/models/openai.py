@@ -186,6 +186,8 @@ def request_body(
         ]
     if request.max_output_tokens is not None:
         body[output_field] = request.max_output_tokens
+    if request.temperature is not None:
+        body["temperature"] = request.temperature
     return body
 
 
@@ -341,6 +343,17 @@ class OpenAIProvider:
         await self._http.aclose()
 
     @property
+    def edit_format(self) -> str | None:
+        """The configured edit format (None: the agent's default)."""
+        return self._http.options.edit_format
+
+    @property
+    def auto_test(self) -> bool | None:
+        """Whether the agent runs the tests after this model's edits, as configured (None:
+        the agent's default)."""
+        return self._http.options.auto_test
+
+    @property
     def max_output_tokens(self) -> int:
         """The configured output limit, else the default (`acp_server.models.output`)."""
         return self._http.options.max_output_tokens or DEFAULT_OUTPUT_TOKENS
@@ -428,6 +441,7 @@ class OpenAIProvider:
         naming it) is asked again without it, and never again with it: such servers then
         report no usage, and the context budget guesses instead."""
         retry_without_usage = False
+        request = self._http.options.sampled(request)
         body = request_body(self.endpoint.model, request, self._usage_in_stream, self._output_field)
         events = self._http.events("/chat/completions", self._headers(), _encode(body), signal)
         async with aclosing(events):

@@ -31,6 +31,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from acp_server.models.model_settings import MODEL_KEYS, ModelSettings, model_settings
+
 __all__ = [
     "PROVIDERS",
     "Provider",
@@ -189,51 +191,20 @@ class ProviderSettings:
     """Seconds to connect to the server (unset: 10)."""
     read_timeout: float | None = None
     """Seconds to wait between chunks of a response (unset: 60)."""
-    context_window: int | None = None
-    """Tokens the provider's models hold (the context budget's window; `usage_update` size);
-    unset: asked of the server, else a default per provider (docs/models.md)."""
-    model_windows: dict[str, int] = field(
-        default_factory=dict, metadata={"config_key": 'models."MODEL".context_window'}
+    defaults: ModelSettings = field(
+        default_factory=ModelSettings, metadata={"config_table": "", "config_type": ModelSettings}
     )
-    """`context_window` of one model (`[providers.NAME.models."MODEL"]`), by model name: wins
-    over the provider's."""
-    max_output_tokens: int | None = None
-    """Tokens one request may generate (unset: 8192; see `acp_server.models.output`)."""
-    model_outputs: dict[str, int] = field(
-        default_factory=dict, metadata={"config_key": 'models."MODEL".max_output_tokens'}
+    """The table's model keys: what every model of the provider gets."""
+    models: dict[str, ModelSettings] = field(
+        default_factory=dict,
+        metadata={"config_table": 'models."MODEL"', "config_type": ModelSettings},
     )
-    """`max_output_tokens` of one model, by model name: wins over the provider's."""
-    text_tool_calls: bool | None = None
-    """Run a tool call the model wrote as text (unset: on for OpenAI-compatible servers other
-    than the OpenAI API; see acp_server/agent/text_calls.py)."""
-    model_text_calls: dict[str, bool] = field(
-        default_factory=dict, metadata={"config_key": 'models."MODEL".text_tool_calls'}
-    )
-    """`text_tool_calls` of one model, by model name: wins over the provider's."""
-    images: bool | None = None
-    """The provider's models take images (unset: Anthropic and the OpenAI API do, another
-    server is asked; see acp_server/models/images.py)."""
-    model_images: dict[str, bool] = field(
-        default_factory=dict, metadata={"config_key": 'models."MODEL".images'}
-    )
-    """`images` of one model, by model name: wins over the provider's."""
+    """`[providers.NAME.models."MODEL"]` tables, by model name: each model's own keys, which
+    win over the provider's."""
 
-    def window_for(self, model: str) -> int | None:
-        """The configured window of `model`: its own, else the provider's, else None."""
-        return self.model_windows.get(model, self.context_window)
-
-    def text_calls_for(self, model: str) -> bool | None:
-        """The configured `text_tool_calls` of `model`: its own, else the provider's, else
-        None (the provider's default)."""
-        return self.model_text_calls.get(model, self.text_tool_calls)
-
-    def images_for(self, model: str) -> bool | None:
-        """The configured `images` of `model`: its own, else the provider's, else None."""
-        return self.model_images.get(model, self.images)
-
-    def output_for(self, model: str) -> int | None:
-        """The configured output limit of `model`: its own, else the provider's, else None."""
-        return self.model_outputs.get(model, self.max_output_tokens)
+    def model(self, name: str) -> ModelSettings:
+        """The settings of model `name`: its own table's keys, else the provider's."""
+        return self.models.get(name, ModelSettings()).over(self.defaults)
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,10 +237,6 @@ _KEYS = {
     "api_key": str,
     "connect_timeout": float,
     "read_timeout": float,
-    "context_window": int,
-    "max_output_tokens": int,
-    "text_tool_calls": bool,
-    "images": bool,
 }
 
 
@@ -281,12 +248,6 @@ def provider_tables(entry: Any, error: ConfigError, path: Path | None) -> Provid
     return ProviderTables({name: _table(name, value, error) for name, value in entry.items()}, path)
 
 
-def _positive_int(value: Any, key: str, table: str, error: ConfigError) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        raise error(f"[{table}] `{key}` must be a positive integer", key, table)
-    return value
-
-
 def _table(name: str, entry: Any, error: ConfigError) -> ProviderSettings:
     table = f"providers.{name}"
     if name not in PROVIDERS:
@@ -296,29 +257,21 @@ def _table(name: str, entry: Any, error: ConfigError) -> ProviderSettings:
     values: dict[str, Any] = {}
     for key, value in entry.items():
         if key == "models":
-            (
-                values["model_windows"],
-                values["model_outputs"],
-                values["model_text_calls"],
-                values["model_images"],
-            ) = _model_tables(table, value, error)
+            values["models"] = _model_tables(table, value, error)
+            continue
+        if key in MODEL_KEYS:
             continue
         kind = _KEYS.get(key)
         if kind is None:
             raise error(
                 f"unknown key `{key}` in [{table}]; expected "
-                f'{", ".join(_KEYS)} or [{table}.models."MODEL"]',
+                f'{", ".join((*_KEYS, *MODEL_KEYS))} or [{table}.models."MODEL"]',
                 key,
                 table,
             )
-        if kind is bool:
-            if not isinstance(value, bool):
-                raise error(f"[{table}] `{key}` must be true or false", key, table)
-        elif kind is str:
+        if kind is str:
             if not isinstance(value, str) or not value:
                 raise error(f"[{table}] `{key}` must be a non-empty string", key, table)
-        elif kind is int:
-            _positive_int(value, key, table, error)
         elif isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
             raise error(f"[{table}] `{key}` must be a positive number of seconds", key, table)
         else:
@@ -326,38 +279,26 @@ def _table(name: str, entry: Any, error: ConfigError) -> ProviderSettings:
         values[key] = value
     if "api_key" in values and "api_key_env" in values:
         raise error(f"[{table}] sets both `api_key` and `api_key_env`; keep one", "api_key", table)
-    return ProviderSettings(**values)
+    own = {key: value for key, value in entry.items() if key in MODEL_KEYS}
+    return ProviderSettings(**values, defaults=model_settings(own, table, error))
 
 
-def _model_tables(
-    table: str, value: Any, error: ConfigError
-) -> tuple[dict[str, int], dict[str, int], dict[str, bool], dict[str, bool]]:
-    """`[providers.NAME.models."MODEL"]` tables: each may set `context_window`,
-    `max_output_tokens`, `text_tool_calls` and `images`; returns each by model name."""
+def _model_tables(table: str, value: Any, error: ConfigError) -> dict[str, ModelSettings]:
+    """`[providers.NAME.models."MODEL"]` tables, each setting model keys, by model name."""
     if not isinstance(value, dict):
         raise error(f'[{table}] `models` must be tables [{table}.models."MODEL"]', None, None)
-    windows: dict[str, int] = {}
-    outputs: dict[str, int] = {}
-    text_calls: dict[str, bool] = {}
-    images: dict[str, bool] = {}
+    models: dict[str, ModelSettings] = {}
     for model, entry in value.items():
         inner = f"{table}.models.{model}"
         if not isinstance(entry, dict):
             raise error(f'[{table}.models."{model}"] must be a table', model, None)
-        for key, setting in entry.items():
-            if key == "context_window":
-                windows[model] = _positive_int(setting, key, inner, error)
-            elif key == "max_output_tokens":
-                outputs[model] = _positive_int(setting, key, inner, error)
-            elif key in ("text_tool_calls", "images"):
-                if not isinstance(setting, bool):
-                    raise error(f"[{inner}] `{key}` must be true or false", key, inner)
-                (text_calls if key == "text_tool_calls" else images)[model] = setting
-            else:
+        for key in entry:
+            if key not in MODEL_KEYS:
                 raise error(
                     f'unknown key `{key}` in [{table}.models."{model}"]; expected '
-                    "context_window, max_output_tokens, text_tool_calls or images",
+                    f"{', '.join(MODEL_KEYS)}",
                     key,
                     inner,
                 )
-    return windows, outputs, text_calls, images
+        models[model] = model_settings(entry, inner, error)
+    return models

@@ -94,7 +94,7 @@ def load_model(
         key_env=key_env,
         base_url_env=base_url_env,
         options=_options(provider, rest),
-        text_tool_calls=provider.text_calls_for(rest),
+        text_tool_calls=provider.model(rest).text_tool_calls,
     )
 
 
@@ -120,13 +120,13 @@ def _options(provider: ProviderSettings, model: str) -> HttpOptions:
         options = replace(options, connect_timeout=provider.connect_timeout)
     if provider.read_timeout is not None:
         options = replace(options, read_timeout=provider.read_timeout)
-    window = provider.window_for(model)
-    if window is not None:
-        options = replace(options, context_window=window)
-    output = provider.output_for(model)
-    if output is not None:
-        options = replace(options, max_output_tokens=output)
-    images = provider.images_for(model)
-    if images is not None:
-        options = replace(options, images=images)
-    return options
+    settings = provider.model(model)
+    return replace(
+        options,
+        context_window=settings.context_window,
+        max_output_tokens=settings.max_output_tokens,
+        images=settings.images,
+        temperature=settings.temperature,
+        edit_format=settings.edit_format,
+        auto_test=settings.auto_test,
+    )

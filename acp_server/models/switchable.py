@@ -46,6 +46,18 @@ class SwitchableModel:
         """Whether the provider chosen now has text tool calls recognised."""
         return getattr(self._provider, "text_tool_calls", False) is True
 
+    @property
+    def edit_format(self) -> str | None:
+        """The configured edit format of the provider chosen now (None: the default)."""
+        value = getattr(self._provider, "edit_format", None)
+        return value if isinstance(value, str) else None
+
+    @property
+    def auto_test(self) -> bool | None:
+        """The configured `auto_test` of the provider chosen now (None: the default)."""
+        value = getattr(self._provider, "auto_test", None)
+        return value if isinstance(value, bool) else None
+
     async def context_window(self, signal: TurnSignal) -> ContextWindow:
         """The window of the provider chosen now."""
         return await context_window_of(self._provider, signal)

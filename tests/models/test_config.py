@@ -229,7 +229,7 @@ def test_context_window_reaches_the_provider_for_usage_updates(tmp_path: Path) -
     config = tmp_path / "config.toml"
     config.write_text("[providers.openai]\ncontext_window = 32768\n")
     settings = load_config(config)
-    assert settings.provider("openai").context_window == 32768
+    assert settings.provider("openai").defaults.context_window == 32768
     provider = load_model("openai:local", settings.providers, environ={})
     assert isinstance(provider, OpenAIProvider)
     assert provider._http.options.context_window == 32768

@@ -67,9 +67,9 @@ def test_per_model_windows_override_the_provider(tmp_path: Path) -> None:
         '[providers.openai.models."Qwen/Qwen2.5-7B"]\ncontext_window = 8192\n',
     )
     openai = settings.provider("openai")
-    assert openai.window_for("Qwen/Qwen2.5-7B") == 8192
-    assert openai.window_for("other") == 65536
-    assert settings.provider("anthropic").window_for("x") is None
+    assert openai.model("Qwen/Qwen2.5-7B").context_window == 8192
+    assert openai.model("other").context_window == 65536
+    assert settings.provider("anthropic").model("x").context_window is None
 
 
 @pytest.mark.parametrize(

@@ -54,9 +54,8 @@ def test_the_docstring_example_is_read_into_the_owners_types(tmp_path: Path) -> 
     assert config.turn.max_repeats == 3 and config.turn.subagents.max_seconds == 600.0
     openai = config.provider("openai")
     assert openai.read_timeout == 120.0
-    assert openai.window_for("qwen2.5-coder-7b") == 8192
-    assert openai.text_calls_for("qwen2.5-coder-7b") is True
-    assert openai.images_for("qwen2.5-coder-7b") is True
+    qwen = openai.model("qwen2.5-coder-7b")
+    assert (qwen.context_window, qwen.text_tool_calls, qwen.images) == (8192, True, True)
     assert config.tools.max_checkpoint_bytes == 4194304
     assert config.tools.max_checkpoint_store_bytes == 256 << 20
     assert config.instructions.file_names == ("AGENTS.md", "CLAUDE.md")
