@@ -26,6 +26,7 @@ from acp_server.tools.builtin._common import (
     str_arg,
 )
 from acp_server.tools.builtin.near_miss import edited_lines, near_misses
+from acp_server.tools.builtin.near_paths import near_paths_note
 from acp_server.tools.checkpoints import Checkpoints
 from acp_server.tools.images import read_image
 from acp_server.tools.local_files import in_thread, special_kind
@@ -180,7 +181,8 @@ class ReadFile(BuiltinTool[ReadFileArgs]):
                     return image
             window = await self.files.read_window(path, start, wanted, self.max_bytes, signal)
         except FileNotFoundError:
-            return failed(f"File not found: {path}")
+            near = await in_thread(near_paths_note, self.path_roots.cwd, path)
+            return failed(f"File not found: {path}{near}")
         except IsADirectoryError:
             return failed(f"{path} is a directory; use list_dir to see its entries")
         except OSError as exc:
@@ -296,7 +298,10 @@ class WriteFile(BuiltinTool[WriteFileArgs]):
             return failed(f"Cannot write {path}: {exc.strerror or exc}")
         lines = plural(count_lines(args.content), "line")
         if old is None:
+            near = await in_thread(near_paths_note, self.path_roots.cwd, path)
             text = f"Created {path} ({lines})"
+            if near:
+                text += f"{near}: if you meant that file, write to it instead"
         elif old == args.content:
             text = f"Wrote {path}: the content is unchanged ({lines})"
         else:
@@ -381,7 +386,8 @@ class EditFile(BuiltinTool[EditFileArgs]):
         if isinstance(content, ToolOutput):
             return content
         if content is None:
-            return failed(f"File not found: {path} (to create a file, use write_file)")
+            near = await in_thread(near_paths_note, self.path_roots.cwd, path)
+            return failed(f"File not found: {path}{near} (to create a file, use write_file)")
         signal.raise_if_aborted()
         old_text, new_text = args.old_text, args.new_text
         found = _occurrences(content, old_text)
