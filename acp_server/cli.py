@@ -217,7 +217,9 @@ def main(argv: list[str] | None = None) -> int:
             mode=mode,
             ids=ids,
             child_environment=child_environment,
-            tools=ToolSettings(config.tools, config.sandbox, config.web_fetch, config.skills),
+            tools=ToolSettings(
+                config.tools, config.sandbox, config.web_fetch, config.skills, config.tests
+            ),
             instructions=instructions,
             deterministic=deterministic,
         )

@@ -33,6 +33,10 @@ Example:
                                             # on for OpenAI-compatible servers, not OpenAI)
     images = true                           # the model takes images (default: Anthropic and
                                             # OpenAI do; other servers are asked, /props)
+    edit_format = "whole_file"              # or "search_replace", "tool_calls" (the default)
+    temperature = 0                         # sent with every request (default: none sent)
+    auto_test = true                        # run the tests after its edits (default: on
+                                            # with a text edit format)
 
     [providers.anthropic]
     api_key_env = "ANTHROPIC_API_KEY"
@@ -64,6 +68,10 @@ Example:
                                          # repository root down to the cwd; absolute or ~: the
                                          # user's own (the config dir's skills/ is always read)
 
+    [tests]                              # the test runs after a model's edits (auto_test)
+    command = "python -m pytest -q"      # default: found in the repository
+    max_rounds = 3                       # test runs in one turn, at most
+
 Each table's type and its validation live with the code that uses it; this module only maps the
 file's keys to them (`_SECTIONS`), finds the line a message names, and picks the model:
 
@@ -75,7 +83,8 @@ file's keys to them (`_SECTIONS`), finds the line a message names, and picks the
 - `[instructions]`: `InstructionSettings`, `agent/instruction_settings.py`;
 - `[sandbox]`: `SandboxSettings`, `tools/sandbox_settings.py`;
 - `[web_fetch]`: `WebFetchSettings`, `tools/web_access.py`;
-- `[skills]`: `SkillPlaces`, `tools/skill_places.py`.
+- `[skills]`: `SkillPlaces`, `tools/skill_places.py`;
+- `[tests]`: `AutoTestSettings`, `tools/test_command.py`.
 
 A new key is a field and a check in its owner's module (and a row here for a new table). The
 fields are the keys docs/configuration.md lists (`scripts/config_reference.py` writes it from
@@ -109,6 +118,7 @@ from acp_server.paths import config_dir
 from acp_server.tools.budget import ToolBudget, tool_budget
 from acp_server.tools.sandbox_settings import SandboxSettings, sandbox_settings
 from acp_server.tools.skill_places import SkillPlaces, skill_places
+from acp_server.tools.test_command import AutoTestSettings, read_tests_table
 from acp_server.tools.web_access import WebFetchSettings, web_fetch_settings
 
 __all__ = [
@@ -158,6 +168,10 @@ class Config:
     """`[web_fetch]`: the web_fetch tool's limits and reach."""
     skills: SkillPlaces = field(default_factory=SkillPlaces, metadata={"config_table": "skills"})
     """`[skills]`: where skills are looked for (`acp_server/tools/skill_places.py`)."""
+    tests: AutoTestSettings = field(
+        default_factory=AutoTestSettings, metadata={"config_table": "tests"}
+    )
+    """`[tests]`: the project's test command and the test runs after the model's edits."""
 
     def provider(self, name: str) -> ProviderSettings:
         """The settings of provider `name` (empty when the file has no table for it)."""
@@ -227,13 +241,14 @@ _SECTIONS: dict[str, tuple[str, Callable[[Any, Error], Any]]] = {
     "sandbox": ("sandbox", sandbox_settings),
     "web_fetch": ("web_fetch", web_fetch_settings),
     "skills": ("skills", skill_places),
+    "tests": ("tests", read_tests_table),
 }
 """Table name -> (`Config` field, the owner's reader)."""
 
 _EXPECTED = (
     "default_model, models, max_steps, context_threshold, max_repeated_calls, "
     "max_failed_calls, [providers.NAME], [tools], [instructions], [sandbox], [subagents], "
-    "[web_fetch] or [skills]"
+    "[web_fetch], [skills] or [tests]"
 )
 
 

@@ -36,6 +36,9 @@ from .modes import ModeRefused as ModeRefused
 from .modes import check_mode as check_mode
 from .sandbox_settings import SandboxSettings as SandboxSettings
 from .skill_places import SkillPlaces as SkillPlaces
+from .test_command import AutoTestSettings as AutoTestSettings
+from .test_command import ProjectTestCommand as ProjectTestCommand
+from .test_command import find_test_command
 from .web_access import WebFetchSettings as WebFetchSettings
 
 if TYPE_CHECKING:
@@ -108,6 +111,9 @@ class ToolSettings:
     """`[web_fetch]`: the web_fetch tool's limits and reach."""
     skills: SkillPlaces = field(default_factory=SkillPlaces)
     """`[skills] dirs`: where skills are looked for."""
+    tests: AutoTestSettings = field(default_factory=AutoTestSettings)
+    """`[tests]`: the project's test command (else found in the repository) and the test
+    runs after a model's edits."""
 
 
 @dataclass(frozen=True)
@@ -152,10 +158,13 @@ class Toolbox:
         command_sandbox: CommandSandbox | None = None,
         checkpoint_store: CheckpointStore | None = None,
         skill: Tool | None = None,
+        tests: AutoTestSettings | None = None,
     ) -> None:
         """Hold `tools` (`for_session` builds a session's); `skill` is the `skill` tool
-        waiting for a skill to appear (`offer_skill`)."""
+        waiting for a skill to appear (`offer_skill`); `tests` says the project's test
+        command, if the config file does (None: none is run)."""
         self.path_roots = path_roots
+        self._tests = tests
         self.command_sandbox = command_sandbox
         self.checkpoint_store = checkpoint_store
         """Where the file tools keep what they replace, and where `/rewind` finds it."""
@@ -225,6 +234,7 @@ class Toolbox:
             command_sandbox=command_sandbox,
             checkpoint_store=store,
             skill=None if has_skills else skill,
+            tests=settings.tests,
         )
         if has_skills:
             toolbox.add([skill])  # the model loads skills
@@ -286,6 +296,14 @@ class Toolbox:
             command_sandbox=self.command_sandbox,
         )
 
+    def test_command(self) -> ProjectTestCommand | None:
+        """The project's test command: the config file's, else the one the working directory
+        shows (looked for at each call: the repository may change); None without either, or
+        for a subagent's toolbox."""
+        if self._tests is None:
+            return None
+        return find_test_command(Path(self.path_roots.cwd), self._tests)
+
     def for_child(self) -> Toolbox:
         """A subagent's toolbox: these tools as they are now, without `task` (a child gets a
         `task` of its own, bound to its own session, while its depth allows), sharing the
@@ -311,6 +329,7 @@ __all__ = [
     "MODE_IDS",
     "TASK_TOOL_NAME",
     "AskFailed",
+    "AutoTestSettings",
     "CommandResult",
     "CommandRunner",
     "CommandScan",
@@ -323,6 +342,7 @@ __all__ = [
     "Mode",
     "ModeInfo",
     "ModeRefused",
+    "ProjectTestCommand",
     "SandboxSettings",
     "SkillPlaces",
     "TextWindow",
