@@ -128,9 +128,12 @@ class SessionWiring:
                     context_threshold=limits.context_threshold,
                     max_repeats=limits.max_repeats,
                     max_failed=limits.max_failed,
+                    test_command=toolbox.test_command,
+                    max_test_rounds=context.options.tools.tests.max_rounds,
+                    cwd=cwd,
                 ),
                 context.task_group,
-                seams=self._seams(cwd, extra_roots, policy, client_prompt),
+                seams=self._seams(cwd, extra_roots, policy, client_prompt, toolbox),
                 ids=context.ids,
                 durability_flush=journal.flush,
             )
@@ -221,13 +224,15 @@ class SessionWiring:
         extra_roots: list[str],
         policy: PermissionPolicy,
         client_prompt: ClientPrompt,
+        toolbox: Toolbox,
     ) -> Seams:
         """The session's listeners: the permission policy; the client's system prompt, then the
-        environment and project instructions in the system prompt (read again at each turn's
-        first step)."""
+        environment (with the project's test command) and project instructions in the system
+        prompt (read again at each turn's first step)."""
         instructions = ProjectInstructions(
             Roots(Path(cwd), [Path(root) for root in extra_roots]),
             self._instructions,
+            toolbox.test_command,
         )
         return Seams(
             approval=[policy.approve],

@@ -17,6 +17,7 @@ A call of a tool that was not offered still runs (the loop knows every tool).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 import msgspec
@@ -31,6 +32,7 @@ __all__ = [
     "COMPACT_TOOLS",
     "COMPACT_WINDOW",
     "compact_request",
+    "compact_tools",
 ]
 
 COMPACT_WINDOW = 8192
@@ -83,15 +85,21 @@ def _short(spec: ToolSpec) -> ToolSpec:
     )
 
 
+def compact_tools(tools: Sequence[ToolSpec], kept: frozenset[str]) -> list[ToolSpec]:
+    """The built-in tools named in `kept`, each described by one sentence, and every MCP
+    tool as it is."""
+    return [
+        _short(spec) if spec.name in kept else spec
+        for spec in tools
+        if spec.name in kept or spec.name.startswith("mcp__")
+    ]
+
+
 def compact_request(request: ModelRequest, base_prompt: str) -> ModelRequest:
     """`request` in its compact variant (see the module docstring); `base_prompt` is the
     agent's configured system prompt, replaced only when it is the default one."""
     system = request.system_prompt
     if base_prompt == DEFAULT_SYSTEM_PROMPT and system.startswith(DEFAULT_SYSTEM_PROMPT):
         system = COMPACT_SYSTEM_PROMPT + system[len(DEFAULT_SYSTEM_PROMPT) :]
-    tools = [
-        _short(spec) if spec.name in COMPACT_TOOLS else spec
-        for spec in request.tools
-        if spec.name in COMPACT_TOOLS or spec.name.startswith("mcp__")
-    ]
+    tools = compact_tools(request.tools, COMPACT_TOOLS)
     return msgspec.structs.replace(request, system_prompt=system, tools=tools)

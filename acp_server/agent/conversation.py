@@ -77,7 +77,17 @@ class Conversation:
     cutting back to where the turn began removes exactly that turn.
     """
 
-    __slots__ = ("_chars", "_items", "_positions", "_prompts", "_records", "_turn_starts")
+    __slots__ = (
+        "_block_calls",
+        "_block_item",
+        "_chars",
+        "_hidden_calls",
+        "_items",
+        "_positions",
+        "_prompts",
+        "_records",
+        "_turn_starts",
+    )
 
     def __init__(self, records: Iterable[rec.Record] = ()) -> None:
         self._records: list[rec.Record] = []
@@ -95,6 +105,14 @@ class Conversation:
         """Message ids of the turns' prompts, oldest first (the turns a compaction keeps)."""
         self._turn_starts: dict[str, int] = {}
         """Item count when each turn of the log began (refusals cut back to it)."""
+        self._hidden_calls: set[str] = set()
+        """Calls the agent made itself (its test runs): neither they nor their results are
+        the model's."""
+        self._block_calls: set[str] = set()
+        """Calls that applied the model's edit blocks: their results reach it as a note."""
+        self._block_item: int | None = None
+        """The index of the last item if it is a note of edit block results (the next result
+        joins it)."""
 
     @property
     def items(self) -> Sequence[model.ConversationItem]:
@@ -137,17 +155,26 @@ class Conversation:
             self._append(model.UserMessage(parts=[part_for_model(p) for p in record.content]))
         elif isinstance(record, rec.AssistantMessage):
             if record.origin == "agent":
-                return  # the agent's own notice: the model never reads it as its words
+                # The agent's own notice or call: the model never reads it as its words.
+                self._hidden_calls.update(c.call_id for c in record.tool_calls)
+                return
             self._positions[record.message_id] = len(self._items)
             text = "".join(p.text for p in record.parts if isinstance(p, rec.TextPart))
             if any(c.from_text for c in record.tool_calls):
                 text = ""  # the text *was* the call: the model reads it back as a call
+            self._block_calls.update(c.call_id for c in record.tool_calls if c.edit_block)
             calls = [
                 model.ToolCallRequest(call_id=c.call_id, name=c.name, arguments=c.arguments)
                 for c in record.tool_calls
+                if not c.edit_block  # the text holds those: the model reads what it wrote
             ]
             self._append(model.AssistantMessage(text=text, tool_calls=calls))
         elif isinstance(record, rec.ToolResult):
+            if record.call_id in self._hidden_calls:
+                return
+            if record.call_id in self._block_calls:
+                self._block_result(record)
+                return
             self._append(
                 model.ToolResultMessage(
                     call_id=record.call_id,
@@ -167,6 +194,22 @@ class Conversation:
             if bound is not None:  # else the boundary went with a refused turn: nothing to do
                 self._replace(*compacted(self._items, bound, record.summary))
 
+    def _block_result(self, record: rec.ToolResult) -> None:
+        """An edit block's result, as a line of the note that follows the model's answer."""
+        what = record.title or "Edit"
+        verdict = "failed" if record.status == "failed" else "done"
+        part = model.TextPart(text=f"[{what}: {verdict}] {record.output}")
+        last = self._block_item
+        if last is not None and last == len(self._items) - 1:
+            note = self._items[last]
+            assert isinstance(note, model.UserMessage)
+            joined = model.UserMessage(parts=[*note.parts, part])
+            self._items[last] = joined
+            self._chars += item_chars(joined) - item_chars(note)
+            return
+        self._append(model.UserMessage(parts=[part]))
+        self._block_item = len(self._items) - 1
+
     def _append(self, item: model.ConversationItem) -> None:
         self._items.append(item)
         self._chars += item_chars(item)
@@ -184,6 +227,7 @@ class Conversation:
         }
         self._items = items
         self._chars = sum(item_chars(item) for item in items)
+        self._block_item = None
 
 
 def compacted(

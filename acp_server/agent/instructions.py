@@ -18,7 +18,7 @@ import logging
 import os
 import platform
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -32,6 +32,7 @@ from acp_server.tools.repo_files import (
     find_repository_root,
     read_capped,
 )
+from acp_server.tools.test_command import ProjectTestCommand
 from acp_server.tools.workspace import NotRegularFile
 
 from .instruction_settings import DEFAULT_FILE_NAMES as DEFAULT_FILE_NAMES
@@ -85,9 +86,16 @@ class ProjectInstructions:
     Install `refresh` on the pre-step seam and `assemble` on the system-prompt seam.
     """
 
-    def __init__(self, workspace: Roots, settings: InstructionSettings) -> None:
+    def __init__(
+        self,
+        workspace: Roots,
+        settings: InstructionSettings,
+        test_command: Callable[[], ProjectTestCommand | None] | None = None,
+    ) -> None:
+        """`test_command` finds the project's test command, named in the environment."""
         self._workspace = workspace
         self._settings = settings
+        self._test_command = test_command
         self._text = ""
 
     async def refresh(self, info: StepInfo, signal: TurnSignal) -> None:
@@ -116,7 +124,8 @@ class ProjectInstructions:
 
     def render(self) -> str:
         """The environment block followed by the instruction files, as the model sees them."""
-        sections = [describe_environment(self._workspace, self._settings.today())]
+        tests = self._test_command() if self._test_command is not None else None
+        sections = [describe_environment(self._workspace, self._settings.today(), tests)]
         instructions = read_instruction_files(self._workspace.cwd, self._settings)
         if instructions:
             sections.append(instructions)
@@ -128,8 +137,11 @@ class ProjectInstructions:
         return "\n\n".join(sections)
 
 
-def describe_environment(workspace: Roots, today: str) -> str:
-    """A short block of facts about where the agent runs."""
+def describe_environment(
+    workspace: Roots, today: str, tests: ProjectTestCommand | None = None
+) -> str:
+    """A short block of facts about where the agent runs: with `tests`, the project's test
+    command too, so that a model that runs the tests runs the right one."""
     lines = ["# Environment", f"Working directory: {one_line(str(workspace.cwd))}"]
     if workspace.additional_directories:
         extra = ", ".join(one_line(str(d)) for d in workspace.additional_directories)
@@ -138,6 +150,8 @@ def describe_environment(workspace: Roots, today: str) -> str:
     lines.append(f"Shell: {os.environ.get('SHELL') or '/bin/sh'}")
     lines.append(f"Today's date: {today}")
     lines.append(f"Git: {_describe_git(workspace.cwd)}")
+    if tests is not None:
+        lines.append(f"Tests: {one_line(tests.command)} (from {one_line(tests.source)})")
     return "\n".join(lines)
 
 

@@ -40,11 +40,13 @@ from acp_server.session import records as rec
 from acp_server.session.log import SessionLog
 from acp_server.tools.base import Tool
 from acp_server.tools.budget import ToolBudget
+from acp_server.tools.test_command import DEFAULT_MAX_ROUNDS, ProjectTestCommand
 
 from .call_checks import RepeatedCalls
-from .compact_prompt import COMPACT_WINDOW, compact_request
 from .compaction import Compactor
 from .conversation import Conversation
+from .edit_blocks import edits_applied
+from .edit_formats import edit_format_of, shaped_request
 from .events import (
     AgentEvent,
     MessageChunk,
@@ -60,6 +62,7 @@ from .no_progress import FailedCalls, silent_end_message
 from .progress import ALIVE_INTERVAL_S
 from .seams import PromptSubmission, Seams, StepInfo, StepResult, TurnProgress
 from .settings import DEFAULT_MAX_FAILED_CALLS, DEFAULT_MAX_REPEATED_CALLS, DEFAULT_MAX_STEPS
+from .test_loop import TestLoop
 from .tool_calls import ToolCalls
 from .turn_close import TurnCloser
 
@@ -87,6 +90,13 @@ class AgentConfig:
     """Consecutive failures of one tool with one kind of error before the turn ends."""
     alive_interval: float = ALIVE_INTERVAL_S
     """Quiet seconds of a model request before the client hears it is still running."""
+    test_command: Callable[[], ProjectTestCommand | None] | None = None
+    """Finds the project's test command, for the test runs after the model's edits
+    (acp_server/agent/test_loop.py); None: the agent runs no tests."""
+    max_test_rounds: int = DEFAULT_MAX_ROUNDS
+    """Test runs after the model's edits in one turn, at most."""
+    cwd: str | None = None
+    """The working directory: a text edit format names attached files relative to it."""
 
 
 class AgentLoop:
@@ -139,6 +149,7 @@ class AgentLoop:
             config.alive_interval,
             self._count_usage,
         )
+        self._tests = TestLoop(session, self._calls, self._emit, ids, config)
         self._closer = TurnCloser(
             self, session, self.inbox, self._calls, self._emit, ids, durability_flush
         )
@@ -349,6 +360,7 @@ class AgentLoop:
         step = 0
         repeats = RepeatedCalls(self.config.max_repeats)
         failures = FailedCalls(self.config.max_failed)
+        self._tests.start_turn()
         while True:
             signal.raise_if_aborted()  # work that returned normally after a cancel owes no step
             if step >= self.config.max_steps:
@@ -377,8 +389,10 @@ class AgentLoop:
                 request = await configure(request, signal)
                 signal.raise_if_aborted()
             await self.budget.resolve(self.config.model, signal)
-            if self.budget.window <= COMPACT_WINDOW:
-                request = compact_request(request, self.config.system_prompt)
+            edit_format = edit_format_of(self.config.model)
+            request = shaped_request(
+                request, edit_format, self.budget.window, self.config.system_prompt, self.config.cwd
+            )
             # Compaction is a step of its own under the turn's signal, before the request
             # that would not fit; see acp_server/agent/compaction.py.
             fitted = await self._compactor.fit(request, self.config.model, turn_id, signal)
@@ -386,7 +400,7 @@ class AgentLoop:
             self.session.recorder.step_started(turn_id, step)
             reported = self.last_usage
             text, calls, finish, request = await self._model_step.stream_fitting(
-                turn_id, request, signal
+                turn_id, request, signal, edit_format
             )
             if self.last_usage is not None and self.last_usage is not reported:
                 self.budget.record_usage(request, self.last_usage)
@@ -399,7 +413,9 @@ class AgentLoop:
                 return rec.MaxTokens() if finish == "max_tokens" else rec.Refusal()
             if calls:
                 repeats.noted = failures.noted = False  # "noted": in this step's results
-                await self._calls.run(turn_id, calls, signal, repeats, failures)
+                outputs = await self._calls.run(turn_id, calls, signal, repeats, failures)
+                if edits_applied(calls, outputs, self._calls.edit_blocks):
+                    calls = []  # the answer was its edits, all applied: nothing to ask again
             self._end_step(turn_id, step, finish)
             stop_message = repeats.stop_message or failures.stop_message
             if stop_message is not None:
@@ -407,6 +423,8 @@ class AgentLoop:
                 return rec.Completed()
             if calls or self.inbox.steering:
                 continue
+            if await self._tests.after_answer(turn_id, edit_format, signal):
+                continue  # the tests failed after the model's edits: it was told so
             progress = TurnProgress(turn_id, step, text)
             for continuation in self.seams.continuation:
                 await continuation(progress, signal)  # may object by steering

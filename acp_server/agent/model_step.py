@@ -34,12 +34,14 @@ from acp_server.models.base import (
     Usage,
 )
 from acp_server.models.budget import ContextBudget
+from acp_server.models.model_settings import EditFormat
 from acp_server.models.output import output_limit_of
 from acp_server.session import records as rec
 from acp_server.session.log import SessionLog
 from acp_server.tools.base import Tool
 
 from .compaction import Compactor
+from .edit_blocks import block_call, edit_blocks
 from .events import AgentEvent, MessageChunk, ThoughtChunk
 from .progress import Drafts, keep_alive
 from .text_call_start import CallStart
@@ -84,7 +86,11 @@ class ModelStep:
         self._on_usage = on_usage
 
     async def stream_fitting(
-        self, turn_id: str, request: ModelRequest, signal: TurnSignal
+        self,
+        turn_id: str,
+        request: ModelRequest,
+        signal: TurnSignal,
+        edit_format: EditFormat = "tool_calls",
     ) -> tuple[str, list[ToolCallRequest], str, ModelRequest]:
         """Stream one step's request, with its output budget. When the server says the request
         does not fit its context, compact (forced) and retry once in the same step; if that is
@@ -92,7 +98,7 @@ class ModelStep:
         size."""
         request = self._bounded(request)
         try:
-            return (*await self.stream(turn_id, request, signal), request)
+            return (*await self.stream(turn_id, request, signal, edit_format), request)
         except ContextWindowExceeded as exc:
             refused = exc
         log.info("the server refused a request for its size; compacting: %s", refused.message)
@@ -101,7 +107,7 @@ class ModelStep:
             raise refused.completed(self._budget.estimate(request), self._budget.window) from None
         retry = self._bounded(fitted.request)
         try:
-            return (*await self.stream(turn_id, retry, signal), retry)
+            return (*await self.stream(turn_id, retry, signal, edit_format), retry)
         except ContextWindowExceeded as exc:
             raise exc.completed(self._budget.estimate(retry), self._budget.window) from None
 
@@ -112,7 +118,11 @@ class ModelStep:
         return msgspec.structs.replace(request, max_output_tokens=allowance)
 
     async def stream(
-        self, turn_id: str, request: ModelRequest, signal: TurnSignal
+        self,
+        turn_id: str,
+        request: ModelRequest,
+        signal: TurnSignal,
+        edit_format: EditFormat = "tool_calls",
     ) -> tuple[str, list[ToolCallRequest], str]:
         message_id = self._ids("msg")
         pieces = _Pieces()
@@ -120,6 +130,7 @@ class ModelStep:
         finish = "stop"
         drafts = Drafts(turn_id, self._tools, self._emit)
         from_text: set[str] = set()
+        blocks: set[str] = set()
         start = _TextStart(self._tools, self._ids) if reads_text_calls(self._model) else None
         used = self._budget.estimate(request)
         alive = keep_alive(self._emit, turn_id, used, self._budget.window, self._alive_interval)
@@ -157,6 +168,11 @@ class ModelStep:
                     calls.extend(recognised)
                     from_text.update(c.call_id for c in recognised)
                     finish = "tool_calls"
+            if not calls and finish == "stop" and edit_format != "tool_calls":
+                edits = self._edit_calls(pieces, edit_format)
+                calls.extend(edits)
+                blocks.update(c.call_id for c in edits)
+                finish = "tool_calls" if edits else finish
             if announced is not None and announced[0] not in from_text and finish != "max_tokens":
                 await drafts.close(announced[0], NOT_A_CALL)
         except TurnAborted:
@@ -170,13 +186,14 @@ class ModelStep:
             parts = pieces.parts()
             if parts or calls:
                 self._session.recorder.assistant_message(
-                    turn_id, message_id, parts, calls, from_text=from_text
+                    turn_id, message_id, parts, calls, from_text=from_text, edit_blocks=blocks
                 )
         await drafts.close_unfinished(
             {c.call_id for c in calls},
             "not run: the model's response ended before this call was complete",
         )
         self._calls.drafted = drafts.call_ids  # the tool calls of this step see them
+        self._calls.edit_blocks = frozenset(blocks)
         signal.raise_if_aborted()
         text = "".join(p.text for p in parts if isinstance(p, rec.TextPart))
         return text, calls, finish
@@ -207,6 +224,14 @@ class ModelStep:
             ToolCallRequest(call_id=call_id, name=call.name, arguments=call.arguments)
             for call_id, call in zip(ids, found, strict=True)
         ]
+
+    def _edit_calls(self, pieces: _Pieces, edit_format: EditFormat) -> list[ToolCallRequest]:
+        """The calls that apply the edit blocks of the model's answer (edit_blocks.py)."""
+        text = "".join(p.text for p in pieces.parts() if isinstance(p, rec.TextPart))
+        found = edit_blocks(text, edit_format)
+        if found:
+            log.info("the model's answer holds %d edit block(s); applying them", len(found))
+        return [block_call(block, self._ids("call")) for block in found]
 
 
 class _TextStart:

@@ -52,6 +52,12 @@ class ToolCalls:
         self._max_result_bytes = max_result_bytes
         self.drafted: frozenset[str] = frozenset()
         """Calls shown to the client while the model wrote them, this step (set by the loop)."""
+        self.edit_blocks: frozenset[str] = frozenset()
+        """Calls that apply the model's edit blocks, this step (set by the loop): a block that
+        could not be read fails with its own message, not a tool signature."""
+        self.edits = 0
+        """Calls of kind `edit` that completed (a file written, even as it was), since the
+        loop last reset it: the test loop runs the tests after edits."""
 
     async def run(
         self,
@@ -60,7 +66,9 @@ class ToolCalls:
         signal: TurnSignal,
         repeats: RepeatedCalls,
         failures: FailedCalls,
-    ) -> None:
+    ) -> dict[str, ToolOutput]:
+        """Run `calls` in order; each one's output (as the model is given it), by call id."""
+        outputs: dict[str, ToolOutput] = {}
         for call in calls:
             signal.raise_if_aborted()  # calls not started get balanced results at turn end
             tool = self._tools.get(call.name)
@@ -77,6 +85,8 @@ class ToolCalls:
             await self._emit(shown)
             started = False
             problem = call_problem(call, self._tools)
+            if call.call_id in self.edit_blocks and call.arguments_error is not None:
+                problem = call.arguments_error  # said in the words of the edit format
             try:
                 signal.raise_if_aborted()  # a cancel may have arrived while sinks heard of it
                 if problem is not None or tool is None:
@@ -110,6 +120,9 @@ class ToolCalls:
             # A denial's reason (a hook's) or the list of unknown tools is capped too.
             output = cap_output(output, self._max_result_bytes)
             self._tool_result(shown, output, synthetic=None)
+            outputs[call.call_id] = output
+            if not output.failed and shown.kind == "edit" and output.diffs:
+                self.edits += 1  # unchanged too: the model meant a change, the tests tell
             if output.plan is not None:
                 await self._replace_plan(turn_id, output.plan)
             await self._emit(
@@ -124,6 +137,7 @@ class ToolCalls:
                     images=tuple(output.images),
                 )
             )
+        return outputs
 
     async def _run_tool(
         self, turn_id: str, tool: Tool, call: ToolCallRequest, signal: TurnSignal

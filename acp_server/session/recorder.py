@@ -146,10 +146,12 @@ class Recorder:
         calls: Sequence[CallLike] = (),
         *,
         from_text: frozenset[str] | set[str] = frozenset(),
+        edit_blocks: frozenset[str] | set[str] = frozenset(),
         origin: Literal["model", "agent"] = "model",
     ) -> rec.AssistantMessage:
         """The model's answer of one step (`calls` whose id is in `from_text` were written as
-        text); `origin="agent"` for a notice of the agent's own."""
+        text, those in `edit_blocks` as edit blocks); `origin="agent"` for a notice or a call
+        of the agent's own."""
         return self._add(
             rec.AssistantMessage(
                 turn_id=turn_id,
@@ -161,6 +163,7 @@ class Recorder:
                         name=call.name,
                         arguments=dict(call.arguments),
                         from_text=call.call_id in from_text,
+                        edit_block=call.call_id in edit_blocks,
                     )
                     for call in calls
                 ],

@@ -200,6 +200,11 @@ class ToolCallRecord(_Durable, frozen=True, kw_only=True):
     from_text: bool = False
     """The model wrote this call as text (a JSON object, a fenced block or `<tool_call>` tags)
     and the agent recognised it (see acp_server/agent/text_calls.py)."""
+    edit_block: bool = False
+    """The model wrote this change as an edit block in its answer (a whole-file listing or a
+    search/replace block, acp_server/agent/edit_blocks.py) and the agent applied it through
+    this call: the model reads its answer back as the text it was, and the result as a note
+    in the next user message."""
 
 
 # --- turn outcomes (tagged by "kind"; unknown fields are an error) ----------------------------

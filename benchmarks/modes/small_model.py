@@ -41,6 +41,8 @@ from e2e_local import servers
 from e2e_local.environment import CACHE, Failure, existing_environment
 
 CONTEXT_TOKENS = 8192
+RECOMMENDED = f'[providers.openai.models."{MODEL_ALIAS}"]\nedit_format = "whole_file"\n'
+"""The settings docs/local-model.md gives a small model ("Edit formats")."""
 _BOTH = {SUBJECT, "aider"}
 TARGETS: tuple[Target, ...] = (
     ("passes with files attached: acp-server minus aider >= 0", "passes_over", ">=", 0),
@@ -74,8 +76,9 @@ def add_args(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--config",
-        default="",
-        help="TOML added to this checkout's acp-server config file (not the baseline's)",
+        default=RECOMMENDED,
+        help="this checkout's acp-server config file (not the baseline's, which is empty);"
+        " default: the settings docs/local-model.md gives a small model, %(default)r",
     )
     parser.add_argument(
         "--port",

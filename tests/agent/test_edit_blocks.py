@@ -1,0 +1,122 @@
+"""Which answers hold edits in the text edit formats, and what they say: whole-file listings
+and search/replace blocks, with the paths as models write them, and the blocks that cannot be
+read (said to the model as problems)."""
+
+from __future__ import annotations
+
+import pytest
+
+from acp_server.agent.edit_blocks import MAX_BLOCKS, Listing, Problem, Replacement, edit_blocks
+
+GRADES = '"""Exam results."""\n\nPASS_MARK = 50\n\n\ndef passed(score):\n    return score >= 50\n'
+
+
+@pytest.mark.parametrize(
+    "path_line",
+    [
+        "grades.py",
+        "**grades.py**",
+        "`grades.py`",
+        "# grades.py",
+        "### `grades.py`",
+        "grades.py:",
+        "File: grades.py",
+        "src/pkg/grades.py",
+        "/tmp/work/grades.py",
+    ],
+)
+def test_a_listing_is_the_path_line_then_the_whole_file(path_line: str) -> None:
+    expected = path_line.strip("#*` :").removeprefix("File: ")
+    answer = f"The bug is the comparison.\n\n{path_line}\n```python\n{GRADES}```\n\nDone."
+    assert edit_blocks(answer, "whole_file") == [Listing(expected, GRADES)]
+
+
+def test_the_path_may_stand_in_the_fence_info_string() -> None:
+    answer = f"```python grades.py\n{GRADES}```\n"
+    assert edit_blocks(answer, "whole_file") == [Listing("grades.py", GRADES)]
+
+
+def test_several_listings_are_read_in_order_and_prose_blocks_beside_them_are_left() -> None:
+    answer = (
+        f"grades.py\n```\n{GRADES}```\n\nThen run:\n```sh\npython -m pytest\n```\n"
+        "names.py\n~~~python\nX = 1\n~~~\n"
+    )
+    assert edit_blocks(answer, "whole_file") == [
+        Listing("grades.py", GRADES),
+        Listing("names.py", "X = 1\n"),
+    ]
+
+
+def test_a_fence_inside_the_listing_with_an_info_string_does_not_close_it() -> None:
+    readme = "# Title\n\n```python\nprint(1)\n```\n\nEnd.\n"
+    answer = f"README.md\n````markdown\n{readme}````\n"
+    assert edit_blocks(answer, "whole_file") == [Listing("README.md", readme)]
+
+
+def test_sentences_before_a_block_are_not_paths() -> None:
+    answer = f"Here is the corrected file:\n```python\n{GRADES}```\n"
+    [problem] = edit_blocks(answer, "whole_file")
+    assert isinstance(problem, Problem) and problem.path is None
+    assert "without a file path" in problem.problem
+
+
+@pytest.mark.parametrize(
+    ("answer", "reason"),
+    [
+        (f"grades.py\n```python\n{GRADES}", "never ends"),
+        ("grades.py\n```python\n\n```\n", "is empty"),
+    ],
+)
+def test_a_block_that_cannot_be_read_is_a_problem(answer: str, reason: str) -> None:
+    [problem] = edit_blocks(answer, "whole_file")
+    assert isinstance(problem, Problem) and reason in problem.problem
+
+
+def test_an_answer_without_blocks_holds_no_edits() -> None:
+    assert edit_blocks("The tests pass now; nothing else to change.", "whole_file") == []
+    assert edit_blocks("All done.", "search_replace") == []
+    assert edit_blocks(f"grades.py\n```\n{GRADES}```\n", "tool_calls") == []
+
+
+def test_a_search_replace_block_is_read_with_its_path() -> None:
+    answer = (
+        "Fix the comparison.\n\ngrades.py\n```python\n<<<<<<< SEARCH\n"
+        "    return score > PASS_MARK\n=======\n    return score >= PASS_MARK\n"
+        ">>>>>>> REPLACE\n```\n"
+    )
+    assert edit_blocks(answer, "search_replace") == [
+        Replacement("grades.py", "    return score > PASS_MARK\n", "    return score >= PASS_MARK\n")
+    ]
+
+
+def test_search_replace_blocks_without_a_fence_and_without_a_second_path() -> None:
+    answer = (
+        "grades.py\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n\n"
+        "<<<<<<<< SEARCH\nc\n========\n>>>>>>>> REPLACE\n"
+        "```python names.py\n<<<<<<< SEARCH\n=======\nNEW = 1\n>>>>>>> REPLACE\n```\n"
+    )
+    assert edit_blocks(answer, "search_replace") == [
+        Replacement("grades.py", "a\n", "b\n"),
+        Replacement("grades.py", "c\n", ""),
+        Replacement("names.py", "", "NEW = 1\n"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("answer", "reason"),
+    [
+        ("grades.py\n<<<<<<< SEARCH\na\n>>>>>>> REPLACE\n", "without its ======="),
+        ("grades.py\n<<<<<<< SEARCH\na\n=======\nb\n", "without its ======="),
+        ("Change this:\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n", "without a file path"),
+    ],
+)
+def test_a_broken_search_replace_block_is_a_problem(answer: str, reason: str) -> None:
+    [problem] = edit_blocks(answer, "search_replace")
+    assert isinstance(problem, Problem) and reason in problem.problem
+
+
+def test_blocks_past_the_cap_are_one_problem() -> None:
+    answer = "".join(f"f{n}.py\n```\nx = {n}\n```\n" for n in range(MAX_BLOCKS + 3))
+    found = edit_blocks(answer, "whole_file")
+    assert len(found) == MAX_BLOCKS + 1
+    assert found[-1] == Problem(None, f"3 more block(s) past the first {MAX_BLOCKS} were not applied")
