@@ -4,7 +4,7 @@ answer: each becomes a `write_file` or an `edit_file` call, which the loop runs 
 
 - `whole_file`: a file's path on a line of its own, then its whole new content in a fenced
   code block. The path may be decorated as models write it (`**stats.py**`, `` `stats.py` ``,
-  `# stats.py`, `stats.py:`, `File: stats.py`), or stand in the fence's info string
+  `# stats.py`, `- stats.py`, `stats.py:`, `File: stats.py`), or stand in the fence's info string
   (```` ```python stats.py ````). Becomes `write_file(path, content)`.
 - `search_replace`: a path on a line of its own, then `<<<<<<< SEARCH`, the lines to replace,
   `=======`, the new lines, `>>>>>>> REPLACE` (inside a fence or not; 5 to 9 marker
@@ -76,6 +76,7 @@ def _as_path(text: str) -> str | None:
     spaces unless it is quoted in backticks."""
     text = text.strip()
     text = re.sub(r"^#+[ \t]*", "", text)  # a markdown heading
+    text = re.sub(r"^(?:[-+]|\d{1,3}[.)])[ \t]+", "", text)  # a list item's marker
     text = _LABEL.sub("", text)
     text = text.strip("*_").strip()
     quoted = text.startswith("`") and text.endswith("`") and len(text) > 2

@@ -41,6 +41,9 @@ from e2e_local import servers
 from e2e_local.environment import CACHE, Failure, existing_environment
 
 CONTEXT_TOKENS = 8192
+READ_TIMEOUT = "[providers.openai]\nread_timeout = 600\n\n"
+"""Every acp-server's: a loaded machine reads a prompt for minutes before the first token
+(aider's own timeout is 600 s)."""
 RECOMMENDED = f'[providers.openai.models."{MODEL_ALIAS}"]\nedit_format = "whole_file"\n'
 """The settings docs/local-model.md gives a small model ("Edit formats")."""
 _BOTH = {SUBJECT, "aider"}
@@ -144,10 +147,11 @@ def mode_small_model(args: argparse.Namespace) -> Result:
     try:
         with _scratch(args.keep) as tmp, Relay(f"http://127.0.0.1:{port}") as relay:
             config_home = Path(tmp) / "config"
-            plain_home = Path(tmp) / "plain-config"  # the baseline's: nothing set
+            plain_home = Path(tmp) / "plain-config"  # the baseline's: only the timeout
             (config_home / "acp-server").mkdir(parents=True)
             (plain_home / "acp-server").mkdir(parents=True)
-            (config_home / "acp-server" / "config.toml").write_text(args.config)
+            (config_home / "acp-server" / "config.toml").write_text(READ_TIMEOUT + args.config)
+            (plain_home / "acp-server" / "config.toml").write_text(READ_TIMEOUT)
             plan = [(True, n) for n in range(args.runs)]
             plan += [(False, n) for n in range(args.runs_without_files)]
             for attach, number in plan:
@@ -284,7 +288,8 @@ def render_small_model(results: Result) -> str:
         f" {results['runs']} run(s) per task and agent with files,"
         f" {results['runs_without_files']} without; alternated agent by agent. Model requests"
         " are counted by a relay in front of the server; first-request tokens are the"
-        " server's own count (`timings`: cached + read). llama-server flags:"
+        " server's own count (`timings`: cached + read). Every acp-server's config has"
+        " `read_timeout = 600` (aider waits 600 s too). llama-server flags:"
         f" `{results['server']}`."
         + (f" acp-server's config: `{results['config']}`." if results["config"].strip() else "")
     )

@@ -21,12 +21,14 @@ GRADES = '"""Exam results."""\n\nPASS_MARK = 50\n\n\ndef passed(score):\n    ret
         "### `grades.py`",
         "grades.py:",
         "File: grades.py",
+        "- `grades.py`",
+        "1. grades.py",
         "src/pkg/grades.py",
         "/tmp/work/grades.py",
     ],
 )
 def test_a_listing_is_the_path_line_then_the_whole_file(path_line: str) -> None:
-    expected = path_line.strip("#*` :").removeprefix("File: ")
+    expected = path_line.strip("#*` :-1.").removeprefix("File: ").strip("` ")
     answer = f"The bug is the comparison.\n\n{path_line}\n```python\n{GRADES}```\n\nDone."
     assert edit_blocks(answer, "whole_file") == [Listing(expected, GRADES)]
 
@@ -85,7 +87,9 @@ def test_a_search_replace_block_is_read_with_its_path() -> None:
         ">>>>>>> REPLACE\n```\n"
     )
     assert edit_blocks(answer, "search_replace") == [
-        Replacement("grades.py", "    return score > PASS_MARK\n", "    return score >= PASS_MARK\n")
+        Replacement(
+            "grades.py", "    return score > PASS_MARK\n", "    return score >= PASS_MARK\n"
+        )
     ]
 
 
@@ -119,4 +123,6 @@ def test_blocks_past_the_cap_are_one_problem() -> None:
     answer = "".join(f"f{n}.py\n```\nx = {n}\n```\n" for n in range(MAX_BLOCKS + 3))
     found = edit_blocks(answer, "whole_file")
     assert len(found) == MAX_BLOCKS + 1
-    assert found[-1] == Problem(None, f"3 more block(s) past the first {MAX_BLOCKS} were not applied")
+    assert found[-1] == Problem(
+        None, f"3 more block(s) past the first {MAX_BLOCKS} were not applied"
+    )

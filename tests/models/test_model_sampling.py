@@ -62,7 +62,9 @@ async def test_anthropic_sends_the_temperature_the_same_way(
     assert server.requests[0].json().get("temperature") == sent
 
 
-async def test_model_keys_per_provider_and_per_model_reach_the_session_model(tmp_path: Path) -> None:
+async def test_model_keys_per_provider_and_per_model_reach_the_session_model(
+    tmp_path: Path,
+) -> None:
     config = tmp_path / "config.toml"
     config.write_text(
         "[providers.openai]\ntemperature = 0.5\nauto_test = false\n\n"
