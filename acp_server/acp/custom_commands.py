@@ -8,15 +8,11 @@ from __future__ import annotations
 
 import logging
 
-from acp_protocol.content import TextContent
-from acp_protocol.session_update import AgentMessageChunk
 from acp_server.tools.toolbox import CommandScan, CommandUnreadable, expand_command
 
 from .command_listing import advertise
 from .context import BridgeContext
-from .notices import send_notice
 from .sessions import AcpSession
-from .updates import SessionUpdates
 
 log = logging.getLogger(__name__)
 
@@ -37,11 +33,10 @@ async def refresh_commands(
             "wins. Rename the file to use it."
         )
         log.warning("session %s: %s", session.id, text)
-        told = await send_notice(context, session.id, "warning", "Custom command ignored", text)
+        presenter = context.presenter
+        told = await presenter.notice(session.id, "warning", "Custom command ignored", text)
         if not told and in_prompt:
-            await SessionUpdates(context.peer, session.id).send(
-                AgentMessageChunk(content=TextContent(text=text), message_id=context.ids("cmd"))
-            )
+            await presenter.say(session.id, text, context.ids("cmd"))
             told = True
         if told:
             context.clashes_told[session.id] = told_before | set(new_clashes)
