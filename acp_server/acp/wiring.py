@@ -38,7 +38,7 @@ from acp_server.session.log import SessionLog
 from acp_server.session.state import SessionState
 from acp_server.tools.ask_user import AskUser
 from acp_server.tools.base import Tool, ToolKind
-from acp_server.tools.builtin import Ripgrep, builtin_tools
+from acp_server.tools.builtin import HtmlConverter, Ripgrep, builtin_tools
 from acp_server.tools.builtin.skill import SkillTool
 from acp_server.tools.checkpoint_store import CheckpointStore
 from acp_server.tools.checkpoints import CHECKPOINTS_DIR, Checkpoints
@@ -330,6 +330,7 @@ class SessionWiring:
                 ),
                 self._context.options.tool_budget.max_checkpoint_bytes,
             ),
+            HtmlConverter(self._context.processes),
         )
         if asks_forms(caps):
             tools.append(AskUser(AcpFormAsker(peer, session_id)))

@@ -17,6 +17,7 @@ from acp_server.tools.builtin.ripgrep import Ripgrep
 from acp_server.tools.builtin.search import Glob, Grep
 from acp_server.tools.builtin.shell import Bash
 from acp_server.tools.builtin.web import WebFetch
+from acp_server.tools.builtin.web_convert import HtmlConverter
 from acp_server.tools.checkpoints import Checkpoints
 from acp_server.tools.command_sandbox import CommandSandbox
 from acp_server.tools.web_access import WebFetchSettings
@@ -27,6 +28,7 @@ __all__ = [
     "EditFile",
     "Glob",
     "Grep",
+    "HtmlConverter",
     "ListDir",
     "ReadFile",
     "Ripgrep",
@@ -46,11 +48,14 @@ def builtin_tools(
     ripgrep: Ripgrep | None = None,
     web_fetch: WebFetchSettings | None = None,
     checkpoints: Checkpoints | None = None,
+    html_converter: HtmlConverter | None = None,
 ) -> list[Tool]:
     """The built-in tools for one session, in the order the model is shown them, each shaping
     its results to fit `budget`. `ripgrep` runs grep's and glob's `rg` (registered with the
     server's process registry; by default with none); `web_fetch` is `[web_fetch]` of the
-    config file; `checkpoints` keeps what write_file and edit_file replace (for a rewind)."""
+    config file; `checkpoints` keeps what write_file and edit_file replace (for a rewind);
+    `html_converter` runs web_fetch's conversions (registered with the server's process
+    registry; by default with none)."""
     body, results = budget.body_bytes, budget.max_search_results
     ripgrep = ripgrep if ripgrep is not None else Ripgrep()
     return [
@@ -68,5 +73,5 @@ def builtin_tools(
         Grep(path_roots, max_matches=results, max_bytes=body, ripgrep=ripgrep),
         Bash(path_roots, commands, max_bytes=body, command_sandbox=command_sandbox),
         TodoWrite(path_roots),
-        WebFetch(path_roots, web_fetch, max_bytes=body),
+        WebFetch(path_roots, web_fetch, max_bytes=body, converter=html_converter),
     ]
