@@ -10,7 +10,7 @@ import logging
 
 from acp_protocol.content import TextContent
 from acp_protocol.session_update import AgentMessageChunk
-from acp_server.tools.custom_commands import CommandScan, CommandUnreadable, expand_command
+from acp_server.tools.toolbox import CommandScan, CommandUnreadable, expand_command
 
 from .command_listing import advertise
 from .context import BridgeContext

@@ -24,7 +24,8 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .printable import one_line
+from acp_server.printable import one_line
+
 from .repo_files import directories_between, find_repository_root, read_capped
 from .skill_places import SkillPlaces
 from .workspace import PathRefused, real_path
