@@ -182,7 +182,7 @@ class Toolbox:
         else held back until one appears."""
         # Here, not at the top: this module is imported before `session/new` is answered,
         # and a toolbox is first built in the warm-up (the ready-before-the-runtime RFC).
-        from .builtin import Ripgrep, builtin_tools, skill_tool
+        from .builtin import HtmlConverter, Ripgrep, builtin_tools, skill_tool
         from .checkpoint_store import CheckpointStore
         from .checkpoints import CHECKPOINTS_DIR, Checkpoints
         from .command_sandbox import CommandSandbox
@@ -212,6 +212,7 @@ class Toolbox:
             settings.web_fetch,
             Checkpoints(store, budget.max_checkpoint_bytes),
             transports.forms,
+            HtmlConverter(machine.processes),
         )
         skill = skill_tool(path_roots, user_dir, settings.skills)
         try:

@@ -22,6 +22,7 @@ from acp_server.tools.builtin.search import Glob, Grep
 from acp_server.tools.builtin.shell import Bash
 from acp_server.tools.builtin.skill import SkillTool
 from acp_server.tools.builtin.web import WebFetch
+from acp_server.tools.builtin.web_convert import HtmlConverter
 from acp_server.tools.checkpoints import Checkpoints
 from acp_server.tools.command_sandbox import CommandSandbox
 from acp_server.tools.skill_places import SkillPlaces
@@ -33,6 +34,7 @@ __all__ = [
     "EditFile",
     "Glob",
     "Grep",
+    "HtmlConverter",
     "ListDir",
     "ReadFile",
     "Ripgrep",
@@ -54,13 +56,16 @@ def builtin_tools(
     web_fetch: WebFetchSettings | None = None,
     checkpoints: Checkpoints | None = None,
     forms: FormAsker | None = None,
+    html_converter: HtmlConverter | None = None,
 ) -> list[Tool]:
     """The built-in tools for one session, in the order the model is shown them, each shaping
     its results to fit `budget`: the one list of them. `ripgrep` runs grep's and glob's `rg`
     (registered with the server's process registry; by default with none); `web_fetch` is
     `[web_fetch]` of the config file; `checkpoints` keeps what write_file and edit_file replace
-    (for a rewind); `ask_user` is offered with `forms` only (a client that shows forms).
-    `skill_tool` makes the last one, which the toolbox offers once a skill exists."""
+    (for a rewind); `ask_user` is offered with `forms` only (a client that shows forms);
+    `html_converter` runs web_fetch's conversions (registered with the server's process
+    registry; by default with none). `skill_tool` makes the last one, which the toolbox offers
+    once a skill exists."""
     body, results = budget.body_bytes, budget.max_search_results
     ripgrep = ripgrep if ripgrep is not None else Ripgrep()
     tools: list[Tool] = [
@@ -78,7 +83,7 @@ def builtin_tools(
         Grep(path_roots, max_matches=results, max_bytes=body, ripgrep=ripgrep),
         Bash(path_roots, commands, max_bytes=body, command_sandbox=command_sandbox),
         TodoWrite(path_roots),
-        WebFetch(path_roots, web_fetch, max_bytes=body),
+        WebFetch(path_roots, web_fetch, max_bytes=body, converter=html_converter),
     ]
     if forms is not None:
         tools.append(AskUser(forms))
