@@ -24,7 +24,11 @@ COMMANDS = ("setup", "doctor")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The command-line interface (documented in README.md)."""
+    """The command-line interface (documented in docs/cli.md and docs/configuration.md)."""
+    # A small table, loaded by serving anyway: the help names each provider and key variable.
+    from acp_server.models.providers import PROVIDERS, default_key_variables
+
+    specs = "".join(f"{name}:MODEL, " for name in PROVIDERS)
     parser = argparse.ArgumentParser(
         prog="acp-server",
         description="An Agent Client Protocol agent speaking JSON-RPC over stdin/stdout. "
@@ -42,7 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--model",
         metavar="SPEC",
-        help="the model: openai:MODEL, anthropic:MODEL, script:PATH (a scripted model file) "
+        help=f"the model: {specs}script:PATH (a scripted model file) "
         "or echo; default: $ACP_SERVER_MODEL, else default_model in the config file",
     )
     parser.add_argument(
@@ -70,7 +74,8 @@ def build_parser() -> argparse.ArgumentParser:
         type=_positive_int,
         default=64 * 1024 * 1024,
         metavar="N",
-        help="longest accepted input line; longer ones get -32600 (default: 64 MiB)",
+        help="longest accepted input line; a longer one gets -32600 and is skipped "
+        "(default: 64 MiB)",
     )
     parser.add_argument(
         "--deterministic",
@@ -84,10 +89,15 @@ def build_parser() -> argparse.ArgumentParser:
         default=[],
         metavar="NAME",
         help="let commands, hooks and MCP servers inherit the provider key variable NAME "
-        "(repeatable); by default OPENAI_API_KEY, ANTHROPIC_API_KEY and every api_key_env of "
-        "the config file are removed from their environment",
+        f"(repeatable); by default {', '.join(default_key_variables())} and every api_key_env "
+        "of the config file are removed from their environment",
     )
-    parser.add_argument("--version", action="version", version=f"acp-server {__version__}")
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"acp-server {__version__}",
+        help="print the version and exit",
+    )
     return parser
 
 
@@ -134,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
         from acp_server.firstrun.doctor import run_doctor
 
         return run_doctor(args, default_data_dir(), _config_access())
-    from acp_server.config import choose_model_spec, load_config
+    from acp_server.config import choose_model_spec, config_path, load_config
     from acp_server.models.base import ModelConfigError
     from acp_server.models.providers import default_key_variables, url_credentials
     from acp_server.models.spec import load_model
@@ -184,6 +194,7 @@ def main(argv: list[str] | None = None) -> int:
     from acp_server.acp.options import ServerOptions
     from acp_server.agent.instruction_settings import user_instructions_file
     from acp_server.server import run
+    from acp_server.tools.toolbox import ToolSettings
 
     # The one translation: the file's sections, plus what only the command line knows (the
     # user's own AGENTS.md, the fixed date of --deterministic), into what their owners take;
@@ -201,15 +212,13 @@ def main(argv: list[str] | None = None) -> int:
             model_spec=spec,
             offered_models=offered,
             load_model=functools.partial(load_model, providers=config.providers),
+            config_path=config_path(),
             turn_limits=config.turn,
             mode=mode,
             ids=ids,
             child_environment=child_environment,
-            tool_budget=config.tools,
+            tools=ToolSettings(config.tools, config.sandbox, config.web_fetch, config.skills),
             instructions=instructions,
-            sandbox=config.sandbox,
-            web_fetch=config.web_fetch,
-            skill_places=config.skills,
             deterministic=deterministic,
         )
     )

@@ -54,8 +54,8 @@ Example:
     writable = ["~/.cache"]              # writable besides the workspace
 
     [web_fetch]                          # the web_fetch tool
-    max_bytes = 2097152                  # the most of one response downloaded
-    timeout = 30                         # seconds one fetch may take, redirects included
+    max_bytes = 2097152                  # the most of one response downloaded, undone, converted
+    timeout = 30                         # seconds one fetch may take, conversion included
     max_redirects = 5                    # same-host redirects followed
     allow_private_addresses = false      # fetch loopback / private / link-local hosts
 
@@ -77,7 +77,11 @@ file's keys to them (`_SECTIONS`), finds the line a message names, and picks the
 - `[web_fetch]`: `WebFetchSettings`, `tools/web_access.py`;
 - `[skills]`: `SkillPlaces`, `tools/skill_places.py`.
 
-A new key is a field and a check in its owner's module (and a row here for a new table).
+A new key is a field and a check in its owner's module (and a row here for a new table). The
+fields are the keys docs/configuration.md lists (`scripts/config_reference.py` writes it from
+them): a field's name is its key unless its metadata says otherwise (`config_key`, None for a
+field the file does not set), a field holding a table says which (`config_table`), and its
+docstring is the key's description.
 
 Which model a server uses (`choose_model_spec`): `--model` > `ACP_SERVER_MODEL` >
 `default_model` here. Which endpoint a provider talks to (`acp_server.models.spec.load_model`):
@@ -123,26 +127,36 @@ MODEL_ENV = "ACP_SERVER_MODEL"
 class Config:
     """What the config file says (all defaults when there is no file)."""
 
-    default: str | None = None
+    default: str | None = field(default=None, metadata={"config_key": "default_model"})
     """`default_model`: used when neither `--model` nor ACP_SERVER_MODEL is given."""
-    offered: list[str] = field(default_factory=list)
-    """`models`: the specs offered to clients as choices, in the file's order."""
-    providers: ProviderTables = field(default_factory=ProviderTables)
+    offered: list[str] = field(default_factory=list, metadata={"config_key": "models"})
+    """`models`: the specs offered to clients as the session's `model` option, in the file's
+    order."""
+    providers: ProviderTables = field(
+        default_factory=ProviderTables,
+        metadata={"config_table": "providers.NAME", "config_type": ProviderSettings},
+    )
     """`[providers.NAME]` tables (with the file's path, for messages)."""
-    tools: ToolBudget = field(default_factory=ToolBudget)
+    tools: ToolBudget = field(default_factory=ToolBudget, metadata={"config_table": "tools"})
     """`[tools]`: how much of a tool's result reaches the model."""
-    path: Path | None = None
+    path: Path | None = field(default=None, metadata={"config_key": None})
     """The file these came from, for messages; None when no file was read."""
-    instructions: InstructionSettings = field(default_factory=InstructionSettings)
+    instructions: InstructionSettings = field(
+        default_factory=InstructionSettings, metadata={"config_table": "instructions"}
+    )
     """`[instructions]`: which project instruction files reach the system prompt."""
-    turn: TurnLimits = field(default_factory=TurnLimits)
+    turn: TurnLimits = field(default_factory=TurnLimits, metadata={"config_table": ""})
     """`max_steps`, `context_threshold`, `max_repeated_calls`, `max_failed_calls`,
     `[subagents]`."""
-    sandbox: SandboxSettings = field(default_factory=SandboxSettings)
+    sandbox: SandboxSettings = field(
+        default_factory=SandboxSettings, metadata={"config_table": "sandbox"}
+    )
     """`[sandbox]`: what commands may do in sandboxed mode."""
-    web_fetch: WebFetchSettings = field(default_factory=WebFetchSettings)
+    web_fetch: WebFetchSettings = field(
+        default_factory=WebFetchSettings, metadata={"config_table": "web_fetch"}
+    )
     """`[web_fetch]`: the web_fetch tool's limits and reach."""
-    skills: SkillPlaces = field(default_factory=SkillPlaces)
+    skills: SkillPlaces = field(default_factory=SkillPlaces, metadata={"config_table": "skills"})
     """`[skills]`: where skills are looked for (`acp_server/tools/skill_places.py`)."""
 
     def provider(self, name: str) -> ProviderSettings:

@@ -41,15 +41,19 @@ def user_instructions_file(environ: Mapping[str, str] = os.environ) -> Path:
 class InstructionSettings:
     """Which instruction files are read, and how much of them may reach the model."""
 
-    file_names: tuple[str, ...] = DEFAULT_FILE_NAMES
+    file_names: tuple[str, ...] = field(
+        default=DEFAULT_FILE_NAMES, metadata={"config_key": "files"}
+    )
     """Names looked for in every directory from the repository root down to the cwd."""
     max_bytes: int = DEFAULT_MAX_BYTES
     """The budget for all instruction files together; the rest is cut with a note."""
-    user_file: Path | None = None
+    user_file: Path | None = field(default=None, metadata={"config_key": None})
     """The user's own file (`$XDG_CONFIG_HOME/acp-server/AGENTS.md`), read first."""
-    today: Callable[[], str] = field(default=lambda: datetime.date.today().isoformat())
+    today: Callable[[], str] = field(
+        default=lambda: datetime.date.today().isoformat(), metadata={"config_key": None}
+    )
     """Today's date as YYYY-MM-DD; fixed under --deterministic."""
-    skill_places: SkillPlaces = field(default_factory=SkillPlaces)
+    skill_places: SkillPlaces = field(default_factory=SkillPlaces, metadata={"config_key": None})
     """Where skills are looked for (`[skills] dirs`); their names and descriptions are listed."""
 
 

@@ -52,7 +52,9 @@ class SubagentLimits:
     many task calls of one parent may run at once, and how long one child may run."""
 
     max_depth: int = DEFAULT_SUBAGENT_DEPTH
-    max_concurrent: int = 4
+    """Levels of subagents: a child at this depth gets no `task` tool."""
+    max_concurrent: int = field(default=4, metadata={"config_key": None})
+    """Task calls of one parent that run at once (not set by the config file)."""
     max_seconds: float = DEFAULT_SUBAGENT_SECONDS
     """A child still running after this long is cancelled; the task call fails saying so."""
 
@@ -62,14 +64,20 @@ class TurnLimits:
     """What the config file says about every turn (the defaults when it says nothing)."""
 
     max_steps: int = DEFAULT_MAX_STEPS
-    """`max_steps`: model requests per turn."""
+    """`max_steps`: model requests per turn; one more ends the turn `max_turn_requests`."""
     context_threshold: float = DEFAULT_THRESHOLD
     """`context_threshold`: compact a request above this fraction of the window."""
-    max_repeats: int = DEFAULT_MAX_REPEATED_CALLS
+    max_repeats: int = field(
+        default=DEFAULT_MAX_REPEATED_CALLS, metadata={"config_key": "max_repeated_calls"}
+    )
     """`max_repeated_calls`: same call, same result, this many times: the turn ends."""
-    max_failed: int = DEFAULT_MAX_FAILED_CALLS
+    max_failed: int = field(
+        default=DEFAULT_MAX_FAILED_CALLS, metadata={"config_key": "max_failed_calls"}
+    )
     """`max_failed_calls`: one tool failing one way this many times in a row: the turn ends."""
-    subagents: SubagentLimits = field(default_factory=SubagentLimits)
+    subagents: SubagentLimits = field(
+        default_factory=SubagentLimits, metadata={"config_table": "subagents"}
+    )
     """`[subagents]`: `max_depth` and `max_seconds`."""
 
 

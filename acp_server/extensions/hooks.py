@@ -22,8 +22,10 @@ The format::
         "post_tool": [...],
         "stop": [...]}}
 
-`timeout_ms` defaults to 30 s; `tools` (tool events only) restricts a hook to those tools. A file
-that is not valid JSON or does not have this shape is reported on stderr and ignored as a whole.
+`timeout_ms` defaults to 30 s; `tools` (tool events only) restricts a hook to those tools. The
+shape is the `HooksFile` Struct, decoded strictly by msgspec: a file that is not valid JSON or
+does not have this shape (an unknown key or event included) is reported on stderr, with the path
+of the field at fault (`$.hooks.stop[0].timeout_ms`), and ignored as a whole.
 
 How a hook runs: `sh -c COMMAND` through the process runner, in the session's cwd, with a JSON
 payload on stdin (`event`, `session_id`, `cwd` and the event's fields) and the turn signal, in
@@ -56,7 +58,9 @@ import os
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
+
+import msgspec
 
 from acp_server.agent import Agent, PromptSubmission, TurnProgress
 from acp_server.cancellation import TurnAborted, TurnSignal
@@ -74,7 +78,6 @@ from .hook_content import changed, fingerprint
 log = logging.getLogger(__name__)
 
 HookEvent = Literal["prompt_submit", "pre_tool", "post_tool", "stop"]
-HOOK_EVENTS: tuple[HookEvent, ...] = ("prompt_submit", "pre_tool", "post_tool", "stop")
 Source = Literal["user", "workspace"]
 
 DEFAULT_TIMEOUT_MS = 30_000
@@ -110,10 +113,6 @@ class Hook:
         return self.tools is None or tool_name in self.tools
 
 
-class HooksFileError(ValueError):
-    """A hooks file that cannot be used (the message says why)."""
-
-
 def user_hooks_path(environ: Mapping[str, str] = os.environ) -> Path:
     """`hooks.json` in the user's config dir (`acp_server.paths.config_dir`)."""
     return config_dir(environ) / "hooks.json"
@@ -124,46 +123,68 @@ def workspace_hooks_path(cwd: str) -> Path:
     return Path(cwd) / WORKSPACE_FILE
 
 
-def parse_hooks(data: object, source: Source, path: str) -> list[Hook]:
-    """The hooks a decoded hooks file declares; `HooksFileError` if its shape is wrong."""
-    if not isinstance(data, dict) or not isinstance(data.get("hooks"), dict):
-        raise HooksFileError('expected an object with a "hooks" object')
-    unknown_keys = set(data) - {"hooks"}
-    if unknown_keys:
-        raise HooksFileError(f"unknown top-level keys: {', '.join(sorted(unknown_keys))}")
-    hooks: list[Hook] = []
-    for event, entries in data["hooks"].items():
-        if event not in HOOK_EVENTS:
-            raise HooksFileError(f"unknown event {event!r}; events: {', '.join(HOOK_EVENTS)}")
-        if not isinstance(entries, list):
-            raise HooksFileError(f"hooks.{event} must be a list")
-        for number, entry in enumerate(entries):
-            hooks.append(_parse_entry(event, number, entry, source, path))
-    return hooks
+class HookEntry(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """One entry of a hooks file's event list."""
+
+    command: str
+    timeout_ms: Annotated[int, msgspec.Meta(gt=0)] = DEFAULT_TIMEOUT_MS
+
+    def __post_init__(self) -> None:
+        # Raised here, msgspec reports it with the entry's path (`$.hooks.stop[0]`).
+        if not self.command.strip():
+            raise ValueError("`command` is empty")
 
 
-def _parse_entry(event: HookEvent, number: int, entry: object, source: Source, path: str) -> Hook:
-    where = f"hooks.{event}[{number}]"
-    if not isinstance(entry, dict):
-        raise HooksFileError(f"{where} must be an object")
-    unknown = set(entry) - {"command", "timeout_ms", "tools"}
-    if unknown:
-        raise HooksFileError(f"{where} has unknown keys: {', '.join(sorted(unknown))}")
-    command = entry.get("command")
-    if not isinstance(command, str) or not command.strip():
-        raise HooksFileError(f"{where}.command must be a non-empty string")
-    timeout_ms = entry.get("timeout_ms", DEFAULT_TIMEOUT_MS)
-    if isinstance(timeout_ms, bool) or not isinstance(timeout_ms, int) or timeout_ms <= 0:
-        raise HooksFileError(f"{where}.timeout_ms must be a positive integer")
-    tools: frozenset[str] | None = None
-    if "tools" in entry:
-        names = entry["tools"]
-        if event not in ("pre_tool", "post_tool"):
-            raise HooksFileError(f"{where}.tools is only allowed for pre_tool and post_tool")
-        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
-            raise HooksFileError(f"{where}.tools must be a list of tool names")
-        tools = frozenset(names)
-    return Hook(event, command, timeout_ms, source, path, tools)
+class ToolHookEntry(HookEntry, frozen=True, forbid_unknown_fields=True):
+    """An entry of a tool event (`pre_tool`, `post_tool`): it may name the tools it is for."""
+
+    tools: list[str] | msgspec.UnsetType = msgspec.UNSET
+    """Unset: every tool."""
+
+
+class HookLists(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """The `hooks` object: a list per event (an unknown event is an unknown field)."""
+
+    prompt_submit: list[HookEntry] = []
+    pre_tool: list[ToolHookEntry] = []
+    post_tool: list[ToolHookEntry] = []
+    stop: list[HookEntry] = []
+
+
+class HooksFile(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """A whole hooks file. Decoded strictly: a wrong type, an unknown key or event, `tools` on
+    an event that is not a tool's, is an error naming its path (`$.hooks.stop[0].tools`)."""
+
+    hooks: HookLists
+
+
+_HOOKS_FILE = msgspec.json.Decoder(HooksFile)
+
+
+def parse_hooks(text: str | bytes, source: Source, path: str) -> list[Hook]:
+    """The hooks a hooks file declares, event by event in the order of `HookEvent`.
+
+    Raises msgspec.ValidationError (its message names the field's path) for a wrong shape,
+    and msgspec.DecodeError for text that is not JSON.
+    """
+    lists = _HOOKS_FILE.decode(text).hooks
+    per_event: tuple[tuple[HookEvent, Sequence[HookEntry]], ...] = (
+        ("prompt_submit", lists.prompt_submit),
+        ("pre_tool", lists.pre_tool),
+        ("post_tool", lists.post_tool),
+        ("stop", lists.stop),
+    )
+    return [
+        Hook(event, entry.command, entry.timeout_ms, source, path, _tools_of(entry))
+        for event, entries in per_event
+        for entry in entries
+    ]
+
+
+def _tools_of(entry: HookEntry) -> frozenset[str] | None:
+    if isinstance(entry, ToolHookEntry) and not isinstance(entry.tools, msgspec.UnsetType):
+        return frozenset(entry.tools)
+    return None
 
 
 def load_hooks_file(path: Path, source: Source) -> list[Hook]:
@@ -178,11 +199,11 @@ def load_hooks_file(path: Path, source: Source) -> list[Hook]:
         log.error("ignoring the %s hooks file %s: cannot read it: %s", source, path, exc)
         return []
     try:
-        return parse_hooks(json.loads(text), source, str(path))
-    except json.JSONDecodeError as exc:
-        log.error("ignoring the %s hooks file %s: invalid JSON: %s", source, path, exc)
-    except HooksFileError as exc:
+        return parse_hooks(text, source, str(path))
+    except msgspec.ValidationError as exc:
         log.error("ignoring the %s hooks file %s: %s", source, path, exc)
+    except msgspec.DecodeError as exc:
+        log.error("ignoring the %s hooks file %s: invalid JSON: %s", source, path, exc)
     return []
 
 

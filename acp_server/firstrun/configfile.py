@@ -14,7 +14,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["KeySource", "ProviderChoice", "edited_config", "write_atomically"]
+__all__ = ["KeySource", "ProviderChoice", "check_editable", "edited_config", "write_atomically"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +38,14 @@ class ProviderChoice:
     @property
     def spec(self) -> str:
         return f"{self.provider}:{self.model}"
+
+
+def check_editable(existing: str) -> None:
+    """Raises tomlkit's ParseError (a ValueError) when `existing` is not TOML, which
+    `edited_config` could not edit."""
+    import tomlkit
+
+    tomlkit.parse(existing)
 
 
 def edited_config(existing: str, choice: ProviderChoice) -> str:

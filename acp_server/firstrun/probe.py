@@ -11,19 +11,17 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Literal
 
 from acp_server.models.base import ModelError
-from acp_server.models.providers import ProviderTables
+from acp_server.models.providers import PROVIDERS, ProviderTables
 
 if TYPE_CHECKING:
     from acp_server.models.base import ModelProvider
 
-__all__ = ["ProbeFailure", "list_models", "model_answers", "models_url"]
+__all__ = ["ProbeFailure", "list_models", "model_answers"]
 
 FailureKind = Literal["unreachable", "key", "model", "other"]
 
 _LIST_LIMIT = 4 * 1024 * 1024
 """A model list longer than this is not read (a gateway's list is a few hundred KB)."""
-
-ANTHROPIC_VERSION = "2023-06-01"
 
 
 class ProbeFailure(Exception):
@@ -35,28 +33,17 @@ class ProbeFailure(Exception):
         self.message = message
 
 
-def models_url(provider: str, base_url: str) -> str:
-    """Where `provider` lists its models: `{base}/models` (OpenAI style, the base ends in /v1)
-    or `{base}/v1/models` (Anthropic)."""
-    base = base_url.rstrip("/")
-    return f"{base}/v1/models" if provider == "anthropic" else f"{base}/models"
-
-
 def list_models(provider: str, base_url: str, key: str | None, timeout: float = 15.0) -> list[str]:
-    """The model ids the server lists, in its order.
+    """The model ids the server at `base_url` lists, in its order (where and how to ask are
+    the registry row's of `provider`).
 
     Raises ProbeFailure: `unreachable` (no connection, bad URL), `key` (401/403), `other`.
     """
     import httpx
 
-    url = models_url(provider, base_url)
-    headers = {"accept": "application/json"}
-    if provider == "anthropic":
-        headers["anthropic-version"] = ANTHROPIC_VERSION
-        if key:
-            headers["x-api-key"] = key
-    elif key:
-        headers["authorization"] = f"Bearer {key}"
+    row = PROVIDERS[provider]
+    url = row.models_url(base_url)
+    headers = {"accept": "application/json", **row.auth_headers(key)}
     try:
         with (
             httpx.Client(timeout=timeout, follow_redirects=True) as client,

@@ -21,12 +21,18 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from acp_server.firstrun.config_access import ConfigAccess, Settings
-from acp_server.firstrun.configfile import KeySource, ProviderChoice, edited_config
+from acp_server.firstrun.configfile import (
+    KeySource,
+    ProviderChoice,
+    check_editable,
+    edited_config,
+)
 from acp_server.firstrun.probe import ProbeFailure, list_models, model_answers
+from acp_server.models.providers import PROVIDERS, Provider, Server
 
 S = TypeVar("S", bound=Settings)
 
-__all__ = ["PROBE_TIMEOUT", "run_setup"]
+__all__ = ["PROBE_TIMEOUT", "kinds", "run_setup"]
 
 PROBE_TIMEOUT = 60.0
 """Seconds the tiny request may take (a local server may load the model first)."""
@@ -34,26 +40,22 @@ PROBE_TIMEOUT = 60.0
 
 @dataclass(frozen=True, slots=True)
 class Kind:
-    """One provider choice of the first question."""
+    """One choice of the first question: a registry row and one of its servers."""
 
-    label: str
-    provider: str
-    base_url: str
-    key_env: str
-    key_needed: bool
+    row: Provider
+    server: Server
 
 
-KINDS = (
-    Kind("Anthropic", "anthropic", "https://api.anthropic.com", "ANTHROPIC_API_KEY", True),
-    Kind("OpenAI", "openai", "https://api.openai.com/v1", "OPENAI_API_KEY", True),
-    Kind(
-        "An OpenAI-compatible server (llama.cpp, vLLM, Ollama, ...)",
-        "openai",
-        "http://127.0.0.1:8080/v1",
-        "OPENAI_API_KEY",
-        False,
-    ),
-)
+def kinds() -> list[Kind]:
+    """The first question's choices, from the provider registry: the hosted APIs by label,
+    then the compatible servers (a local server) by label."""
+    hosted = [Kind(row, row.hosted) for row in PROVIDERS.values()]
+    compatible = [Kind(row, row.compatible) for row in PROVIDERS.values() if row.compatible]
+    return [
+        *sorted(hosted, key=lambda k: k.server.label),
+        *sorted(compatible, key=lambda k: k.server.label),
+    ]
+
 
 TYPE_KEY = "Type the key (hidden; stored in the config file, mode 0600)"
 ENV_KEY = "Read it from an environment variable"
@@ -104,7 +106,7 @@ def run_setup(args: argparse.Namespace, config: ConfigAccess[S]) -> int:
         say(f"acp-server setup: cannot read {path}: {exc}")
         return 2
     try:
-        edited_config(existing, ProviderChoice("openai", "http://x", KeySource(), "m"))
+        check_editable(existing)
     except ValueError as exc:
         say(
             f"acp-server setup: {path} is not valid TOML ({exc}). Fix or move it, then run "
@@ -139,7 +141,7 @@ def run_setup(args: argparse.Namespace, config: ConfigAccess[S]) -> int:
         )
     elif os.environ.get("ACP_SERVER_MODEL"):
         say("Note: ACP_SERVER_MODEL is set in this environment and wins over the config file.")
-    base_url_env = f"{choice.provider.upper()}_BASE_URL"
+    base_url_env = PROVIDERS[choice.provider].base_url_variable
     if os.environ.get(base_url_env):
         say(
             f"Note: {base_url_env} is set in this environment and wins over the base_url just "
@@ -169,14 +171,15 @@ def _choose(existing: str, read: Callable[[Path | None], Settings]) -> tuple[Pro
     kind = _ask(
         questionary.select(
             "Which provider?",
-            choices=[questionary.Choice(k.label, value=k) for k in KINDS],
+            choices=[questionary.Choice(k.server.label, value=k) for k in kinds()],
         )
     )
-    base_url = _ask_url(kind, kind.base_url)
+    provider = kind.row.name
+    base_url = _ask_url(kind, kind.server.base_url)
     key = _ask_key(kind)
     while True:
         try:
-            models = list_models(kind.provider, base_url, _key_value(key))
+            models = list_models(provider, base_url, _key_value(key))
         except ProbeFailure as failure:
             say(f"  {failure.message}")
             if failure.kind == "unreachable":
@@ -187,7 +190,7 @@ def _choose(existing: str, read: Callable[[Path | None], Settings]) -> tuple[Pro
                 continue
             models = []  # no list: the name is typed
         model = _ask_model(models)
-        choice = ProviderChoice(kind.provider, base_url, key, model)
+        choice = ProviderChoice(provider, base_url, key, model)
         say(f"  Sending {choice.spec} one tiny request...")
         try:
             answer = _try(existing, choice, read)
@@ -210,7 +213,7 @@ def _ask_url(kind: Kind, default: str) -> str:
             return True
         return "Enter an http:// or https:// URL"
 
-    hint = " (Ollama: http://127.0.0.1:11434/v1)" if not kind.key_needed else ""
+    hint = f" ({kind.server.hint})" if kind.server.hint else ""
     answer = _ask(questionary.text(f"Base URL{hint}:", default=default, validate=valid))
     return str(answer).strip().rstrip("/")
 
@@ -218,7 +221,7 @@ def _ask_url(kind: Kind, default: str) -> str:
 def _ask_key(kind: Kind) -> KeySource:
     import questionary
 
-    choices = [TYPE_KEY, ENV_KEY] if kind.key_needed else [NO_KEY, TYPE_KEY, ENV_KEY]
+    choices = [TYPE_KEY, ENV_KEY] if kind.server.key_needed else [NO_KEY, TYPE_KEY, ENV_KEY]
     how = _ask(questionary.select("The API key:", choices=choices))
     if how == NO_KEY:
         return KeySource()
@@ -239,7 +242,8 @@ def _ask_key(kind: Kind) -> KeySource:
             return "A variable name: letters, digits and _"
         return True
 
-    name = str(_ask(questionary.text("Variable name:", default=kind.key_env, validate=valid)))
+    default = kind.row.key_variable
+    name = str(_ask(questionary.text("Variable name:", default=default, validate=valid)))
     name = name.strip()
     if not os.environ.get(name):
         say(
@@ -289,6 +293,7 @@ def _try(existing: str, choice: ProviderChoice, read: Callable[[Path | None], Se
             settings = read(candidate)
         except ModelConfigError as exc:
             raise ProbeFailure("other", str(exc)) from None
-    # What is written is what is tried: the shell's *_BASE_URL would override the file.
-    environ = {k: v for k, v in os.environ.items() if not k.endswith("_BASE_URL")}
+    # What is written is what is tried: the shell's base URL variables would override the file.
+    overriding = {row.base_url_variable for row in PROVIDERS.values()}
+    environ = {k: v for k, v in os.environ.items() if k not in overriding}
     return model_answers(choice.spec, settings.providers, environ, PROBE_TIMEOUT)

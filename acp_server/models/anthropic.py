@@ -1,7 +1,8 @@
 """`anthropic:MODEL`: the Anthropic Messages API, streamed over SSE.
 
-- `ANTHROPIC_API_KEY` is required (sent as `x-api-key`, with `anthropic-version: 2023-06-01`);
-  `ANTHROPIC_BASE_URL` overrides `https://api.anthropic.com`.
+- A key is required (`ANTHROPIC_API_KEY` by default; sent as `x-api-key`, with the API
+  version header); `ANTHROPIC_BASE_URL` overrides the public endpoint. Those facts are the
+  registry row's (`acp_server.models.providers`).
 - The system prompt goes in `system`; tool results are `tool_result` blocks of a user message,
   earlier tool calls `tool_use` blocks of the assistant's; images are base64 `image` blocks.
   `max_tokens` is required by the API: the request's, else 8192.
@@ -58,18 +59,18 @@ from acp_server.models.http import (
 )
 from acp_server.models.images import has_tool_images, without_tool_images
 from acp_server.models.overflow import overflow_from_error
-from acp_server.models.window import DEFAULT_WINDOWS, ContextWindow
+from acp_server.models.providers import PROVIDERS
+from acp_server.models.window import ContextWindow
 
 __all__ = [
-    "ANTHROPIC_VERSION",
     "DEFAULT_BASE_URL",
     "DEFAULT_MAX_TOKENS",
     "AnthropicProvider",
     "request_body",
 ]
 
-DEFAULT_BASE_URL = "https://api.anthropic.com"
-ANTHROPIC_VERSION = "2023-06-01"
+_ROW = PROVIDERS["anthropic"]
+DEFAULT_BASE_URL = _ROW.hosted.base_url
 DEFAULT_MAX_TOKENS = 8192
 
 _T = TypeVar("_T")
@@ -273,8 +274,8 @@ class AnthropicProvider:
         *,
         base_url: str = DEFAULT_BASE_URL,
         api_key: str | None = None,
-        key_env: str = "ANTHROPIC_API_KEY",
-        base_url_env: str = "ANTHROPIC_BASE_URL",
+        key_env: str = _ROW.key_variable,
+        base_url_env: str = _ROW.base_url_variable,
         default_max_tokens: int = DEFAULT_MAX_TOKENS,
         options: HttpOptions | None = None,
         text_tool_calls: bool | None = None,
@@ -308,9 +309,7 @@ class AnthropicProvider:
         configured = self._http.options.context_window
         if configured is not None:
             return ContextWindow(configured, "config", "context_window in the config file")
-        return ContextWindow(
-            DEFAULT_WINDOWS["anthropic"], "default", "default for Anthropic models"
-        )
+        return ContextWindow(_ROW.hosted.window, "default", "default for Anthropic models")
 
     async def stream(
         self, request: ModelRequest, signal: TurnSignal
@@ -325,7 +324,7 @@ class AnthropicProvider:
                 f"{endpoint.label}: no API key. Set {endpoint.key_env} to an Anthropic API key.",
                 code="no_api_key",
             )
-        headers = {"x-api-key": self._api_key, "anthropic-version": ANTHROPIC_VERSION}
+        headers = _ROW.auth_headers(self._api_key)
         body = msgspec.json.encode(request_body(endpoint.model, request, self.default_max_tokens))
         tools: dict[int, _ToolBlock] = {}
         finished: list[ToolCallRequest] = []

@@ -32,7 +32,7 @@ from acp_server.models.base import (
 )
 from acp_server.models.output import DEFAULT_THRESHOLD as DEFAULT_THRESHOLD
 from acp_server.models.output import MIN_OUTPUT_TOKENS
-from acp_server.models.window import DEFAULT_WINDOWS, ContextWindow, context_window_of
+from acp_server.models.window import DEFAULT_WINDOW, ContextWindow, context_window_of
 
 __all__ = [
     "BYTES_PER_TOKEN",
@@ -118,7 +118,7 @@ class ContextBudget:
         if not 0 < threshold <= 1:
             raise ValueError(f"the compaction threshold must be in (0, 1], got {threshold}")
         self.threshold = threshold
-        self.context_window = ContextWindow(DEFAULT_WINDOWS["other"], "default", "not resolved yet")
+        self.context_window = ContextWindow(DEFAULT_WINDOW, "default", "not resolved yet")
         self._model = ""
         self._reported: _Reported | None = None
 

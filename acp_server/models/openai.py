@@ -60,11 +60,13 @@ from acp_server.models.http import (
 from acp_server.models.images import VisionSupport, has_tool_images, without_tool_images
 from acp_server.models.output import DEFAULT_OUTPUT_TOKENS
 from acp_server.models.overflow import overflow_from_error
-from acp_server.models.window import DEFAULT_WINDOWS, ContextWindow, DiscoveredWindow
+from acp_server.models.providers import PROVIDERS
+from acp_server.models.window import ContextWindow, DiscoveredWindow
 
 __all__ = ["DEFAULT_BASE_URL", "OpenAIProvider", "request_body"]
 
-DEFAULT_BASE_URL = "https://api.openai.com/v1"
+_ROW = PROVIDERS["openai"]
+DEFAULT_BASE_URL = _ROW.hosted.base_url
 
 log = logging.getLogger(__name__)
 
@@ -292,8 +294,8 @@ class OpenAIProvider:
         *,
         base_url: str = DEFAULT_BASE_URL,
         api_key: str | None = None,
-        key_env: str = "OPENAI_API_KEY",
-        base_url_env: str = "OPENAI_BASE_URL",
+        key_env: str = _ROW.key_variable,
+        base_url_env: str = _ROW.base_url_variable,
         options: HttpOptions | None = None,
         text_tool_calls: bool | None = None,
     ) -> None:
@@ -305,12 +307,13 @@ class OpenAIProvider:
         self._http = SseSession(self.endpoint, options or HttpOptions())
         self._usage_in_stream = True
         configured = self._http.options.context_window
-        public = self.endpoint.base_url == DEFAULT_BASE_URL
+        server = _ROW.server_at(self.endpoint.base_url)
+        public = server is _ROW.hosted
         self._output_field = "max_completion_tokens" if public else "max_tokens"
         # Local models write calls as text; OpenAI's never do (acp_server/agent/text_calls.py).
         self.text_tool_calls = (not public) if text_tool_calls is None else text_tool_calls
         default = ContextWindow(
-            DEFAULT_WINDOWS["openai-public" if public else "openai-compatible"],
+            server.window,
             "default",
             "default for " + ("the OpenAI API" if public else "OpenAI-compatible servers"),
         )
@@ -348,15 +351,14 @@ class OpenAIProvider:
         return await self._window.get(
             self._http.client(),
             self.endpoint.base_url,
+            _ROW.models_url(self.endpoint.base_url),
             self.endpoint.model,
             self._headers(),
             signal,
         )
 
     def _headers(self) -> Mapping[str, str]:
-        if self._api_key is None:
-            return {}
-        return {"authorization": f"Bearer {self._api_key}"}
+        return _ROW.auth_headers(self._api_key)
 
     async def stream(
         self, request: ModelRequest, signal: TurnSignal

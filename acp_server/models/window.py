@@ -1,11 +1,12 @@
 """How many tokens a model's context holds: configured, reported by the server, or a default.
 
 The order: the config file's `context_window` (per model, else per provider; see
-`acp_server.models.providers`), else what the server reports, else `DEFAULT_WINDOWS`. Servers are
-asked only where they say so:
+`acp_server.models.providers`), else what the server reports, else the default of the provider
+row's server (`Server.window`: the hosted API's, or a compatible server's), or `DEFAULT_WINDOW`
+for a model whose provider has no window of its own. Servers are asked only where they say so:
 
-- `GET {base_url}/models`: the entry whose `id` is the model (or the only entry), its
-  `max_model_len` (vLLM) or `context_length` (OpenRouter and others);
+- the provider's models URL (`GET {base_url}/models`): the entry whose `id` is the model (or
+  the only entry), its `max_model_len` (vLLM) or `context_length` (OpenRouter and others);
 - `GET {root}/props` (llama.cpp's server; `root` is the base URL without `/v1`): `n_ctx` at the
   top level or under `default_generation_settings`; the smaller one when both are present,
   since the latter is one slot's share of the former.
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
     import httpx
 
 __all__ = [
-    "DEFAULT_WINDOWS",
+    "DEFAULT_WINDOW",
     "DISCOVERY_TIMEOUT_S",
     "ContextWindow",
     "DiscoveredWindow",
@@ -48,17 +49,10 @@ log = logging.getLogger(__name__)
 DISCOVERY_TIMEOUT_S = 2.0
 """Seconds all discovery probes of one provider may take together."""
 
-DEFAULT_WINDOWS: Mapping[str, int] = {
-    "anthropic": 200_000,
-    "openai-public": 128_000,
-    "openai-compatible": 32_768,
-    "other": 32_768,
-}
-"""Windows used when neither the config file nor the server says: every current Claude model
-holds 200,000 tokens; the public OpenAI models hold at least 128,000; an OpenAI-compatible
-server that does not report its size (Ollama, LM Studio, a proxy) gets 32,768, a common size
-for local models that compaction can live with either way (a larger real window only means
-compacting earlier than needed; a smaller one is caught by the server's context error)."""
+DEFAULT_WINDOW = 32_768
+"""The window of a model whose provider has none of its own (a scripted model), and of a
+session's budget before its model's window is known. A network provider's default is its
+registry row's (`acp_server.models.providers.Server.window`)."""
 
 _MAX_PLAUSIBLE = 100_000_000
 """Larger reported sizes are not believed (a hostile or broken server)."""
@@ -88,7 +82,7 @@ async def context_window_of(model: object, signal: TurnSignal) -> ContextWindow:
     if callable(method):
         window: ContextWindow = await method(signal)
         return window
-    return ContextWindow(DEFAULT_WINDOWS["other"], "default", "default for this provider")
+    return ContextWindow(DEFAULT_WINDOW, "default", "default for this provider")
 
 
 def _plausible(value: Any) -> int | None:
@@ -140,6 +134,7 @@ class DiscoveredWindow:
         self,
         client: httpx.AsyncClient,
         base_url: str,
+        models_url: str,
         model: str,
         headers: Mapping[str, str],
         signal: TurnSignal,
@@ -149,9 +144,9 @@ class DiscoveredWindow:
             return self._found
         found: ContextWindow | None = None
         with signal.linked_scope(), anyio.move_on_after(DISCOVERY_TIMEOUT_S):
-            size = window_from_models(await get_json(client, f"{base_url}/models", headers), model)
+            size = window_from_models(await get_json(client, models_url, headers), model)
             if size is not None:
-                found = ContextWindow(size, "server", "/models")
+                found = ContextWindow(size, "server", "the model list")
             else:
                 root = base_url.removesuffix("/v1")
                 size = window_from_props(await get_json(client, f"{root}/props", headers))

@@ -28,7 +28,7 @@ class ToolBudget:
     """The limits on what tools return to the model (`[tools]` in the config file)."""
 
     max_result_bytes: int = 64 * 1024
-    """The most text of one tool result sent to the model, in UTF-8 bytes."""
+    """The most text of one tool result sent to the model, in UTF-8 bytes (at least 1024)."""
     max_read_lines: int = 2000
     """Lines `read_file` returns at most (its window when no `limit` is given)."""
     max_search_results: int = 500

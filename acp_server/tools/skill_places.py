@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -33,9 +33,12 @@ _MAX_DIRS = 32
 class SkillPlaces:
     """`[skills] dirs`, split into the repository's places and the user's own."""
 
-    repository: tuple[Path, ...] = tuple(Path(d) for d in DEFAULT_SKILL_DIRS)
-    """Relative paths, looked for in every directory from the repository root to the cwd."""
-    user: tuple[Path, ...] = ()
+    repository: tuple[Path, ...] = field(
+        default=tuple(Path(d) for d in DEFAULT_SKILL_DIRS), metadata={"config_key": "dirs"}
+    )
+    """Directories holding skill folders: a relative one is looked for in every directory from
+    the repository root down to the cwd, an absolute or `~` one is the user's own."""
+    user: tuple[Path, ...] = field(default=(), metadata={"config_key": None})
     """Absolute paths (`~` expanded), read besides the config dir's `skills/`."""
 
 

@@ -24,9 +24,10 @@ class WebFetchSettings:
     """`[web_fetch]` of the config file."""
 
     max_bytes: int = DEFAULT_MAX_BYTES
-    """The most bytes of one response body read; the rest is not downloaded."""
+    """The most bytes of one response body read; the rest is not downloaded. The same cap
+    holds for a gzip or deflate body once undone, and for the Markdown of a page."""
     timeout: float = DEFAULT_TIMEOUT
-    """Seconds one fetch may take in all, redirects included."""
+    """Seconds one fetch may take in all, redirects and the conversion to Markdown included."""
     max_redirects: int = DEFAULT_MAX_REDIRECTS
     """Redirects followed (same host only) before the fetch gives up."""
     allow_private_addresses: bool = False
@@ -136,18 +137,61 @@ def fetch_origin(arguments_url: Any) -> str | None:
         return None
 
 
+_NAT64 = ipaddress.ip_network("64:ff9b::/96")
+"""The well-known NAT64 prefix (RFC 6052): the last 32 bits are the IPv4 address reached."""
+_NAT64_LOCAL = ipaddress.ip_network("64:ff9b:1::/48")
+"""The local-use NAT64 prefix (RFC 8215): a network may translate it at any prefix length
+RFC 6052 allows within it (/48, /56, /64, /96), so every one of those readings is checked."""
+
+
+def _embedded_ipv4(ip: ipaddress.IPv6Address) -> list[ipaddress.IPv4Address]:
+    """The IPv4 addresses an IPv6 address stands for (IPv4-mapped, 6to4, NAT64), if any."""
+    if ip.ipv4_mapped is not None:
+        return [ip.ipv4_mapped]
+    if ip.sixtofour is not None:
+        return [ip.sixtofour]
+    value = int(ip)
+    if ip in _NAT64:
+        return [ipaddress.IPv4Address(value & 0xFFFFFFFF)]
+    if ip not in _NAT64_LOCAL:
+        return []
+    # RFC 6052 section 2.2: bits 64-71 are zero; the IPv4 bits sit around them.
+    return [
+        ipaddress.IPv4Address((value >> 64 & 0xFFFF) << 16 | value >> 40 & 0xFFFF),  # /48
+        ipaddress.IPv4Address((value >> 64 & 0xFF) << 24 | value >> 32 & 0xFFFFFF),  # /56
+        ipaddress.IPv4Address(value >> 24 & 0xFFFFFFFF),  # /64
+        ipaddress.IPv4Address(value & 0xFFFFFFFF),  # /96
+    ]
+
+
 def non_public(address: str) -> str | None:
-    """Why `address` (an IP address) is not a public one, or None when it is."""
+    """Why `address` (an IP address) is not a public one, as a noun phrase (`127.0.0.1, a
+    loopback address`), or None when it is public. An IPv6 address that carries an IPv4 one
+    (IPv4-mapped, 6to4, NAT64) is judged by the IPv4 address it leads to."""
     try:
         ip = ipaddress.ip_address(address.split("%", 1)[0])
     except ValueError:
-        return f"{address} is not an IP address"
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
+        return f"{address}, which is not an IP address"
+    if isinstance(ip, ipaddress.IPv6Address):
+        carried = _embedded_ipv4(ip)
+        for ipv4 in carried:
+            kind = _non_public_kind(ipv4)
+            if kind is not None:
+                form = (
+                    "an IPv4-mapped" if ip.ipv4_mapped else "a 6to4" if ip.sixtofour else "a NAT64"
+                )
+                return f"{ip}, {form} address of {ipv4}, {kind}"
+        if carried:
+            return None  # the prefix itself is not global: the IPv4 address it leads to is
+    kind = _non_public_kind(ip)
+    return None if kind is None else f"{ip}, {kind}"
+
+
+def _non_public_kind(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> str | None:
     if ip.is_loopback:
-        return f"{ip} is a loopback address"
+        return "a loopback address"
     if ip.is_private or ip.is_link_local or ip.is_unspecified or ip.is_reserved:
-        return f"{ip} is a private, link-local or reserved address"
+        return "a private, link-local or reserved address"
     if ip.is_multicast or not ip.is_global:
-        return f"{ip} is not a public address"
+        return "not a public address"
     return None

@@ -16,8 +16,12 @@ from acp_fixture.cli import golden_path
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURE_COMMAND = [str(Path(sys.executable).parent / "acp-fixture")]  # the console script
+PIPE_EXAMPLE = REPO / "examples" / "pipe"
+"""A plain file to pipe into acp-server, not a fixture (tests/e2e/test_pipe_example.py)."""
 EXAMPLES = sorted(
-    path for path in REPO.glob("examples/*/*.jsonl") if not path.name.endswith(".golden.jsonl")
+    path
+    for path in REPO.glob("examples/*/*.jsonl")
+    if not path.name.endswith(".golden.jsonl") and path.parent != PIPE_EXAMPLE
 )
 
 INITIALIZE = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": 1}}

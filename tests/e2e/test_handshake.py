@@ -103,6 +103,24 @@ async def test_prompt_without_a_model_says_how_to_configure_one(tmp_path: Path) 
     assert "--model" in str(caught.value) and "ACP_SERVER_MODEL" in str(caught.value)
 
 
+async def test_the_how_to_names_the_config_file_the_server_reads(tmp_path: Path) -> None:
+    # Issue 34: it named ~/.config/... even when XDG_CONFIG_HOME pointed elsewhere.
+    config_home = tmp_path / "elsewhere"
+    written = f"(it writes {config_home / 'acp-server' / 'config.toml'})"
+    env = {"ACP_SERVER_MODEL": "", "XDG_CONFIG_HOME": str(config_home)}
+    async with running_agent(env=env) as (conn, _, _, _):
+        response = await conn.initialize(protocol_version=1)
+        session = await conn.new_session(cwd=str(tmp_path), mcp_servers=[])
+        with pytest.raises(RequestError) as prompted:
+            await conn.prompt(session_id=session.session_id, prompt=[])
+        with pytest.raises(RequestError) as authenticated:
+            await conn.authenticate(method_id="configure-model")
+    said = [response.auth_methods[0].description or "", str(prompted.value)]
+    said.append(str(authenticated.value))
+    for text in said:
+        assert written in text and "~/.config" not in text
+
+
 async def test_every_frame_of_a_session_is_schema_valid(tmp_path: Path) -> None:
     # running_agent validates each agent frame against the official schema on exit.
     async with running_agent() as (conn, _, frames, _):

@@ -139,4 +139,4 @@ async def test_a_model_no_longer_offered_falls_back_with_a_notice(
     noticed = next(
         i for i, f in enumerate(frames.received) if f.get("params", {}).get("update") == notice
     )
-    assert noticed > answered  # the client knows the session by then
+    assert noticed < answered  # a load tells everything before its answer

@@ -1,5 +1,5 @@
 """Protocol order through the real process: `initialize` comes first, and a repeated one is
-answered as the first without renegotiating (README.md, "Status")."""
+answered as the first without renegotiating (docs/protocol.md, "Methods")."""
 
 from __future__ import annotations
 

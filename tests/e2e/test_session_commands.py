@@ -1,5 +1,6 @@
 """Slash commands through the real process and the official SDK client: every opened session
-(new, load, resume) learns them after its answer, and `/model NAME` switches the model like the
+learns them, a loaded one before its answer (after its history: nothing of the session follows
+the answer), a new or resumed one right after it; and `/model NAME` switches the model like the
 `model` config option."""
 
 from __future__ import annotations
@@ -30,6 +31,23 @@ def configured(tmp_path: Path) -> tuple[dict[str, str], str]:
     return {"XDG_CONFIG_HOME": str(tmp_path / "config")}, spec
 
 
+def commands_update(frames: FrameLog) -> tuple[int, list[str]]:
+    """Where the one `available_commands_update` received is, and its command names."""
+    [announced] = [
+        i
+        for i, f in enumerate(frames.received)
+        if f.get("method") == "session/update"
+        and f["params"]["update"]["sessionUpdate"] == "available_commands_update"
+    ]
+    update = frames.received[announced]["params"]["update"]
+    return announced, [command["name"] for command in update["availableCommands"]]
+
+
+def answer_of(frames: FrameLog, method: str) -> int:
+    request_id = next(f["id"] for f in frames.sent if f.get("method") == method)
+    return next(i for i, f in enumerate(frames.received) if f.get("id") == request_id)
+
+
 async def commands_after_answer(
     frames: FrameLog, client: RecordingClient, method: str
 ) -> list[str]:
@@ -38,20 +56,14 @@ async def commands_after_answer(
     with anyio.fail_after(10):
         while not any(u.session_update == "available_commands_update" for _, u in client.updates):
             await client.wait_for_updates(len(client.updates) + 1)
-    request_id = next(f["id"] for f in frames.sent if f.get("method") == method)
-    answer = next(i for i, f in enumerate(frames.received) if f.get("id") == request_id)
-    [announced] = [
-        i
-        for i, f in enumerate(frames.received)
-        if f.get("method") == "session/update"
-        and f["params"]["update"]["sessionUpdate"] == "available_commands_update"
-    ]
-    assert announced > answer
-    update = frames.received[announced]["params"]["update"]
-    return [command["name"] for command in update["availableCommands"]]
+    announced, names = commands_update(frames)
+    assert announced > answer_of(frames, method)
+    return names
 
 
-async def test_load_and_resume_announce_the_commands_after_their_answer(tmp_path: Path) -> None:
+async def test_load_announces_the_commands_before_its_answer_new_and_resume_after(
+    tmp_path: Path,
+) -> None:
     env, _ = configured(tmp_path)
     data = str(tmp_path / "data")
     async with running_agent("--data-dir", data, env=env) as (conn, _, frames, client):
@@ -63,11 +75,17 @@ async def test_load_and_resume_announce_the_commands_after_their_answer(tmp_path
     async with running_agent("--data-dir", data, env=env) as (conn, _, frames, client):
         await conn.initialize(protocol_version=1)
         await conn.load_session(session_id=sid, cwd=str(tmp_path), mcp_servers=[])
-        assert await commands_after_answer(frames, client, "session/load") == ALL_COMMANDS
-        # The history came first, then the commands.
-        kinds = [u.session_update for _, u in client.updates]
-        assert kinds[0] == "user_message_chunk"
-        assert kinds[-1] == "available_commands_update"
+    # Read once the process has ended: every frame it sent is in, and none came after the
+    # answer (the official test kit's ACP-LOAD-002).
+    answer = answer_of(frames, "session/load")
+    announced, names = commands_update(frames)
+    assert names == ALL_COMMANDS
+    assert announced == answer - 1  # the history came first, then the commands
+    assert frames.received[1:answer] and all(
+        f.get("method") == "session/update" for f in frames.received[1:answer]
+    )
+    assert frames.received[answer + 1 :] == []
+    assert client.updates[0][1].session_update == "user_message_chunk"
 
     async with running_agent("--data-dir", data, env=env) as (conn, _, frames, client):
         await conn.initialize(protocol_version=1)
@@ -103,3 +121,33 @@ async def test_model_slash_command_switches_like_the_config_option(tmp_path: Pat
         loaded = await conn.load_session(session_id=sid, cwd=str(tmp_path), mcp_servers=[])
     model = next(o for o in loaded.config_options if o.id == "model")
     assert model.current_value == spec  # journaled like a config option switch
+
+
+async def test_mode_and_model_alone_show_the_current_value_and_the_choices(
+    tmp_path: Path,
+) -> None:
+    env, spec = configured(tmp_path)
+    async with running_agent("--data-dir", str(tmp_path / "data"), env=env) as (
+        conn,
+        _,
+        _,
+        client,
+    ):
+        await conn.initialize(protocol_version=1)
+        sid = (await conn.new_session(cwd=str(tmp_path), mcp_servers=[])).session_id
+        answers = [
+            await conn.prompt(session_id=sid, prompt=[text_block(text)])
+            for text in ("/mode", "/mode read_only", "/mode ", "/model")
+        ]
+    assert {a.stop_reason for a in answers} == {"end_turn"}
+    mode, _, mode_after, model = [u.content.text for u in shown(client, "agent_message_chunk")]
+    assert mode.splitlines()[0] == "The mode is default. Switch with /mode NAME:"
+    assert "- accept_edits: Edit files in the workspace freely; ask before commands." in mode
+    assert [line[2:].split(":")[0] for line in mode.splitlines()[1:]][-1] == "bypass"
+    assert mode_after.splitlines()[0] == "The mode is read_only. Switch with /mode NAME:"
+    assert model.splitlines() == [
+        "The model is echo. Switch with /model NAME:",
+        "- echo",
+        f"- {spec}",
+    ]
+    assert shown(client, "tool_call") == []  # answered by the agent, the model was not asked

@@ -124,26 +124,68 @@ def test_hook_files_are_found_in_the_workspace_and_under_xdg_config(tmp_path: Pa
 
 
 @pytest.mark.parametrize(
-    "content",
+    ("content", "why"),
     [
-        "{not json",
-        "[]",
-        '{"hooks": []}',
-        '{"hooks": {"pre-tool": []}}',
-        '{"hooks": {"stop": [{"command": ""}]}}',
-        '{"hooks": {"stop": [{"command": "x", "timeout_ms": -1}]}}',
-        '{"hooks": {"stop": [{"command": "x", "tools": ["bash"]}]}}',
-        '{"hooks": {"stop": [{"command": "x", "typo": 1}]}}',
+        ("{not json", "invalid JSON: JSON is malformed"),
+        ("[]", "Expected `object`, got `array`"),
+        ('{"hooks": []}', "Expected `object`, got `array` - at `$.hooks`"),
+        ('{"hooks": {"pre-tool": []}}', "unknown field `pre-tool` - at `$.hooks`"),
+        ('{"hooks": {}, "hook": {}}', "unknown field `hook`"),
+        ('{"hooks": {"stop": [{"command": ""}]}}', "`command` is empty - at `$.hooks.stop[0]`"),
+        ('{"hooks": {"stop": [{"command": " "}]}}', "`command` is empty - at `$.hooks.stop[0]`"),
+        ('{"hooks": {"stop": [{"command": 1}]}}', "got `int` - at `$.hooks.stop[0].command`"),
+        (
+            '{"hooks": {"stop": [{"command": "x", "timeout_ms": -1}]}}',
+            "Expected `int` >= 1 - at `$.hooks.stop[0].timeout_ms`",
+        ),
+        (
+            '{"hooks": {"stop": [{"command": "x", "timeout_ms": true}]}}',
+            "got `bool` - at `$.hooks.stop[0].timeout_ms`",
+        ),
+        (
+            '{"hooks": {"stop": [{"command": "x", "tools": ["bash"]}]}}',
+            "unknown field `tools` - at `$.hooks.stop[0]`",
+        ),
+        (
+            '{"hooks": {"pre_tool": [{"command": "x", "tools": ["bash", 3]}]}}',
+            "got `int` - at `$.hooks.pre_tool[0].tools[1]`",
+        ),
+        (
+            '{"hooks": {"post_tool": [{"command": "x", "tools": null}]}}',
+            "got `null` - at `$.hooks.post_tool[0].tools`",
+        ),
+        (
+            '{"hooks": {"stop": [{"command": "x", "typo": 1}]}}',
+            "unknown field `typo` - at `$.hooks.stop[0]`",
+        ),
     ],
 )
-def test_an_invalid_hooks_file_is_reported_and_ignored(
-    tmp_path: Path, content: str, caplog: pytest.LogCaptureFixture
+def test_an_invalid_hooks_file_is_reported_with_the_fields_path_and_ignored(
+    tmp_path: Path, content: str, why: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     path = tmp_path / "hooks.json"
     path.write_text(content)
     with caplog.at_level(logging.WARNING, logger=LOGGER):
         assert load_hooks_file(path, "workspace") == []
-    assert f"ignoring the workspace hooks file {path}" in caplog.text
+    assert f"ignoring the workspace hooks file {path}: " in caplog.text
+    assert why in caplog.text
+
+
+def test_every_event_and_field_of_a_hooks_file_is_read(tmp_path: Path) -> None:
+    path = tmp_path / "hooks.json"
+    entry = {"command": "c", "timeout_ms": 7}
+    tool_entry = {**entry, "tools": ["read_file"]}
+    events = {"prompt_submit": [entry], "pre_tool": [tool_entry], "post_tool": [entry]}
+    path.write_text(json.dumps({"hooks": {**events, "stop": [entry, {"command": "d"}]}}))
+    hooks = load_hooks_file(path, "user")
+    assert [(h.event, h.command, h.timeout_ms, h.tools) for h in hooks] == [
+        ("prompt_submit", "c", 7, None),
+        ("pre_tool", "c", 7, frozenset({"read_file"})),
+        ("post_tool", "c", 7, None),
+        ("stop", "c", 7, None),
+        ("stop", "d", DEFAULT_TIMEOUT_MS, None),
+    ]
+    assert {(h.source, h.path) for h in hooks} == {("user", str(path))}
 
 
 def test_a_missing_hooks_file_is_no_hooks(tmp_path: Path) -> None:

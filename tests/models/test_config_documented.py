@@ -1,6 +1,6 @@
-"""The config file as documented stays true: every TOML block of README.md and the example in
-`acp_server/config.py`'s docstring is read by the server's own reader without an error, and the
-values they show reach the owners' types."""
+"""The config file as documented stays true: every TOML block of README.md and docs/*.md and the
+example in `acp_server/config.py`'s docstring is read by the server's own reader without an
+error, and the values they show reach the owners' types."""
 
 from __future__ import annotations
 
@@ -17,7 +17,9 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def readme_blocks() -> list[str]:
-    text = (REPO / "README.md").read_text(encoding="utf-8")
+    """Every TOML block of the README and the docs pages."""
+    pages = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+    text = "".join(page.read_text(encoding="utf-8") for page in pages)
     blocks = re.findall(r"^( *)```toml\n(.*?)^\1```", text, re.S | re.M)
     return [textwrap.dedent(body) for _, body in blocks]
 
@@ -35,14 +37,14 @@ def read(tmp_path: Path, text: str) -> Config:
     return load_config(path)
 
 
-def test_the_readme_has_the_config_blocks() -> None:
+def test_the_docs_have_the_config_blocks() -> None:
     tables = "".join(readme_blocks())
     for table in ("[providers.openai]", "[tools]", "[instructions]", "[sandbox]", "[web_fetch]"):
         assert table in tables, table
 
 
 @pytest.mark.parametrize("index", range(len(readme_blocks())))
-def test_every_readme_block_is_read(tmp_path: Path, index: int) -> None:
+def test_every_documented_block_is_read(tmp_path: Path, index: int) -> None:
     read(tmp_path, readme_blocks()[index])
 
 

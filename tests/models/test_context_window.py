@@ -16,6 +16,7 @@ from acp_server.config import load_config
 from acp_server.models import window as window_module
 from acp_server.models.anthropic import AnthropicProvider
 from acp_server.models.openai import DEFAULT_BASE_URL, OpenAIProvider
+from acp_server.models.providers import PROVIDERS
 from acp_server.models.script import echo_provider
 from acp_server.models.spec import load_model
 from acp_server.models.switchable import SwitchableModel
@@ -81,7 +82,7 @@ async def test_vllm_max_model_len_of_the_models_entry() -> None:
     }
     with serve_routes({"/v1/models": Route(models)}) as server:
         found = await window(openai(server.url, "Qwen/Qwen2.5-7B"))
-    assert found == ContextWindow(32768, "server", "/models")
+    assert found == ContextWindow(32768, "server", "the model list")
     assert server.seen == ["/v1/models"]
 
 
@@ -106,7 +107,8 @@ async def test_implausible_answers_mean_the_default(body: Any) -> None:
     with serve_routes({"/props": Route(body)}) as server:
         found = await window(openai(server.url))
     assert found.source == "default"
-    assert found.tokens == window_module.DEFAULT_WINDOWS["openai-compatible"]
+    compatible = PROVIDERS["openai"].compatible
+    assert compatible is not None and found.tokens == compatible.window == 32_768
 
 
 async def test_broken_bodies_and_errors_mean_the_default() -> None:

@@ -2,7 +2,7 @@
 discovery tests (llama.cpp's `/props`, vLLM's `/v1/models`).
 
 Each route is a `Route` (status, JSON body, or `hang` to answer only when the server closes);
-unknown paths answer 404. Every request's path is recorded in `seen`.
+unknown paths answer 404. Every request's path is recorded in `seen`, its headers in `headers`.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ class RouteServer:
     def __init__(self, routes: Mapping[str, Route]) -> None:
         self.routes = dict(routes)
         self.seen: list[str] = []
+        self.headers: list[dict[str, str]] = []
         self.arrived = threading.Event()
         """Set by the first request."""
         self.closing = threading.Event()
@@ -39,6 +40,7 @@ class RouteServer:
         class Handler(QuietHandler):
             def do_GET(self) -> None:
                 server.seen.append(self.path)
+                server.headers.append({k.lower(): v for k, v in self.headers.items()})
                 server.arrived.set()
                 route = server.routes.get(self.path, Route(status=404, body={"error": "no"}))
                 if route.hang:

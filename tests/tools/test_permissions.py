@@ -2,11 +2,11 @@
 inside/outside the workspace, decided by `decide` and carried out by `PermissionPolicy.approve`
 on a real workspace, with the user's "always" answers on top.
 
-The expected verdicts are written out here from the README's promises, not computed from the
-code: reads inside the workspace never ask; `bypass` allows everything; outside the workspace
-only `default` asks, the other modes refuse naming the roots; `read_only` refuses everything
-else but a web fetch, which it asks about; `accept_edits` allows edits inside and asks for the
-rest; `default` asks; `sandboxed` refuses a web fetch unless `[sandbox] network` is on.
+The expected verdicts are written out here from the promises of docs/tools.md, not computed
+from the code: reads inside the workspace never ask; `bypass` allows everything; outside the
+workspace only `default` asks, the other modes refuse naming the roots; `read_only` refuses
+everything else but a web fetch, which it asks about; `accept_edits` allows edits inside and asks
+for the rest; `default` asks; `sandboxed` refuses a web fetch unless `[sandbox] network` is on.
 """
 
 from __future__ import annotations

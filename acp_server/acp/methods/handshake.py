@@ -14,6 +14,7 @@ model is configured and otherwise answers the how-to.
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
 import anyio
 
@@ -46,7 +47,7 @@ from acp_server.rpc.handlers import RpcError
 from acp_server.rpc.peer import IncomingRequest
 
 from ..context import BridgeContext
-from ..errors import NO_MODEL_MESSAGE, invalid_params, no_model
+from ..errors import invalid_params, no_model, no_model_message
 
 log = logging.getLogger(__name__)
 
@@ -99,9 +100,12 @@ def wants_terminal_auth(capabilities: ClientCapabilities) -> bool:
     )
 
 
-def auth_methods(capabilities: ClientCapabilities, *, model_configured: bool) -> list[AuthMethod]:
-    """The one auth method `initialize` lists for this client."""
-    description = CONFIGURED_MESSAGE if model_configured else NO_MODEL_MESSAGE
+def auth_methods(
+    capabilities: ClientCapabilities, *, model_configured: bool, config_path: Path | None = None
+) -> list[AuthMethod]:
+    """The one auth method `initialize` lists for this client (`config_path`: the config file
+    the no-model how-to names)."""
+    description = CONFIGURED_MESSAGE if model_configured else no_model_message(config_path)
     if wants_terminal_auth(capabilities):
         return [
             AuthMethod(
@@ -130,7 +134,9 @@ class Handshake:
         self._model_configured = context.options.model is not None
         # Replaced by what `initialize` lists for the client's capabilities.
         self.auth_methods: list[AuthMethod] = auth_methods(
-            ClientCapabilities(), model_configured=self._model_configured
+            ClientCapabilities(),
+            model_configured=self._model_configured,
+            config_path=context.options.config_path,
         )
 
     def check_order(self, method: str) -> RpcError | None:
@@ -155,7 +161,9 @@ class Handshake:
         else:
             self._context.client_capabilities = init.client_capabilities
             self.auth_methods = auth_methods(
-                init.client_capabilities, model_configured=self._model_configured
+                init.client_capabilities,
+                model_configured=self._model_configured,
+                config_path=self._context.options.config_path,
             )
         if init.protocol_version != PROTOCOL_VERSION:
             log.info(
@@ -181,5 +189,5 @@ class Handshake:
             )
         # Without a model nothing can answer a prompt: the same how-to prompts answer.
         if not self._model_configured:
-            raise no_model()
+            raise no_model(self._context.options.config_path)
         return AuthenticateResponse()

@@ -31,7 +31,7 @@ from acp_server.session.journal_format import (
 )
 from acp_server.session.rewind import retained
 from acp_server.session.state import SessionState
-from acp_server.tools.permission_rules import workspace_key
+from acp_server.tools.permissions import workspace_key
 
 from ..child_sessions import child_histories, replay_with_children, shows_subagents
 from ..context import BridgeContext
@@ -104,7 +104,10 @@ class SessionMethods:
         else:
             for update in replayed:
                 await updates.send(update)
-        self._tell_after(request, session)
+        # The session-level updates too: the client knows the session from its request on,
+        # and an update after the answer would be the only one outside a prompt (ACP-LOAD-002).
+        fallback, session.mode_fallback = session.mode_fallback, None
+        await self._tell(session, fallback)
         return LoadSessionResponse(
             modes=self.config.mode_state(session), config_options=self.config.options_for(session)
         )
@@ -122,21 +125,27 @@ class SessionMethods:
         )
 
     def _tell_after(self, request: IncomingRequest, session: AcpSession) -> None:
-        """After the response: the session's slash commands; why its model fell back, if it
-        did; why sandboxed mode is not offered or not restored, if so. A
-        session whose journaled mode was not restored also gets its current mode announced,
-        after the replayed history whose old switch it supersedes."""
+        """`_tell` right after the response: a resumed or forked session. A fork's id is new to
+        the client until the answer names it, and a client may register a resumed session only
+        when its answer comes, as for a new one (updates of an unknown session are dropped)."""
         fallback, session.mode_fallback = session.mode_fallback, None
 
         async def tell() -> None:
-            # Every opened session learns its slash commands, not only a new one.
-            await refresh_commands(self.context, session, in_prompt=False)
-            await self._tell_model_fallback(session)
-            if fallback is not None:
-                await self.config.announce_mode(session)
-            await tell_about_sandbox(self.context, session.id, fallback)
+            await self._tell(session, fallback)
 
         request.after_response.append(tell)
+
+    async def _tell(self, session: AcpSession, fallback: str | None) -> None:
+        """What an opened session is told besides its history: its slash commands; why its
+        model fell back, if it did; why sandboxed mode is not offered or not restored, if so. A
+        session whose journaled mode was not restored also gets its current mode announced,
+        after the replayed history whose old switch it supersedes (`fallback`: why)."""
+        # Every opened session learns its slash commands, not only a new one.
+        await refresh_commands(self.context, session, in_prompt=False)
+        await self._tell_model_fallback(session)
+        if fallback is not None:
+            await self.config.announce_mode(session)
+        await tell_about_sandbox(self.context, session.id, fallback)
 
     async def fork_session(
         self, request: IncomingRequest, fork: ForkSessionRequest

@@ -3,12 +3,14 @@
 - **Under the turn signal.** Every await on the network runs inside `signal.linked_scope()`, so
   a cancel closes the request at once; the client is closed before the tool returns.
 - **Caps.** The body is streamed and reading stops at `max_bytes` (the rest is never
-  downloaded; the result says so); the whole fetch, redirects included, has one deadline;
+  downloaded; the result says so); gzip and deflate are undone in bounded steps, each stage
+  stopped at the same cap (`web_body`); the whole fetch, redirects included, has one deadline;
   redirects are followed on the same host only, up to `max_redirects`, each target parsed and
   checked again. A redirect to another host is reported to the model, which may fetch it with
   a new call (a new permission question).
-- **What comes back.** HTML is converted to Markdown (html-to-markdown, imported on first
-  use, in a worker thread); text and JSON pass through; anything else is refused, naming its type.
+- **What comes back.** HTML is converted to Markdown (html-to-markdown) in a child process
+  that a cancel, a time limit and a memory cap stop (`web_convert`), its output cut at
+  `max_bytes`; text and JSON pass through; anything else is refused, naming its type.
 - **Nothing of the user's is sent.** A fresh client per call: no cookie jar that keeps
   anything (cookies set by a redirect are not sent to its target), no environment (no .netrc,
   no proxy variables), no Authorization header, no URL with credentials.
@@ -33,6 +35,8 @@ from acp_server.cancellation import TurnSignal
 from acp_server.tools.base import ToolKind, ToolOutput
 from acp_server.tools.budget import ToolBudget
 from acp_server.tools.builtin._common import BuiltinTool, failed, str_arg
+from acp_server.tools.builtin.web_body import ACCEPT_ENCODING, BodyRefused, BoundedBody, read_body
+from acp_server.tools.builtin.web_convert import ConversionFailed, HtmlConverter
 from acp_server.tools.web_access import (
     UrlRefused,
     WebFetchSettings,
@@ -98,10 +102,12 @@ class WebFetch(BuiltinTool[WebFetchArgs]):
         settings: WebFetchSettings | None = None,
         *,
         max_bytes: int = ToolBudget().body_bytes,
+        converter: HtmlConverter | None = None,
     ) -> None:
         super().__init__(path_roots)
         self.settings = settings if settings is not None else WebFetchSettings()
         self.max_bytes = max_bytes
+        self.converter = converter if converter is not None else HtmlConverter()
 
     def title(self, arguments: Mapping[str, Any]) -> str:
         url = str_arg(arguments, "url")
@@ -125,7 +131,7 @@ class WebFetch(BuiltinTool[WebFetchArgs]):
             headers={
                 "User-Agent": USER_AGENT,
                 "Accept": "text/html, text/markdown, text/plain, application/json;q=0.9, */*;q=0.5",
-                "Accept-Encoding": "identity",
+                "Accept-Encoding": ACCEPT_ENCODING,
             },
         )
         output: ToolOutput | None = None
@@ -160,7 +166,7 @@ class WebFetch(BuiltinTool[WebFetchArgs]):
             try:
                 self._check_peer(response, target)
                 if not response.is_redirect:
-                    return await self._read(response, offset, first)
+                    return await self._read(response, offset, first, signal)
                 following = self._redirect(response, target, hop)
             finally:
                 await response.aclose()
@@ -227,8 +233,10 @@ class WebFetch(BuiltinTool[WebFetchArgs]):
                 )
             )
 
-    async def _read(self, response: httpx.Response, offset: int, first: WebUrl) -> ToolOutput:
-        from acp_server.tools.builtin.web_text import content_class, decode, html_to_markdown
+    async def _read(
+        self, response: httpx.Response, offset: int, first: WebUrl, signal: TurnSignal
+    ) -> ToolOutput:
+        from acp_server.tools.builtin.web_text import content_class, decode, meta_charset
 
         mime = response.headers.get("content-type", "").split(";", 1)[0].strip().lower()
         shape = content_class(mime)
@@ -237,16 +245,11 @@ class WebFetch(BuiltinTool[WebFetchArgs]):
                 f"Refused: {response.url} is {mime} content; web_fetch returns web pages (as "
                 "Markdown), text and JSON only"
             )
-        limit = self.settings.max_bytes
-        body = bytearray()
-        cut = False
-        async for chunk in response.aiter_bytes():
-            body += chunk
-            if len(body) > limit:
-                cut = True  # the rest is never downloaded: the response is closed
-                del body[limit:]
-                break
-        data = bytes(body)
+        try:
+            body = await read_body(response, self.settings.max_bytes)
+        except BodyRefused as exc:
+            return failed(f"Refused: {exc}")
+        data = body.data
         if shape == "":
             if b"\0" in data[:4096]:
                 return failed(
@@ -255,23 +258,55 @@ class WebFetch(BuiltinTool[WebFetchArgs]):
                 )
             head = data[:512].lstrip().lower()
             shape = "html" if head.startswith((b"<!doctype html", b"<html")) else "text"
-        encoding = response.charset_encoding
+        charset = response.charset_encoding
+        if shape == "html" and charset is None:
+            charset = meta_charset(data)
+        text, problem = decode(data, charset)
+        notes = [self._cut_note(response, body)] if body.cut else []
+        notes += [problem] if problem else []
+        described = mime or "text"
         if shape == "html":
-            text = await anyio.to_thread.run_sync(html_to_markdown, data, encoding)
+            limit = self.settings.max_bytes
+            try:
+                converted = await self.converter.convert(text, limit=limit, signal=signal)
+            except ConversionFailed as exc:
+                return failed(f"Fetching {response.url} gave a page, but {exc}")
+            text = converted.text
             described = f"{mime or 'HTML'}, converted to Markdown"
-        else:
-            text = decode(data, encoding)
-            described = mime or "text"
-        return self._result(response, text, described, cut, offset, first)
+            if converted.instead is not None:
+                described = f"{mime or 'HTML'}, as plain text"
+                notes.append(converted.instead)
+            if converted.cut:
+                notes.append(
+                    f"the page's Markdown is longer than the {_size(limit)} limit ([web_fetch] "
+                    f"max_bytes): only its first {_size(limit)} were kept, so the text below "
+                    "ends early"
+                )
+        return self._result(response, text, described, offset, first, notes)
+
+    def _cut_note(self, response: httpx.Response, body: BoundedBody) -> str:
+        cap = _size(self.settings.max_bytes)
+        if body.codings:
+            return (
+                f"the response, decoded from {', '.join(body.codings)}, is larger than the "
+                f"{cap} download limit ([web_fetch] max_bytes): only its first {cap} were "
+                "kept, so the text below ends early"
+            )
+        total = response.headers.get("content-length", "")
+        of = f" of {total} bytes" if total.isdigit() else ""
+        return (
+            f"the response is larger than the {cap} download limit ([web_fetch] max_bytes): "
+            f"only its first {cap}{of} were read, so the text below ends early"
+        )
 
     def _result(
         self,
         response: httpx.Response,
         text: str,
         described: str,
-        cut: bool,
         offset: int,
         first: WebUrl,
+        notes: list[str],
     ) -> ToolOutput:
         status = response.status_code
         lines = [f"URL: {response.url}"]
@@ -279,14 +314,7 @@ class WebFetch(BuiltinTool[WebFetchArgs]):
             lines.append(f"(redirected from {first.url})")
         lines.append(f"Status: {status} {response.reason_phrase}".rstrip())
         lines.append(f"Content-Type: {described}")
-        if cut:
-            total = response.headers.get("content-length", "")
-            of = f" of {total} bytes" if total.isdigit() else ""
-            lines.append(
-                f"[the response is larger than the {_size(self.settings.max_bytes)} download "
-                f"limit ([web_fetch] max_bytes): only its first {_size(self.settings.max_bytes)}"
-                f"{of} were read, so the text below ends early]"
-            )
+        lines += (f"[{note}]" for note in notes)
         if offset > len(text):
             lines.append(f"\noffset {offset} is past the end ({len(text)} characters)")
             return failed("\n".join(lines))
