@@ -54,8 +54,8 @@ Example:
     writable = ["~/.cache"]              # writable besides the workspace
 
     [web_fetch]                          # the web_fetch tool
-    max_bytes = 2097152                  # the most of one response downloaded
-    timeout = 30                         # seconds one fetch may take, redirects included
+    max_bytes = 2097152                  # the most of one response downloaded, undone, converted
+    timeout = 30                         # seconds one fetch may take, conversion included
     max_redirects = 5                    # same-host redirects followed
     allow_private_addresses = false      # fetch loopback / private / link-local hosts
 

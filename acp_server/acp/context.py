@@ -55,7 +55,8 @@ class BridgeContext:
     commands_shown: dict[str, tuple[tuple[str, str, str | None], ...]] = field(default_factory=dict)
     """By session id: the custom slash commands last advertised (`acp/command_listing.py`)."""
     clashes_told: dict[str, frozenset[str]] = field(default_factory=dict)
-    """By session id: custom command names shadowed by a built-in the user was told about."""
+    """By session id: what the user was told about their commands: names a built-in
+    overrides, and `NAME REPOSITORY_FILE` for a repository's file overriding their own."""
 
     @property
     def ids(self) -> IdFactory:

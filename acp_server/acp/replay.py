@@ -29,8 +29,8 @@ from acp_protocol.session_update import (
     UserMessageChunk,
 )
 from acp_protocol.tool_call import ToolCall, ToolCallLocation, ToolCallUpdate, ToolKind
+from acp_server.printable import one_line
 from acp_server.session import records as rec
-from acp_server.tools.printable import one_line
 
 from .plans import PlanView
 from .rewind_text import rewind_text

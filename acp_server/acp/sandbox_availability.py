@@ -3,10 +3,11 @@
 The command sandbox needs bubblewrap. It is probed once, at start-up while the bridge is
 imported (`acp_server/server.py`), and the first session waits for the answer (`probe_sandbox`, in
 acp/opening.py: a new session's answer depends on it); under --deterministic it is never
-offered, so transcripts do not depend on the machine. Where it cannot run, sandboxed mode is
-left out of the offered modes and the client is told why once: a `notice` session update if it
-opted in (`clientCapabilities.session.notices`), else a line on stderr. A session whose journal
-(or `--mode`) says sandboxed starts in `default` instead, and that session's client is told too.
+offered, so transcripts do not depend on the machine, and nobody is told (that is by request).
+Where it cannot run, sandboxed mode is left out of the offered modes and the client is told why
+once: a `notice` session update if it opted in (`clientCapabilities.session.notices`), else a
+line on stderr. A session whose journal (or `--mode`) says sandboxed starts in `default`
+instead, and that session's client is told too.
 """
 
 from __future__ import annotations

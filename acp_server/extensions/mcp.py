@@ -28,9 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 from anyio.abc import Process, TaskGroup
-from msgspec import UNSET
 
-from acp_protocol.mcp import McpServer
 from acp_server.cancellation import TurnSignal
 from acp_server.process import ProcessRegistry, spawn
 from acp_server.redaction import redact
@@ -59,6 +57,21 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 def tool_name(server: str, tool: str) -> str:
     """The name the model calls an MCP tool by: `mcp__<server>__<tool>` (safe characters)."""
     return f"mcp__{_UNSAFE.sub('_', server)}__{_UNSAFE.sub('_', tool)}"
+
+
+@dataclass(frozen=True)
+class McpServerConfig:
+    """One MCP server of a session, as the client configured it: `stdio` (`command`, `args`,
+    `env`) or `http`/`sse` (`url`, `headers`). `transport` may name one we cannot reach: that
+    server then fails with a message saying so."""
+
+    name: str
+    transport: str = "stdio"
+    command: str = ""
+    args: tuple[str, ...] = ()
+    env: Mapping[str, str] = field(default_factory=dict)
+    url: str = ""
+    headers: Mapping[str, str] = field(default_factory=dict)
 
 
 # -------------------------------------------------------------------------------- tools
@@ -158,7 +171,7 @@ def render_result(result: CallToolResult) -> ToolOutput:
 
 @dataclass
 class _Connection:
-    config: McpServer
+    config: McpServerConfig
     done: anyio.Event = field(default_factory=anyio.Event)
     """Set once connected (or failed)."""
     stopped: anyio.Event = field(default_factory=anyio.Event)
@@ -170,9 +183,9 @@ class McpServers:
 
     def __init__(
         self,
-        servers: Sequence[McpServer],
+        servers: Sequence[McpServerConfig],
         cwd: str,
-        on_tools: Callable[[list[Tool]], None],
+        on_tools: Callable[[Sequence[Tool]], None],
         processes: ProcessRegistry | None = None,
     ) -> None:
         self._processes = processes
@@ -264,13 +277,12 @@ class McpServers:
         tuple[MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[Any]]
     ]:
         config = connection.config
-        if config.is_stdio:
+        if config.transport == "stdio":
             async with self._stdio(connection) as streams:
                 yield streams
             return
-        headers = {h.name: h.value for h in config.headers or []} if config.headers else {}
-        url = config.url if config.url is not UNSET else ""
-        if config.type == "http":
+        headers, url = dict(config.headers), config.url
+        if config.transport == "http":
             from mcp.client.streamable_http import streamable_http_client
             from mcp.shared._httpx_utils import create_mcp_http_client
 
@@ -279,13 +291,13 @@ class McpServers:
                 streamable_http_client(url, http_client=client) as (read, write, _),
             ):
                 yield read, write
-        elif config.type == "sse":
+        elif config.transport == "sse":
             from mcp.client.sse import sse_client
 
             async with sse_client(url, headers=headers) as (read, write):
                 yield read, write
         else:
-            raise ValueError(f"unsupported MCP transport {config.type!r}")
+            raise ValueError(f"unsupported MCP transport {config.transport!r}")
 
     @asynccontextmanager
     async def _stdio(
@@ -296,12 +308,10 @@ class McpServers:
         from mcp.client.stdio import get_default_environment
 
         config = connection.config
-        command = config.command if config.command is not UNSET else ""
-        args = list(config.args) if config.args is not UNSET else []
         env = get_default_environment()
-        env.update({e.name: e.value for e in config.env or []} if config.env else {})
+        env.update(config.env)
         async with spawn(
-            [command, *args],
+            [config.command, *config.args],
             registry=self._processes,
             cwd=self._cwd,
             env=env,
@@ -391,4 +401,4 @@ def _describe(exc: BaseException) -> str:
     return redact(f"{type(exc).__name__}: {exc}")
 
 
-__all__ = ["McpServers", "McpTool", "render_result", "tool_name"]
+__all__ = ["McpServerConfig", "McpServers", "McpTool", "render_result", "tool_name"]

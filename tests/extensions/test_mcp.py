@@ -14,9 +14,8 @@ from pathlib import Path
 import anyio
 import pytest
 
-from acp_protocol.mcp import HttpHeader, McpServer
 from acp_server.cancellation import TurnAborted, TurnCancellation, UserCancel
-from acp_server.extensions.mcp import McpServers, tool_name
+from acp_server.extensions.mcp import McpServerConfig, McpServers, tool_name
 from acp_server.tools.base import Tool
 from tests.support.processes import alive
 from tests.support.programs import MCP_SERVER
@@ -29,17 +28,10 @@ pytestmark = [
 
 def stdio_config(
     name: str = "demo", pidfile: Path | None = None, calls: Path | None = None
-) -> McpServer:
-    env = [{"name": "MCP_TEST_PIDFILE", "value": str(pidfile)}] if pidfile else []
-    env += [{"name": "MCP_TEST_CALLS", "value": str(calls)}] if calls else []
-    from acp_protocol.mcp import EnvVariable
-
-    return McpServer(
-        name=name,
-        command=sys.executable,
-        args=[MCP_SERVER],
-        env=[EnvVariable(**e) for e in env],
-    )
+) -> McpServerConfig:
+    env = {"MCP_TEST_PIDFILE": str(pidfile)} if pidfile else {}
+    env |= {"MCP_TEST_CALLS": str(calls)} if calls else {}
+    return McpServerConfig(name=name, command=sys.executable, args=(MCP_SERVER,), env=env)
 
 
 def free_port() -> int:
@@ -70,7 +62,7 @@ def http_server(tmp_path: Path) -> Iterator[str]:
 
 
 @asynccontextmanager
-async def manager(*servers: McpServer) -> AsyncIterator[tuple[McpServers, list[Tool]]]:
+async def manager(*servers: McpServerConfig) -> AsyncIterator[tuple[McpServers, list[Tool]]]:
     added: list[Tool] = []
     async with anyio.create_task_group() as tg:
         mcp = McpServers(list(servers), os.getcwd(), added.extend)
@@ -146,7 +138,7 @@ async def test_slow_call_is_cancelled_at_once(tmp_path: Path) -> None:
 
 
 async def test_missing_binary_is_reported_once() -> None:
-    bad = McpServer(name="ghost", command="no-such-binary", args=[], env=[])
+    bad = McpServerConfig(name="ghost", command="no-such-binary")
     async with manager(bad, stdio_config()) as (mcp, added):
         failures = mcp.take_failures()
         assert len(failures) == 1 and "ghost" in failures[0] and "no-such-binary" in failures[0]
@@ -154,10 +146,16 @@ async def test_missing_binary_is_reported_once() -> None:
         assert "mcp__demo__echo" in by_name(added)
 
 
+async def test_a_transport_we_cannot_reach_fails_that_server_alone() -> None:
+    unknown = McpServerConfig(name="newer", transport="acp", url="x")
+    async with manager(unknown, stdio_config()) as (mcp, added):
+        [failure] = mcp.take_failures()
+        assert "newer" in failure and "unsupported MCP transport 'acp'" in failure
+        assert "mcp__demo__echo" in by_name(added)
+
+
 async def test_streamable_http(http_server: str, tmp_path: Path) -> None:
-    config = McpServer(
-        name="web", type="http", url=http_server, headers=[HttpHeader(name="X-Test", value="1")]
-    )
+    config = McpServerConfig(name="web", transport="http", url=http_server, headers={"X-Test": "1"})
     async with manager(config) as (mcp, added):
         assert mcp.take_failures() == []
         tools = by_name(added)

@@ -37,6 +37,7 @@ from acp_server.models.base import (
     UserMessage,
 )
 from acp_server.models.base import TextPart as ModelTextPart
+from acp_server.models.window import ContextWindow
 from acp_server.session import records as rec
 from acp_server.session.log import SessionLog
 from acp_server.tools.base import ToolKind, ToolOutput
@@ -223,6 +224,17 @@ class FakeTool:
         )
         self.finished.append(dict(arguments))
         return output
+
+
+class WindowedModel(FakeModel):
+    """A model double whose context window is `window` tokens (from the config)."""
+
+    def __init__(self, window: int) -> None:
+        super().__init__()
+        self.window = window
+
+    async def context_window(self, signal: TurnSignal) -> ContextWindow:
+        return ContextWindow(self.window, "config", "test")
 
 
 def make_handle(

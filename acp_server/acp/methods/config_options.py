@@ -14,7 +14,7 @@ from acp_protocol.session_config import SessionConfigOption, SessionModeState
 from acp_protocol.session_update import ConfigOptionUpdate, CurrentModeUpdate
 from acp_server.models.base import ModelConfigError
 from acp_server.rpc.peer import IncomingRequest
-from acp_server.tools.permissions import ModeInfo, ModeRefused, check_mode
+from acp_server.tools.toolbox import ModeInfo, ModeRefused, check_mode
 
 from ..context import BridgeContext
 from ..errors import invalid_params
@@ -74,6 +74,19 @@ class SessionConfig:
     def mode_state(self, session: AcpSession) -> SessionModeState:
         """The session's `modes`, as a session response gives them."""
         return mode_state(session.policy.mode, self.modes())
+
+    def describe_mode(self, session: AcpSession) -> str:
+        """What `/mode` alone answers: the session's mode and the modes it may switch to."""
+        lines = [f"The mode is {session.policy.mode}. Switch with /mode NAME:"]
+        lines += [f"- {m.id}: {m.description}" for m in self.modes()]
+        return "\n".join(lines)
+
+    def describe_model(self, session: AcpSession) -> str:
+        """What `/model` alone answers: the session's model and the offered ones."""
+        current = session.model.spec if session.model is not None else "not configured"
+        lines = [f"The model is {current}. Switch with /model NAME:"]
+        lines += [f"- {spec}" for spec in self._context.options.offered_models]
+        return "\n".join(lines)
 
     def change_model(self, session: AcpSession, spec: str) -> None:
         """Switch the session's model from its next request on, and remember it."""

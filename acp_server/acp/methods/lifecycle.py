@@ -31,7 +31,7 @@ from acp_server.session.journal_format import (
 )
 from acp_server.session.rewind import retained
 from acp_server.session.state import SessionState
-from acp_server.tools.permission_rules import workspace_key
+from acp_server.tools.permissions import workspace_key
 
 from ..child_sessions import child_histories, replay_with_children, shows_subagents
 from ..context import BridgeContext

@@ -13,10 +13,10 @@ from typing import Any
 import msgspec
 
 from acp_server.cancellation import TurnSignal
+from acp_server.printable import one_line
 from acp_server.tools.base import ToolKind, ToolOutput
 from acp_server.tools.builtin._common import BuiltinTool, failed
 from acp_server.tools.custom_commands import CommandUnreadable, expand_command, scan_skills
-from acp_server.tools.printable import one_line
 from acp_server.tools.skill_places import SkillPlaces
 from acp_server.tools.workspace import PathRoots
 
