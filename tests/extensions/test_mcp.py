@@ -15,9 +15,10 @@ import anyio
 import pytest
 
 from acp_server.cancellation import TurnAborted, TurnCancellation, UserCancel
+from acp_server.extensions import mcp as mcp_module
 from acp_server.extensions.mcp import McpServerConfig, McpServers, tool_name
 from acp_server.tools.base import Tool
-from tests.support.processes import alive
+from tests.support.processes import alive, wait_for_pids
 from tests.support.programs import MCP_SERVER
 from tests.support.tool_call import a_call
 
@@ -165,6 +166,33 @@ async def test_streamable_http(http_server: str, tmp_path: Path) -> None:
         )
         assert out.text == "echo: over http"
         await cancel_in_flight(tools["mcp__web__slow"], tmp_path / "calls")
+
+
+async def test_closing_does_not_wait_for_a_server_still_starting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A stdio server that never answers `initialize`. Closing the session stops it at once; it
+    # used to wait until the connect timeout ran out (30 s), and the agent's exit with it.
+    monkeypatch.setattr(mcp_module, "CONNECT_TIMEOUT", 60.0)  # the guard below fails first
+    pidfile = tmp_path / "pid"
+    silent = McpServerConfig(
+        name="silent", command="sh", args=("-c", f"echo $$ > {pidfile}; exec sleep 300")
+    )
+    closed = anyio.Event()
+    async with anyio.create_task_group() as tg:
+        mcp = McpServers([silent], str(tmp_path), lambda tools: None)
+        mcp.start(tg)
+        [pid] = await wait_for_pids(pidfile)
+
+        async def close() -> None:
+            await mcp.aclose()
+            closed.set()
+
+        tg.start_soon(close)
+        with anyio.fail_after(20):
+            await closed.wait()
+    assert not alive(pid)
+    assert mcp.take_failures() == []  # the session is closing: nobody is left to tell
 
 
 def test_tool_names_are_safe() -> None:

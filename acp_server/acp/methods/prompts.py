@@ -15,9 +15,6 @@ from acp_protocol import usage as u
 from acp_protocol.content import TextContent
 from acp_protocol.session import CancelNotification, PromptRequest, PromptResponse, StopReason
 from acp_protocol.session_update import (
-    AgentMessageChunk,
-    ConfigOptionUpdate,
-    SessionInfoUpdate,
     UsageUpdate,
 )
 from acp_server.agent import TicketResult
@@ -249,8 +246,8 @@ class PromptMethods:
             else:
                 assert name == "model"
                 self.config.change_model(session, argument)
-                await SessionUpdates(self.context.peer, session.id).send(
-                    ConfigOptionUpdate(config_options=self.config.options_for(session))
+                await self.context.presenter.config_options(
+                    session.id, self.config.options_for(session)
                 )
                 message = f"Model set to {argument}."
         except RpcError as exc:
@@ -262,9 +259,7 @@ class PromptMethods:
         """An agent message outside the model's turn (a command's answer)."""
         ids = self.context.options.ids
         message_id = ids("cmd") if ids is not None else f"cmd_{rec.utc_now()}"
-        await SessionUpdates(self.context.peer, session.id).send(
-            AgentMessageChunk(content=TextContent(text=message), message_id=message_id)
-        )
+        await self.context.presenter.say(session.id, message, message_id)
 
     async def _announce_title(self, session: AcpSession, text: str | None) -> None:
         """Send the session's title once, derived from its first prompt."""
@@ -272,6 +267,4 @@ class PromptMethods:
             return
         session.title = derive_title(text)
         if session.title is not None:
-            await SessionUpdates(self.context.peer, session.id).send(
-                SessionInfoUpdate(title=session.title, updated_at=rec.utc_now())
-            )
+            await self.context.presenter.session_info(session.id, session.title, rec.utc_now())

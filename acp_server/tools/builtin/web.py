@@ -271,8 +271,9 @@ class WebFetch(BuiltinTool[WebFetchArgs]):
                 described = f"{mime or 'HTML'}, as plain text"
                 notes.append(converted.instead)
             if converted.cut:
+                made = "Markdown" if converted.instead is None else "text"
                 notes.append(
-                    f"the page's Markdown is longer than the {_size(limit)} limit ([web_fetch] "
+                    f"the page's {made} is longer than the {_size(limit)} limit ([web_fetch] "
                     f"max_bytes): only its first {_size(limit)} were kept, so the text below "
                     "ends early"
                 )
