@@ -58,6 +58,8 @@ class BridgeContext:
     clashes_told: dict[str, frozenset[str]] = field(default_factory=dict)
     """By session id: what the user was told about their commands: names a built-in
     overrides, and `NAME REPOSITORY_FILE` for a repository's file overriding their own."""
+    logged_out: bool = False
+    """The client logged out (acp/logout.py): prompts and logins answer the how-to."""
     presenter: Presenter = field(init=False)
     """How the client sees its sessions: v1 until `initialize` chooses the wire version."""
 

@@ -188,6 +188,6 @@ class Handshake:
                 f"unknown authentication method {auth.method_id!r}; advertised: {known}"
             )
         # Without a model nothing can answer a prompt: the same how-to prompts answer.
-        if not self._model_configured:
+        if not self._model_configured or self._context.logged_out:
             raise no_model(self._context.options.config_path)
         return AuthenticateResponse()
