@@ -28,7 +28,7 @@ from anyio.abc import TaskGroup
 
 from acp_protocol import errors
 from acp_protocol import methods as m
-from acp_protocol.initialize import AuthenticateRequest
+from acp_protocol.initialize import AuthenticateRequest, LogoutRequest
 from acp_protocol.newer import (
     LoadSessionWithPrompt,
     NewerInitializeRequest,
@@ -46,6 +46,10 @@ from acp_protocol.session import (
     SetSessionModeRequest,
 )
 from acp_protocol.unstable import ForkSessionRequest
+from acp_protocol.v2 import initialize as v2i
+from acp_protocol.v2 import methods as m2
+from acp_protocol.v2 import session as v2s
+from acp_protocol.v2 import unstable as v2u
 from acp_server.process import ProcessRegistry
 from acp_server.process.bubblewrap import BubblewrapProbe
 from acp_server.rpc.dispatch import NotificationRoute, Route, Router, RouteTable
@@ -60,6 +64,8 @@ from .opening import SessionOpening, SessionStart
 from .options import ServerOptions
 from .rewind_params import RewindRequest
 from .sessions import AcpSession
+from .v2 import params as v2params
+from .v2 import shapes as v2shapes
 
 if TYPE_CHECKING:
     from .methods.runtime import RuntimeMethods
@@ -105,7 +111,7 @@ class AcpConnection:
         self.context = BridgeContext(
             peer, task_group, options, processes, sandbox_probe=sandbox_probe or BubblewrapProbe()
         )
-        self.handshake = Handshake(self.context)
+        self.handshake = Handshake(self.context, on_v2=self._speak_v2)
         self.opening = SessionOpening(self.context, JournalStore(options.data_dir))
         self._router: Router | None = None
         self._runtime: RuntimeMethods | None = None
@@ -115,13 +121,17 @@ class AcpConnection:
         self._disposed = False
 
     def routes(self) -> RouteTable:
-        """Every method this agent answers, by its `acp_protocol.methods` name, with the type
-        its params decode into (the table's, or one widened by the newer surface)."""
+        """Every method this agent answers in the connection's version, by its method table's
+        name, with the type its params decode into (the table's, or one widened by the newer
+        surface): v1's until `initialize` chose v2."""
+        if self.handshake.version == 2:
+            return self._v2_routes()
         deferred = self._deferred
         return RouteTable(
             requests={
                 m.INITIALIZE: Route(NewerInitializeRequest, self.handshake.initialize),
                 m.AUTHENTICATE: Route(AuthenticateRequest, self.handshake.authenticate),
+                m.LOGOUT: Route(LogoutRequest, self.handshake.logout),
                 m.SESSION_NEW: Route(NewSessionWithPrompt, self._new_session),
                 m.SESSION_LOAD: Route(
                     LoadSessionWithPrompt, deferred(lambda r: r.sessions.load_session)
@@ -153,6 +163,64 @@ class AcpConnection:
             notifications={m.SESSION_CANCEL: NotificationRoute(CancelNotification, self._cancel)},
             gate=self.handshake.check_order,
             early=frozenset({m.INITIALIZE, m.AUTHENTICATE, m.SESSION_NEW}),
+        )
+
+    def _v2_routes(self) -> RouteTable:
+        """The v2 table (acp_protocol/v2/methods.py): v2's own handlers (acp/v2/), and the
+        shared ones where the method kept its shape. Methods only v1 has are absent (-32601)."""
+        deferred, v2 = self._deferred, self.handshake.v2
+        return RouteTable(
+            requests={
+                m.INITIALIZE: Route(v2i.InitializeRequest, v2.initialize),
+                m2.AUTH_LOGIN: Route(v2i.LoginAuthRequest, v2.login),
+                m2.AUTH_LOGOUT: Route(v2i.LogoutAuthRequest, v2.logout),
+                m.SESSION_NEW: Route(v2u.NewSessionWithPrompt, self._new_session_v2),
+                m.SESSION_RESUME: Route(
+                    v2u.ResumeSessionWithPrompt, deferred(lambda r: r.v2_sessions.resume)
+                ),
+                m.SESSION_FORK: Route(
+                    v2u.ForkSessionRequest, deferred(lambda r: r.v2_sessions.fork)
+                ),
+                m.SESSION_LIST: Route(
+                    ListSessionsRequest, deferred(lambda r: r.listing.list_sessions)
+                ),
+                m.SESSION_CLOSE: Route(
+                    CloseSessionRequest, deferred(lambda r: r.v2_sessions.close)
+                ),
+                m.SESSION_DELETE: Route(
+                    DeleteSessionRequest, deferred(lambda r: r.sessions.delete_session)
+                ),
+                m.SESSION_SET_CONFIG_OPTION: Route(
+                    SetSessionConfigOptionRequest,
+                    deferred(lambda r: r.v2_sessions.set_config_option),
+                ),
+                m.SESSION_PROMPT: Route(PromptRequest, deferred(lambda r: r.v2_prompts.prompt)),
+                m2.TOOL_CALL_CANCEL: Route(
+                    v2s.CancelToolCallRequest, deferred(lambda r: r.v2_sessions.cancel_tool_call)
+                ),
+                m2.TERMINAL_CANCEL: Route(
+                    v2s.CancelTerminalRequest, deferred(lambda r: r.v2_sessions.cancel_terminal)
+                ),
+                REWIND_METHOD: Route(RewindRequest, deferred(lambda r: r.rewinds.extension)),
+            },
+            notifications={m.SESSION_CANCEL: NotificationRoute(CancelNotification, self._cancel)},
+            gate=self.handshake.check_order,
+            early=frozenset({m.INITIALIZE, m2.AUTH_LOGIN, m2.AUTH_LOGOUT, m.SESSION_NEW}),
+        )
+
+    def _speak_v2(self) -> None:
+        """`initialize` chose v2: route by the v2 table from the next line on (its handler
+        has not returned, so the reader has not read past it)."""
+        if self._router is not None:
+            self._router.install(self.routes())
+
+    async def _new_session_v2(
+        self, request: IncomingRequest, new: v2u.NewSessionWithPrompt
+    ) -> v2s.NewSessionResponse:
+        opened = await self._new_session(request, v2params.new_params(new))
+        options = opened.config_options if isinstance(opened.config_options, list) else []
+        return v2s.NewSessionResponse(
+            session_id=opened.session_id, config_options=v2shapes.config_options(options)
         )
 
     def register(self, router: Router) -> None:

@@ -146,6 +146,7 @@ class SessionWiring:
             model_fallback=model_fallback,
             mode_fallback=mode_fallback,
             client_prompt=client_prompt,
+            view=view,
         )
         context.sessions.add(session)
         return session

@@ -10,6 +10,8 @@ from acp_server.session.journal import JournalStore
 
 from ..context import BridgeContext
 from ..rewind import RewindMethods
+from ..v2.lifecycle import V2Sessions
+from ..v2.prompts import V2Prompts
 from ..wiring import SessionWiring
 from .config_options import SessionConfig
 from .lifecycle import SessionMethods
@@ -27,3 +29,6 @@ class RuntimeMethods:
         self.listing = SessionListing(store)
         self.rewinds = RewindMethods(context)
         self.prompts = PromptMethods(context, self.wiring, self.config, self.rewinds)
+        # The v2 group: its handlers answer in v2's shapes through the groups above.
+        self.v2_prompts = V2Prompts(context, self.prompts)
+        self.v2_sessions = V2Sessions(context, self.wiring, self.sessions, self.config)

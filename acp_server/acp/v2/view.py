@@ -86,7 +86,7 @@ class V2SessionView:
         self._presenter = presenter
         self._session_id = session_id
         self._data_dir = context.options.data_dir
-        self.foreground = Foreground(self._send)
+        self.foreground = Foreground(self.send)
         self._inputs: dict[str, Mapping[str, Any]] = {}
         self._terminals = DisplayTerminals(cwd)
         self._plan_shown = view_after(records, operations=True).shown
@@ -95,13 +95,14 @@ class V2SessionView:
         )
         self.forms = V2FormAsker(AcpFormAsker(context.peer, session_id), self.foreground)
 
-    async def _send(self, update: su.SessionUpdate) -> None:
+    async def send(self, update: su.SessionUpdate) -> None:
+        """Queue one update of this session."""
         await self._presenter.send(self._session_id, update)
 
     async def _output(self, update: su.SessionUpdate) -> None:
         """Output of the foreground work: it is running again if it had waited on the user."""
         await self.foreground.progressed()
-        await self._send(update)
+        await self.send(update)
 
     async def __call__(self, event: AgentEvent) -> None:
         if isinstance(event, TurnStarting):
@@ -109,12 +110,12 @@ class V2SessionView:
         elif isinstance(event, TurnSettled):
             if event.last_usage is not None:
                 used = event.last_usage.input_tokens + event.last_usage.output_tokens
-                await self._send(su1.UsageUpdate(used=used, size=event.window))
+                await self.send(su1.UsageUpdate(used=used, size=event.window))
             reason, error = idle_of(event, self._data_dir)
             await self.foreground.end(reason, error)
         elif isinstance(event, UserMessageRecorded):
             content = [block_for(part) for part in event.content]
-            await self._send(su.UserMessage(message_id=event.message_id, content=content))
+            await self.send(su.UserMessage(message_id=event.message_id, content=content))
         elif isinstance(event, MessageChunk):
             await self._output(
                 su.AgentMessageChunk(
@@ -130,7 +131,7 @@ class V2SessionView:
                 )
             )
         elif isinstance(event, ModelWaiting):
-            await self._send(
+            await self.send(
                 su1.UsageUpdate(
                     used=event.used,
                     size=event.window,
@@ -190,7 +191,7 @@ class V2SessionView:
         if event.status == "in_progress":
             if command is not None and not terminals.is_open(call_id):
                 await self._output(terminals.opened(call_id, command))
-                await self._send(
+                await self.send(
                     ToolCallUpdate(
                         tool_call_id=call_id,
                         status="in_progress",
@@ -260,7 +261,7 @@ class V2SessionView:
             )
         )
         if event.status == "completed" and event.tokens is not None and event.window is not None:
-            await self._send(su1.UsageUpdate(used=event.tokens, size=event.window))
+            await self.send(su1.UsageUpdate(used=event.tokens, size=event.window))
 
     async def consent_asked(self, call_id: str, title: str, commands: str, path: str) -> None:
         await self._output(
@@ -275,6 +276,6 @@ class V2SessionView:
         )
 
     async def consent_answered(self, call_id: str, allowed: bool) -> None:
-        await self._send(
+        await self.send(
             ToolCallUpdate(tool_call_id=call_id, status="completed" if allowed else "failed")
         )
