@@ -110,10 +110,19 @@ def default_data_dir() -> Path:
 
 def _config_access() -> ConfigAccess[Config]:
     """The config file for `setup` and `doctor`: only this module imports its reader."""
-    from acp_server.config import MODEL_ENV, Config, choose_model_spec, config_path, load_config
+    from acp_server.config import (
+        MODEL_ENV,
+        Config,
+        choose_model_spec,
+        config_from_text,
+        config_path,
+        load_config,
+    )
     from acp_server.firstrun.config_access import ConfigAccess
 
-    return ConfigAccess(config_path(), load_config, Config, choose_model_spec, MODEL_ENV)
+    return ConfigAccess(
+        config_path(), load_config, config_from_text, Config, choose_model_spec, MODEL_ENV
+    )
 
 
 def _positive_int(text: str) -> int:

@@ -9,16 +9,12 @@ from __future__ import annotations
 
 import logging
 
-from acp_protocol.content import TextContent
-from acp_protocol.session_update import AgentMessageChunk
 from acp_server.printable import one_line
 from acp_server.tools.toolbox import CommandScan, CommandUnreadable, expand_command
 
 from .command_listing import advertise
 from .context import BridgeContext
-from .notices import send_notice
 from .sessions import AcpSession
-from .updates import SessionUpdates
 
 log = logging.getLogger(__name__)
 
@@ -62,13 +58,11 @@ async def _tell(
 ) -> bool:
     """A warning for the user: a notice, else (at a prompt) a message; whether it was told."""
     log.warning("session %s: %s", session.id, text)
-    if await send_notice(context, session.id, "warning", title, text):
+    if await context.presenter.notice(session.id, "warning", title, text):
         return True
     if not in_prompt:
         return False
-    await SessionUpdates(context.peer, session.id).send(
-        AgentMessageChunk(content=TextContent(text=text), message_id=context.ids("cmd"))
-    )
+    await context.presenter.say(session.id, text, context.ids("cmd"))
     return True
 
 

@@ -10,15 +10,12 @@ docs/rfc/implemented/architecture/2026-11-30-session-journal.md.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from msgspec import UNSET
 
-from acp_protocol.content import TextContent
 from acp_protocol.mcp import McpServer
-from acp_protocol.session_update import AgentMessageChunk
 from acp_server.agent import (
     AgentConfig,
     ClientPrompt,
@@ -42,21 +39,12 @@ from acp_server.tools.base import ToolKind
 from acp_server.tools.permissions import MODE_IDS, Mode, PermissionPolicy, Rules, workspace_key
 from acp_server.tools.toolbox import Machine, Toolbox, Transports, user_commands_dir
 
-from .child_sessions import ChildSessions, shows_subagents
-from .client_requests import (
-    AcpFormAsker,
-    AcpPermissionAsker,
-    ClientFiles,
-    ClientTerminals,
-    asks_forms,
-)
+from .client_requests import ClientFiles, ClientTerminals, asks_forms
 from .context import BridgeContext
 from .hook_consent import install_hooks
 from .mode_options import starting_mode
-from .notices import send_notice
-from .plans import shows_plan_operations, view_after
+from .presenter import SessionView
 from .sessions import AcpSession
-from .updates import SessionUpdates, shows_compactions
 
 if TYPE_CHECKING:
     from acp_server.extensions.mcp import McpServerConfig, McpServers
@@ -87,17 +75,15 @@ class SessionWiring:
         log_ = SessionLog(session_id, records)
         log_.on_append(journal.append)
         state = SessionState.of(records)
-        announced: dict[str, Mapping[str, Any]] = {}  # inputs a permission request shows whole
+        view = context.presenter.session_view(session_id, cwd, records)
         toolbox, policy, mode_fallback = self._toolbox_for(
-            session_id, cwd, extra_roots, log_, state, announced
+            session_id, cwd, extra_roots, log_, state, view
         )
         handle = None
         client_prompt = ClientPrompt()
         if state.system_prompt is not None:
             client_prompt.set(state.system_prompt.mode, state.system_prompt.text)
         model, model_fallback = self._session_model(state)
-        caps = context.client_capabilities
-        children = ChildSessions(context) if shows_subagents(caps) else None
         if model is not None:
             ids = context.options.ids
             limits = context.options.turn_limits
@@ -113,7 +99,7 @@ class SessionWiring:
                         policy,
                         ids,
                         limits.context_threshold,
-                        children,
+                        view.children,
                         limits.subagents,
                     )
                 ]
@@ -135,19 +121,8 @@ class SessionWiring:
                 durability_flush=journal.flush,
             )
             toolbox.on_add(handle.agent.add_tools)  # MCP tools, a late `skill`
-            compaction = shows_compactions(context.client_capabilities)
-            plans = view_after(records, shows_plan_operations(context.client_capabilities))
-            handle.agent.subscribe(
-                SessionUpdates(
-                    context.peer,
-                    session_id,
-                    compaction=compaction,
-                    plans=plans,
-                    announced=announced,
-                    links=children.links_of(session_id) if children is not None else None,
-                )
-            )
-            install_hooks(context, handle.agent, session_id, cwd)
+            handle.agent.subscribe(view)
+            install_hooks(context, handle.agent, session_id, cwd, view)
         servers = [mcp_config(s) for s in mcp_servers if isinstance(s, McpServer)]
         if servers:
             # Imported here, not at the top: it costs ~16 ms (11 modules) that the first session
@@ -202,18 +177,15 @@ class SessionWiring:
         if mcp is None:
             return
         await mcp.ready()
+        presenter = self._context.presenter
         unshown = []
         for failure in mcp.take_failures():
             title, _, why = failure.partition(": ")
-            if not await send_notice(self._context, session.id, "warning", title, why or None):
+            if not await presenter.notice(session.id, "warning", title, why or None):
                 unshown.append(failure)
         if unshown:  # a client without notices sees them in the conversation
-            await SessionUpdates(self._context.peer, session.id).send(
-                AgentMessageChunk(
-                    content=TextContent(text="\n".join(unshown) + "\n"),
-                    message_id=self._context.ids("msg"),
-                )
-            )
+            text = "\n".join(unshown) + "\n"
+            await presenter.say(session.id, text, self._context.ids("msg"))
 
     def _seams(
         self,
@@ -264,7 +236,7 @@ class SessionWiring:
         extra_roots: list[str],
         session_log: SessionLog,
         state: SessionState,
-        announced: Mapping[str, Mapping[str, Any]],
+        view: SessionView,
     ) -> tuple[Toolbox, PermissionPolicy, str | None]:
         """The session's toolbox, reaching files and commands through the client when it
         offers them (unsaved buffers, live terminals), else locally; its permission policy with
@@ -282,7 +254,7 @@ class SessionWiring:
                 read=client if caps.fs.read_text_file else None,
                 write=client if caps.fs.write_text_file else None,
                 commands=ClientTerminals(peer, session_id) if caps.terminal else None,
-                forms=AcpFormAsker(peer, session_id) if asks_forms(caps) else None,
+                forms=view.forms if asks_forms(caps) else None,
             ),
             Machine(context.options.data_dir, context.processes, context.bwrap),
             user_dir=user_commands_dir(user_instructions_file()),
@@ -302,7 +274,7 @@ class SessionWiring:
             session_log.recorder.permission_rule(kind, allow=allow, scope=scope, workspace=here)
 
         policy = toolbox.policy(
-            AcpPermissionAsker(peer, session_id, announced),
+            view.permissions,
             mode=mode,
             rules=rules,
             remember=remember,

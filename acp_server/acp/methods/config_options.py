@@ -11,7 +11,6 @@ from acp_protocol.session import (
     SetSessionModeResponse,
 )
 from acp_protocol.session_config import SessionConfigOption, SessionModeState
-from acp_protocol.session_update import ConfigOptionUpdate, CurrentModeUpdate
 from acp_server.models.base import ModelConfigError
 from acp_server.rpc.peer import IncomingRequest
 from acp_server.tools.toolbox import ModeInfo, ModeRefused, check_mode
@@ -26,7 +25,6 @@ from ..mode_options import (
     offered_modes,
 )
 from ..sessions import AcpSession
-from ..updates import SessionUpdates
 
 
 class SessionConfig:
@@ -110,7 +108,8 @@ class SessionConfig:
         await self.announce_mode(session)
 
     async def announce_mode(self, session: AcpSession) -> None:
-        """Tell the client the session's current mode, as an update and as its config option."""
-        updates = SessionUpdates(self._context.peer, session.id)
-        await updates.send(CurrentModeUpdate(current_mode_id=session.policy.mode))
-        await updates.send(ConfigOptionUpdate(config_options=self.options_for(session)))
+        """Tell the client the session's current mode (v1: as a mode update and as its config
+        option; v2: as its config option)."""
+        await self._context.presenter.mode_changed(
+            session.id, session.policy.mode, self.options_for(session)
+        )

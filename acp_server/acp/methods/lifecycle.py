@@ -37,7 +37,6 @@ from ..child_sessions import child_histories, replay_with_children, shows_subage
 from ..context import BridgeContext
 from ..custom_commands import refresh_commands
 from ..errors import journal_refused, session_in_use, session_not_found
-from ..notices import send_notice
 from ..opening import (
     SessionStart,
     create_journal,
@@ -223,7 +222,7 @@ class SessionMethods:
         if why is None or session.model is None:
             return
         title = f"The session's model is not available; using {session.model.spec}"
-        await send_notice(self.context, session.id, "warning", title, why)
+        await self.context.presenter.notice(session.id, "warning", title, why)
 
     async def close_session(
         self, request: IncomingRequest, close: CloseSessionRequest
