@@ -4,6 +4,9 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from acp_protocol.methods import V1
 from acp_protocol.session import (
     SetSessionConfigOptionRequest,
     SetSessionConfigOptionResponse,
@@ -13,6 +16,7 @@ from acp_protocol.session import (
 from acp_protocol.session_config import SessionConfigOption, SessionModeState
 from acp_protocol.session_update import ConfigOptionUpdate, CurrentModeUpdate
 from acp_server.models.base import ModelConfigError
+from acp_server.rpc.dispatch import Route
 from acp_server.rpc.peer import IncomingRequest
 from acp_server.tools.permissions import ModeInfo, ModeRefused, check_mode
 
@@ -35,6 +39,13 @@ class SessionConfig:
 
     def __init__(self, context: BridgeContext) -> None:
         self._context = context
+
+    def routes(self) -> list[Route[Any]]:
+        """This group's methods."""
+        return [
+            Route(V1.session_set_mode, self.set_mode),
+            Route(V1.session_set_config_option, self.set_config_option),
+        ]
 
     async def set_mode(
         self, request: IncomingRequest, change: SetSessionModeRequest
