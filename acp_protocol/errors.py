@@ -12,6 +12,7 @@ __all__ = [
     "PARSE_ERROR",
     "REQUEST_CANCELLED",
     "RESOURCE_NOT_FOUND",
+    "UNSUPPORTED_PROTOCOL_VERSION",
 ]
 
 PARSE_ERROR = -32700
@@ -31,6 +32,8 @@ AUTH_REQUIRED = -32000
 """Authentication is required before this method can be used."""
 RESOURCE_NOT_FOUND = -32002
 """A given resource, such as a file, was not found."""
+UNSUPPORTED_PROTOCOL_VERSION = -32022
+"""`initialize` asked for a protocol version below every one the agent speaks (ACP v2)."""
 
 DEFAULT_MESSAGES: dict[int, str] = {
     PARSE_ERROR: "Parse error",
@@ -41,5 +44,6 @@ DEFAULT_MESSAGES: dict[int, str] = {
     REQUEST_CANCELLED: "Request cancelled",
     AUTH_REQUIRED: "Authentication required",
     RESOURCE_NOT_FOUND: "Resource not found",
+    UNSUPPORTED_PROTOCOL_VERSION: "Unsupported protocol version",
 }
 """A conventional `message` for each known code."""

@@ -110,10 +110,19 @@ def default_data_dir() -> Path:
 
 def _config_access() -> ConfigAccess[Config]:
     """The config file for `setup` and `doctor`: only this module imports its reader."""
-    from acp_server.config import MODEL_ENV, Config, choose_model_spec, config_path, load_config
+    from acp_server.config import (
+        MODEL_ENV,
+        Config,
+        choose_model_spec,
+        config_from_text,
+        config_path,
+        load_config,
+    )
     from acp_server.firstrun.config_access import ConfigAccess
 
-    return ConfigAccess(config_path(), load_config, Config, choose_model_spec, MODEL_ENV)
+    return ConfigAccess(
+        config_path(), load_config, config_from_text, Config, choose_model_spec, MODEL_ENV
+    )
 
 
 def _positive_int(text: str) -> int:
@@ -194,6 +203,7 @@ def main(argv: list[str] | None = None) -> int:
     from acp_server.acp.options import ServerOptions
     from acp_server.agent.instruction_settings import user_instructions_file
     from acp_server.server import run
+    from acp_server.tools.toolbox import ToolSettings
 
     # The one translation: the file's sections, plus what only the command line knows (the
     # user's own AGENTS.md, the fixed date of --deterministic), into what their owners take;
@@ -216,11 +226,8 @@ def main(argv: list[str] | None = None) -> int:
             mode=mode,
             ids=ids,
             child_environment=child_environment,
-            tool_budget=config.tools,
+            tools=ToolSettings(config.tools, config.sandbox, config.web_fetch, config.skills),
             instructions=instructions,
-            sandbox=config.sandbox,
-            web_fetch=config.web_fetch,
-            skill_places=config.skills,
             deterministic=deterministic,
         )
     )

@@ -20,6 +20,7 @@ import logging
 import os
 import resource
 import signal
+import sys
 import threading
 from typing import TYPE_CHECKING
 
@@ -51,6 +52,16 @@ SHUTDOWN_GRACE = 0.5
 enough that the kill and the join fit well inside `DISPOSE_DEADLINE`."""
 
 
+TERMINAL_NOTICE = (
+    "acp-server is an Agent Client Protocol (ACP) agent: an editor starts it and talks "
+    "JSON-RPC with it over stdin and stdout, and it is waiting for that now (Ctrl-C or Ctrl-D "
+    "ends it). To try it: `acp-server setup` chooses a model, `acp-server doctor` checks "
+    "what a first prompt needs, and `uv run acp-fixture run examples/tour/tour.jsonl` in a "
+    "checkout runs the tour, a scripted conversation."
+)
+"""Said on stderr when stdin is a terminal (never on stdout, the protocol's)."""
+
+
 def run(options: ServerOptions) -> None:
     """Serve ACP on stdin/stdout until the client goes away."""
     protocol_fd = protect_stdout()
@@ -59,7 +70,10 @@ def run(options: ServerOptions) -> None:
     # once and finds a double-forked grandchild by its token, even when we are PID 1.
     become_subreaper()
     stdin_is_terminal = os.isatty(0)
-    if not stdin_is_terminal:
+    if stdin_is_terminal:
+        # Someone typed `acp-server` by hand; an editor never gives it a terminal.
+        print(TERMINAL_NOTICE, file=sys.stderr, flush=True)
+    else:
         # A Python-level no-op rather than SIG_IGN: an ignored signal stays ignored in every
         # child we exec, a handler does not.
         signal.signal(signal.SIGINT, _ignore_signal)

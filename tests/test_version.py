@@ -30,8 +30,20 @@ def test_the_registry_manifest_installs_this_version() -> None:
     assert manifest["version"] == VERSION
     assert manifest["distribution"] == {"uvx": {"package": f"acp-server=={VERSION}"}}
     assert manifest["license"] == project["license"]
-    assert manifest["repository"].startswith("https://")
     assert manifest["icon"] == "./icon.svg"
+
+
+def test_the_registry_manifest_says_the_package_is_not_published_yet() -> None:
+    # Until the package is on PyPI, `uvx acp-server` finds nothing: the entry says so and how
+    # to install meanwhile, and names no made-up repository (before submitting it: publish,
+    # then set `repository` and drop the sentence; docs/editors.md).
+    text = (REPO / "agent.json").read_text()
+    description = json.loads(text)["description"]
+    assert "Not yet published to PyPI" in description
+    assert "uv tool install ." in description
+    assert "OWNER" not in text and "repository" not in json.loads(text)
+    readme = (REPO / "README.md").read_text()
+    assert "The package is not published yet" in readme and "uv tool install ." in readme
 
 
 def test_the_icon_is_16_by_16_and_monochrome() -> None:

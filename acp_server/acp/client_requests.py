@@ -51,13 +51,18 @@ from acp_protocol.initialize import (
 )
 from acp_protocol.tool_call import ContentToolCallContent, ToolCallUpdateFields
 from acp_server.cancellation import TurnAborted, TurnSignal
+from acp_server.printable import one_line, printable
 from acp_server.rpc.errors import MalformedAnswer, PeerClosed, RemoteError
 from acp_server.rpc.peer import Peer
-from acp_server.tools.ask_user import AskFailed, FormAnswer
 from acp_server.tools.permissions import Answer
-from acp_server.tools.printable import one_line, printable
-from acp_server.tools.text_window import TextWindow, window_of_text
-from acp_server.tools.workspace import CommandResult, CommandWatch
+from acp_server.tools.toolbox import (
+    AskFailed,
+    CommandResult,
+    CommandWatch,
+    FormAnswer,
+    TextWindow,
+    window_of_text,
+)
 
 log = logging.getLogger(__name__)
 

@@ -22,14 +22,12 @@ from acp_protocol.session_update import (
     UnstructuredCommandInput,
 )
 from acp_server.agent import user_instructions_file
-from acp_server.tools.skill_places import SkillPlaces
 
 from .context import BridgeContext
 from .mode_options import COMMANDS, MODEL_COMMAND, available_commands
-from .update_sender import send_update
 
 if TYPE_CHECKING:
-    from acp_server.tools.custom_commands import CommandScan
+    from acp_server.tools.toolbox import CommandScan, SkillPlaces
 
 log = logging.getLogger(__name__)
 
@@ -42,7 +40,7 @@ def scan_for(session_id: str, cwd: str, places: SkillPlaces) -> CommandScan:
     read now."""
     # Here, not at the top: `session/new` is answered before the scan, which is the first
     # thing to need the files' readers (the ready-before-the-runtime RFC).
-    from acp_server.tools.custom_commands import CommandScan, scan_commands, user_commands_dir
+    from acp_server.tools.toolbox import CommandScan, scan_commands, user_commands_dir
 
     try:
         user_dir = user_commands_dir(user_instructions_file())
@@ -71,13 +69,12 @@ async def advertise(
     context: BridgeContext, session_id: str, cwd: str, *, always: bool
 ) -> CommandScan:
     """Scan; send the list if `always` or if it differs from what the session was last shown."""
-    scan = scan_for(session_id, cwd, context.options.skill_places)
+    scan = scan_for(session_id, cwd, context.options.tools.skills)
     for note in scan.notes:
         log.warning("session %s: custom command %s", session_id, note)
     listing = scan.listing()
     if always or context.commands_shown.get(session_id) != listing:
         context.commands_shown[session_id] = listing
-        await send_update(
-            context.peer, session_id, commands_update(context.options.offered_models, scan)
-        )
+        update = commands_update(context.options.offered_models, scan)
+        await context.presenter.commands(session_id, update)
     return scan

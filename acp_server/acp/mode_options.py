@@ -19,7 +19,7 @@ from acp_protocol.session_update import (
     AvailableCommandsUpdate,
     UnstructuredCommandInput,
 )
-from acp_server.tools.modes import MODES, Mode, ModeInfo, ModeRefused, check_mode
+from acp_server.tools.toolbox import MODES, Mode, ModeInfo, ModeRefused, check_mode
 
 MODE_OPTION_ID = "mode"
 

@@ -128,9 +128,10 @@ async def probe_sandbox(context: BridgeContext) -> None:
     if context.bwrap is not None or context.sandbox_missing:
         return
     if context.options.deterministic:
-        # Whether bwrap works differs between machines; a golden transcript must not.
+        # Whether bwrap works differs between machines; a golden transcript must not. Nobody
+        # is told: leaving the mode out is what was asked for, not a fault of the machine (a
+        # `/mode sandboxed` still answers with the reason).
         context.sandbox_missing = DETERMINISTIC_REASON
-        context.sandbox_notice_due = True
         return
     bwrap, why = await context.sandbox_probe.check(context.processes)
     context.bwrap, context.sandbox_missing = bwrap, why

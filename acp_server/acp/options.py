@@ -1,7 +1,7 @@
 """What the command line decided: one options value for the process and every session.
 
 Each config section arrives as the type its owner takes (`TurnLimits`, `InstructionSettings`,
-`ToolBudget`, ...): the CLI translated the file once (`acp_server/config.py`); the bridge
+`ToolSettings`, ...): the CLI translated the file once (`acp_server/config.py`); the bridge
 passes these values on as they are.
 """
 
@@ -14,15 +14,12 @@ from typing import TYPE_CHECKING
 
 from acp_server.agent import InstructionSettings, TurnLimits
 from acp_server.rpc.framing import DEFAULT_MAX_LINE_BYTES
-from acp_server.tools.budget import ToolBudget
-from acp_server.tools.sandbox_settings import SandboxSettings
-from acp_server.tools.skill_places import SkillPlaces
-from acp_server.tools.web_access import WebFetchSettings
+from acp_server.tools.toolbox import ToolSettings
 
 if TYPE_CHECKING:
     from acp_server.ids import SequentialIds
     from acp_server.models.base import ModelProvider
-    from acp_server.tools.modes import Mode
+    from acp_server.tools.toolbox import Mode
 
 
 @dataclass(frozen=True)
@@ -43,16 +40,11 @@ class ServerOptions:
     ids: SequentialIds | None = None
     """Deterministic mode's id factory for sessions, turns and messages (acp_server/ids.py);
     None: random ids."""
-    tool_budget: ToolBudget = field(default_factory=ToolBudget)
-    """`[tools]` of the config file: how much of a tool's result reaches the model."""
+    tools: ToolSettings = field(default_factory=ToolSettings)
+    """`[tools]`, `[sandbox]`, `[web_fetch]` and `[skills] dirs` of the config file: what a
+    session's toolbox is built from."""
     turn_limits: TurnLimits = field(default_factory=TurnLimits)
     """The config file's step, compaction, repeated-call, failed-call and subagent limits."""
-    sandbox: SandboxSettings = field(default_factory=SandboxSettings)
-    """`[sandbox]` of the config file: what commands in sandboxed mode may do."""
-    web_fetch: WebFetchSettings = field(default_factory=WebFetchSettings)
-    """`[web_fetch]` of the config file: the web_fetch tool's limits and reach."""
-    skill_places: SkillPlaces = field(default_factory=SkillPlaces)
-    """`[skills] dirs` of the config file: where skills are looked for."""
     instructions: InstructionSettings = field(default_factory=InstructionSettings)
     """`[instructions]` of the config file, the user's own AGENTS.md (None: not read), the
     `[skills]` places the prompt lists skills from, and the date the model is told (fixed

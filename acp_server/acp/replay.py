@@ -29,8 +29,8 @@ from acp_protocol.session_update import (
     UserMessageChunk,
 )
 from acp_protocol.tool_call import ToolCall, ToolCallLocation, ToolCallUpdate, ToolKind
+from acp_server.printable import one_line
 from acp_server.session import records as rec
-from acp_server.tools.printable import one_line
 
 from .plans import PlanView
 from .rewind_text import rewind_text
@@ -75,7 +75,9 @@ def replay_updates(
     `session.compaction` (`compaction`), else as a short thought. Plans go through `plans`
     (`plan`, or plan operations), which ends as the live view did."""
     plans = plans if plans is not None else PlanView(operations=False)
-    results = {r.call_id: r for r in records if isinstance(r, rec.ToolResult)}
+    # By turn and id: a call's ids are ours and unique in the session (journals older than
+    # that are made so on load, acp_server/session/call_ids.py); the turn is a second guard.
+    results = {(r.turn_id, r.call_id): r for r in records if isinstance(r, rec.ToolResult)}
     updates: list[NewerSessionUpdate] = []
     for record in records:
         if isinstance(record, rec.UserMessage):
@@ -98,7 +100,7 @@ def replay_updates(
                 else:
                     updates.append(AgentMessageChunk(content=text, message_id=record.message_id))
             for call in record.tool_calls:
-                result = results.get(call.call_id)
+                result = results.get((record.turn_id, call.call_id))
                 title = result.title if result is not None and result.title else call.name
                 kind = result.kind if result is not None and result.kind in _TOOL_KINDS else "other"
                 updates.append(

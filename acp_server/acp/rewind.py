@@ -23,14 +23,12 @@ from acp_protocol.methods import V1
 from acp_protocol.session_rewind import HistoryPoint, RewindRequest, RewindResponse
 from acp_server.agent import RewindDone, RewindFailed, rewind_to, session_turns
 from acp_server.cancellation import TurnAborted, TurnCancellation, UserCancel
+from acp_server.printable import one_line
 from acp_server.rpc.dispatch import Route
 from acp_server.rpc.handlers import RpcError
 from acp_server.rpc.peer import IncomingRequest
 from acp_server.session import records as rec
 from acp_server.session.rewind import Turn, fingerprint, text_of
-from acp_server.tools.checkpoint_store import CheckpointStore
-from acp_server.tools.checkpoints import CHECKPOINTS_DIR
-from acp_server.tools.printable import one_line
 
 from .context import BridgeContext
 from .rewind_text import rewind_text
@@ -55,13 +53,6 @@ def our_options(meta: dict[str, Any] | None) -> OurOptions:
         return msgspec.convert((meta or {}).get(META) or {}, OurOptions)
     except msgspec.ValidationError as exc:
         raise RpcError(errors.INVALID_PARAMS, "Invalid params", f"_meta.{META}: {exc}") from None
-
-
-def checkpoint_store(context: BridgeContext) -> CheckpointStore:
-    budget = context.options.tool_budget
-    return CheckpointStore(
-        context.options.data_dir / CHECKPOINTS_DIR, budget.max_checkpoint_store_bytes
-    )
 
 
 def _assistant_text(message: rec.AssistantMessage) -> str:
@@ -230,6 +221,9 @@ class RewindMethods:
     ) -> RewindDone:
         """Rewind `session` to before `turn`, unless a turn or another rewind runs."""
         self._check_idle(request, session)
+        store = session.toolbox.checkpoint_store
+        if store is None:  # a toolbox built without one keeps nothing a rewind could restore
+            raise RpcError(errors.INTERNAL_ERROR, "Internal error", "no checkpoints are kept")
         holder = TurnCancellation()
         session.rewind = holder
 
@@ -242,8 +236,8 @@ class RewindMethods:
             return await rewind_to(
                 session.log,
                 turn,
-                store=checkpoint_store(self.context),
-                path_roots=session.policy.path_roots,
+                store=store,
+                path_roots=session.toolbox.path_roots,
                 signal=holder.signal,
                 ids=self.context.ids,
                 flush=session.journal.flush if session.journal is not None else None,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 
+from acp_server.printable import one_line
 from acp_server.session import records as rec
-from acp_server.tools.printable import one_line
 
 
 def _shown(path: str, cwd: str) -> str:

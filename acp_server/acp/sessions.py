@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from acp_server.session.journal import Journal
     from acp_server.session.log import SessionLog
     from acp_server.tools.permissions import PermissionPolicy
+    from acp_server.tools.toolbox import Toolbox
 
 
 @dataclass
@@ -24,6 +25,7 @@ class AcpSession:
     handle: AgentHandle | None
     log: SessionLog
     journal: Journal | None
+    toolbox: Toolbox
     policy: PermissionPolicy
     additional_directories: list[str] = field(default_factory=list)
     mcp_servers: list[Any] = field(default_factory=list)
@@ -39,9 +41,6 @@ class AcpSession:
     rewind: TurnCancellation | None = None
     """The rewind running now (acp/rewind.py), which `session/cancel` stops; prompts are
     refused meanwhile."""
-    offer_skills: Callable[[], None] | None = None
-    """Offers the `skill` tool to a session that had no skills when it started; called when a
-    prompt's scan finds one (None when it is offered already)."""
 
     @property
     def agent(self) -> Agent | None:

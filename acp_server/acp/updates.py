@@ -52,9 +52,9 @@ from acp_server.agent import (
     ToolCallDrafted,
     ToolCallProgress,
 )
+from acp_server.printable import one_line
 from acp_server.rpc.peer import Peer
 from acp_server.tools.base import Location
-from acp_server.tools.printable import one_line
 
 from .plans import PlanView
 

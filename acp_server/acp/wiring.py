@@ -1,4 +1,4 @@
-"""Wiring a session from its parts: journal, log, tools, permission policy, model, agent,
+"""Wiring a session from its parts: journal, log, toolbox, permission policy, model, agent,
 hooks and MCP servers; and taking them apart again when the session ends.
 
 This is the bridge's composition root for one session. Every session is journaled under the
@@ -10,13 +10,12 @@ docs/rfc/implemented/architecture/2026-11-30-session-journal.md.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from acp_protocol.content import TextContent
+from msgspec import UNSET
+
 from acp_protocol.mcp import McpServer
-from acp_protocol.session_update import AgentMessageChunk
 from acp_server.agent import (
     AgentConfig,
     ClientPrompt,
@@ -28,7 +27,7 @@ from acp_server.agent import (
     spawn_agent,
     user_instructions_file,
 )
-from acp_server.cancellation import TurnSignal, UserCancel
+from acp_server.cancellation import UserCancel
 from acp_server.models.base import ModelConfigError
 from acp_server.models.switchable import SwitchableModel
 from acp_server.session import records as rec
@@ -36,39 +35,19 @@ from acp_server.session.journal import Journal, JournalStore
 from acp_server.session.journal_format import JournalError
 from acp_server.session.log import SessionLog
 from acp_server.session.state import SessionState
-from acp_server.tools.ask_user import AskUser
-from acp_server.tools.base import Tool, ToolKind
-from acp_server.tools.builtin import Ripgrep, builtin_tools
-from acp_server.tools.builtin.skill import SkillTool
-from acp_server.tools.checkpoint_store import CheckpointStore
-from acp_server.tools.checkpoints import CHECKPOINTS_DIR, Checkpoints
-from acp_server.tools.command_sandbox import CommandSandbox
-from acp_server.tools.custom_commands import scan_skills, user_commands_dir
-from acp_server.tools.local_commands import LocalCommands
-from acp_server.tools.local_files import LocalFiles
-from acp_server.tools.permission_rules import Rules, workspace_key
-from acp_server.tools.permissions import MODE_IDS, Mode, PermissionPolicy
-from acp_server.tools.text_window import TextWindow
-from acp_server.tools.workspace import CommandRunner, FileAccess, PathRoots
+from acp_server.tools.base import ToolKind
+from acp_server.tools.permissions import MODE_IDS, Mode, PermissionPolicy, Rules, workspace_key
+from acp_server.tools.toolbox import Machine, Toolbox, Transports, user_commands_dir
 
-from .child_sessions import ChildSessions, shows_subagents
-from .client_requests import (
-    AcpFormAsker,
-    AcpPermissionAsker,
-    ClientFiles,
-    ClientTerminals,
-    asks_forms,
-)
+from .client_requests import ClientFiles, ClientTerminals, asks_forms
 from .context import BridgeContext
 from .hook_consent import install_hooks
 from .mode_options import starting_mode
-from .notices import send_notice
-from .plans import shows_plan_operations, view_after
+from .presenter import SessionView
 from .sessions import AcpSession
-from .updates import SessionUpdates, shows_compactions
 
 if TYPE_CHECKING:
-    from acp_server.extensions.mcp import McpServers
+    from acp_server.extensions.mcp import McpServerConfig, McpServers
 
 log = logging.getLogger(__name__)
 
@@ -96,41 +75,41 @@ class SessionWiring:
         log_ = SessionLog(session_id, records)
         log_.on_append(journal.append)
         state = SessionState.of(records)
-        announced: dict[str, Mapping[str, Any]] = {}  # inputs a permission request shows whole
-        tools, policy, mode_fallback, skill_tool = self._tools_for(
-            session_id, cwd, extra_roots, log_, state, announced
+        view = context.presenter.session_view(session_id, records)
+        toolbox, policy, mode_fallback = self._toolbox_for(
+            session_id, cwd, extra_roots, log_, state, view
         )
         handle = None
         client_prompt = ClientPrompt()
         if state.system_prompt is not None:
             client_prompt.set(state.system_prompt.mode, state.system_prompt.text)
         model, model_fallback = self._session_model(state)
-        caps = context.client_capabilities
-        children = ChildSessions(context) if shows_subagents(caps) else None
         if model is not None:
             ids = context.options.ids
             limits = context.options.turn_limits
-            tools.append(
-                session_task_tool(
-                    self.store,
-                    cwd,
-                    extra_roots,
-                    log_,
-                    model,
-                    tools,
-                    policy,
-                    ids,
-                    limits.context_threshold,
-                    children,
-                    limits.subagents,
-                )
+            toolbox.add(
+                [
+                    session_task_tool(
+                        self.store,
+                        cwd,
+                        extra_roots,
+                        log_,
+                        model,
+                        toolbox,
+                        policy,
+                        ids,
+                        limits.context_threshold,
+                        view.children,
+                        limits.subagents,
+                    )
+                ]
             )
             handle = spawn_agent(
                 log_,
                 AgentConfig(
                     model=model,
-                    tools=tools,
-                    max_result_bytes=context.options.tool_budget.max_result_bytes,
+                    tools=toolbox.tools,
+                    max_result_bytes=context.options.tools.budget.max_result_bytes,
                     max_steps=limits.max_steps,
                     context_threshold=limits.context_threshold,
                     max_repeats=limits.max_repeats,
@@ -141,53 +120,25 @@ class SessionWiring:
                 ids=context.ids,
                 durability_flush=journal.flush,
             )
-            compaction = shows_compactions(context.client_capabilities)
-            plans = view_after(records, shows_plan_operations(context.client_capabilities))
-            handle.agent.subscribe(
-                SessionUpdates(
-                    context.peer,
-                    session_id,
-                    compaction=compaction,
-                    plans=plans,
-                    announced=announced,
-                    links=children.links_of(session_id) if children is not None else None,
-                )
-            )
-            install_hooks(context, handle.agent, session_id, cwd)
-        servers = [s for s in mcp_servers if isinstance(s, McpServer)]
+            toolbox.on_add(handle.agent.add_tools)  # MCP tools, a late `skill`
+            handle.agent.subscribe(view)
+            install_hooks(context, handle.agent, session_id, cwd, view)
+        servers = [mcp_config(s) for s in mcp_servers if isinstance(s, McpServer)]
         if servers:
-            agent = handle.agent if handle is not None else None
-
-            def add_tools(new: list[Tool]) -> None:
-                tools.extend(new)
-                if agent is not None:
-                    agent.add_tools(new)
-
             # Imported here, not at the top: it costs ~16 ms (11 modules) that the first session
             # of a client without MCP servers would otherwise wait for.
             from acp_server.extensions.mcp import McpServers
 
-            mcp = McpServers(servers, cwd, add_tools, context.processes)
+            mcp = McpServers(servers, cwd, toolbox.add, context.processes)
             self._mcp[session_id] = mcp
             mcp.start(context.task_group)
-        offer_skills = None
-        if skill_tool is not None:
-            late_skill, agent_ = skill_tool, handle.agent if handle is not None else None
-
-            def offer_skills() -> None:
-                """Offer the `skill` tool from the next model request on (once)."""
-                if late_skill in tools:
-                    return
-                tools.append(late_skill)  # the policy's live view sees it too
-                if agent_ is not None:
-                    agent_.add_tools([late_skill])
-
         session = AcpSession(
             session_id,
             cwd,
             handle,
             log_,
             journal,
+            toolbox,
             policy,
             extra_roots,
             list(mcp_servers),
@@ -195,7 +146,6 @@ class SessionWiring:
             model_fallback=model_fallback,
             mode_fallback=mode_fallback,
             client_prompt=client_prompt,
-            offer_skills=offer_skills,
         )
         context.sessions.add(session)
         return session
@@ -227,18 +177,15 @@ class SessionWiring:
         if mcp is None:
             return
         await mcp.ready()
+        presenter = self._context.presenter
         unshown = []
         for failure in mcp.take_failures():
             title, _, why = failure.partition(": ")
-            if not await send_notice(self._context, session.id, "warning", title, why or None):
+            if not await presenter.notice(session.id, "warning", title, why or None):
                 unshown.append(failure)
         if unshown:  # a client without notices sees them in the conversation
-            await SessionUpdates(self._context.peer, session.id).send(
-                AgentMessageChunk(
-                    content=TextContent(text="\n".join(unshown) + "\n"),
-                    message_id=self._context.ids("msg"),
-                )
-            )
+            text = "\n".join(unshown) + "\n"
+            await presenter.say(session.id, text, self._context.ids("msg"))
 
     def _seams(
         self,
@@ -282,68 +229,37 @@ class SessionWiring:
             return model, f"The session used {chosen}, which cannot be loaded: {exc}"
         return model, None
 
-    def _tools_for(
+    def _toolbox_for(
         self,
         session_id: str,
         cwd: str,
         extra_roots: list[str],
         session_log: SessionLog,
         state: SessionState,
-        announced: Mapping[str, Mapping[str, Any]],
-    ) -> tuple[list[Tool], PermissionPolicy, str | None, Tool | None]:
-        """The session's tools, reaching files and commands through the client when it offers
-        them (unsaved buffers, live terminals), else locally; its permission policy with the
-        mode and "always" answers restored from its records; why the mode fell back to
+        view: SessionView,
+    ) -> tuple[Toolbox, PermissionPolicy, str | None]:
+        """The session's toolbox, reaching files and commands through the client when it
+        offers them (unsaved buffers, live terminals), else locally; its permission policy with
+        the mode and "always" answers restored from its records; and why the mode fell back to
         `default`, if it did (sandboxed mode where the command sandbox cannot run, or a mode
-        this process refuses, such as bypass as root outside a sandbox); and the `skill` tool
-        when it is not offered yet (no skills now: offered once one appears)."""
-        peer = self._context.peer
-        caps = self._context.client_capabilities
-        path_roots = PathRoots(cwd, extra_roots)
-        local = LocalFiles()
+        this process refuses, such as bypass as root outside a sandbox)."""
+        context = self._context
+        peer, caps = context.peer, context.client_capabilities
         client = ClientFiles(peer, session_id)
-        files = SplitFiles(
-            client if caps.fs.read_text_file else local,
-            client if caps.fs.write_text_file else local,
-        )
-        commands: CommandRunner = (
-            ClientTerminals(peer, session_id)
-            if caps.terminal
-            else LocalCommands(registry=self._context.processes)
-        )
-        # Confined commands always run locally: a client's terminal cannot be sandboxed by us.
-        command_sandbox = CommandSandbox(
-            path_roots, self._context.bwrap, self._context.options.sandbox, self._context.processes
-        )
-        tools = builtin_tools(
-            path_roots,
-            files,
-            commands,
-            self._context.options.tool_budget,
-            command_sandbox,
-            Ripgrep(self._context.processes),
-            self._context.options.web_fetch,
-            Checkpoints(
-                CheckpointStore(
-                    self._context.options.data_dir / CHECKPOINTS_DIR,
-                    self._context.options.tool_budget.max_checkpoint_store_bytes,
-                ),
-                self._context.options.tool_budget.max_checkpoint_bytes,
+        toolbox = Toolbox.for_session(
+            cwd,
+            extra_roots,
+            context.options.tools,
+            Transports(
+                read=client if caps.fs.read_text_file else None,
+                write=client if caps.fs.write_text_file else None,
+                commands=ClientTerminals(peer, session_id) if caps.terminal else None,
+                forms=view.forms if asks_forms(caps) else None,
             ),
+            Machine(context.options.data_dir, context.processes, context.bwrap),
+            user_dir=user_commands_dir(user_instructions_file()),
         )
-        if asks_forms(caps):
-            tools.append(AskUser(AcpFormAsker(peer, session_id)))
-        user_dir = user_commands_dir(user_instructions_file())
-        places = self._context.options.skill_places
-        try:
-            has_skills = bool(scan_skills(Path(cwd), user_dir, places).commands)
-        except (OSError, RuntimeError, ValueError) as exc:  # a hostile repository
-            log.warning("session %s: skills were not read: %s", session_id, exc)
-            has_skills = False
-        skill_tool = SkillTool(path_roots, Path(cwd), user_dir, places)
-        if has_skills:
-            tools.append(skill_tool)  # the model loads skills
-        mode: Mode = self._context.options.mode
+        mode: Mode = context.options.mode
         recorded = state.mode(MODE_IDS)
         if recorded is not None:
             mode = recorded  # type: ignore[assignment]
@@ -352,56 +268,31 @@ class SessionWiring:
         for rule in state.rules_in(here):
             kind: ToolKind = rule.tool_kind  # type: ignore[assignment]
             rules.add(kind, rule.scope or kind, rule.decision == "allow")
-        mode, fallback = starting_mode(mode, self._context.bwrap, self._context.sandbox_missing)
+        mode, fallback = starting_mode(mode, context.bwrap, context.sandbox_missing)
 
         def remember(kind: ToolKind, allow: bool, scope: str) -> None:
             session_log.recorder.permission_rule(kind, allow=allow, scope=scope, workspace=here)
 
-        policy = PermissionPolicy(
-            path_roots,
-            _ToolsByName(tools),  # live: MCP tools join the list once their servers connect
-            AcpPermissionAsker(peer, session_id, announced),
+        policy = toolbox.policy(
+            view.permissions,
             mode=mode,
             rules=rules,
             remember=remember,
-            command_sandbox=command_sandbox,
         )
-        return tools, policy, fallback, None if has_skills else skill_tool
+        return toolbox, policy, fallback
 
 
-class _ToolsByName(Mapping[str, Tool]):
-    """A live by-name view of a tools list (which grows when MCP servers connect)."""
+def mcp_config(server: McpServer) -> McpServerConfig:
+    """An `mcpServers` entry of `session/new`, `load` or `resume` as the MCP extension takes it
+    (the wire type stops here)."""
+    from acp_server.extensions.mcp import McpServerConfig
 
-    def __init__(self, tools: list[Tool]) -> None:
-        self._tools = tools
-
-    def __getitem__(self, name: str) -> Tool:
-        for tool in self._tools:
-            if tool.name == name:
-                return tool
-        raise KeyError(name)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter([tool.name for tool in self._tools])
-
-    def __len__(self) -> int:
-        return len(self._tools)
-
-
-class SplitFiles:
-    """Reads from one `FileAccess`, writes through another (the client may offer only one)."""
-
-    def __init__(self, reader: FileAccess, writer: FileAccess) -> None:
-        self._reader = reader
-        self._writer = writer
-
-    async def read_text(self, path: str, signal: TurnSignal) -> str:
-        return await self._reader.read_text(path, signal)
-
-    async def read_window(
-        self, path: str, start: int, max_lines: int, max_bytes: int, signal: TurnSignal
-    ) -> TextWindow:
-        return await self._reader.read_window(path, start, max_lines, max_bytes, signal)
-
-    async def write_text(self, path: str, content: str, signal: TurnSignal) -> None:
-        await self._writer.write_text(path, content, signal)
+    return McpServerConfig(
+        name=server.name,
+        transport="stdio" if server.is_stdio else str(server.type),
+        command=server.command if server.command is not UNSET else "",
+        args=tuple(server.args) if server.args is not UNSET else (),
+        env={e.name: e.value for e in server.env} if server.env else {},
+        url=server.url if server.url is not UNSET else "",
+        headers={h.name: h.value for h in server.headers} if server.headers else {},
+    )

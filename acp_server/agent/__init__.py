@@ -30,6 +30,9 @@ if TYPE_CHECKING:
         ToolCallDrafted,
         ToolCallProgress,
         TurnEnded,
+        TurnSettled,
+        TurnStarting,
+        UserMessageRecorded,
     )
     from .inbox import Blocked, Dropped, PromptTicket, TicketResult
     from .instruction_settings import InstructionSettings, user_instructions_file
@@ -71,6 +74,9 @@ _HOME = {
     "ToolCallDrafted": "events",
     "ToolCallProgress": "events",
     "TurnEnded": "events",
+    "TurnSettled": "events",
+    "TurnStarting": "events",
+    "UserMessageRecorded": "events",
     "TurnLimits": "settings",
     "TurnProgress": "seams",
     "Roots": "instructions",
@@ -118,6 +124,9 @@ __all__ = [
     "TurnEnded",
     "TurnLimits",
     "TurnProgress",
+    "TurnSettled",
+    "TurnStarting",
+    "UserMessageRecorded",
     "cap_client_prompt",
     "offered_by",
     "rewind_to",

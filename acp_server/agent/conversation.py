@@ -77,7 +77,15 @@ class Conversation:
     cutting back to where the turn began removes exactly that turn.
     """
 
-    __slots__ = ("_chars", "_items", "_positions", "_prompts", "_records", "_turn_starts")
+    __slots__ = (
+        "_chars",
+        "_items",
+        "_model_ids",
+        "_positions",
+        "_prompts",
+        "_records",
+        "_turn_starts",
+    )
 
     def __init__(self, records: Iterable[rec.Record] = ()) -> None:
         self._records: list[rec.Record] = []
@@ -95,6 +103,10 @@ class Conversation:
         """Message ids of the turns' prompts, oldest first (the turns a compaction keeps)."""
         self._turn_starts: dict[str, int] = {}
         """Item count when each turn of the log began (refusals cut back to it)."""
+        self._model_ids: dict[str, str] = {}
+        """The model server's id of each call waiting for its result, by ours: the model is
+        sent its own ids, so a call and its result pair up in a request as the server wrote
+        them."""
 
     @property
     def items(self) -> Sequence[model.ConversationItem]:
@@ -142,15 +154,20 @@ class Conversation:
             text = "".join(p.text for p in record.parts if isinstance(p, rec.TextPart))
             if any(c.from_text for c in record.tool_calls):
                 text = ""  # the text *was* the call: the model reads it back as a call
+            for c in record.tool_calls:
+                if c.model_call_id is not None:
+                    self._model_ids[c.call_id] = c.model_call_id
             calls = [
-                model.ToolCallRequest(call_id=c.call_id, name=c.name, arguments=c.arguments)
+                model.ToolCallRequest(
+                    call_id=c.model_call_id or c.call_id, name=c.name, arguments=c.arguments
+                )
                 for c in record.tool_calls
             ]
             self._append(model.AssistantMessage(text=text, tool_calls=calls))
         elif isinstance(record, rec.ToolResult):
             self._append(
                 model.ToolResultMessage(
-                    call_id=record.call_id,
+                    call_id=self._model_ids.pop(record.call_id, record.call_id),
                     output=record.output,
                     is_error=record.status == "failed",
                     images=[

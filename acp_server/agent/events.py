@@ -6,8 +6,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from acp_server.session.records import Outcome
+from acp_server.models.base import Usage
+from acp_server.session.records import Outcome, Part
 from acp_server.tools.base import Diff, ImageData, Location, PlanItem, ToolKind
+
+from .inbox import TicketResult
 
 Status = Literal["idle", "running", "disposed"]
 
@@ -106,6 +109,43 @@ class TurnEnded:
 
 
 @dataclass(frozen=True)
+class TurnStarting:
+    """A queued follow-up was claimed: its turn starts now, before prompt submission (which may
+    still block it). Every turn that starts is settled (`TurnSettled`), through the same sinks."""
+
+    turn_id: str
+
+
+@dataclass(frozen=True)
+class UserMessageRecorded:
+    """The follow-up's prompt is in the conversation: recorded as the user message
+    `message_id` (the turn's own prompt; context and steering the agent adds are not told)."""
+
+    turn_id: str
+    message_id: str
+    content: tuple[Part, ...]
+
+
+@dataclass(frozen=True)
+class TurnSettled:
+    """A started turn is over and its records are durable (or `not_saved` says why not), right
+    before its ticket resolves: the last event of the turn, and the next turn starts after it.
+
+    `result` is the ticket's (`Blocked` when prompt submission refused it, so nothing was
+    recorded); `error_detail` the redacted text an `error` outcome leaves out; `usage` the
+    turn's tokens summed over its model requests, `last_usage` its last request's, and `window`
+    the context window they are measured against."""
+
+    turn_id: str
+    result: TicketResult
+    error_detail: str | None
+    not_saved: Exception | None
+    usage: Usage | None
+    last_usage: Usage | None
+    window: int
+
+
+@dataclass(frozen=True)
 class CompactionStarted:
     """A compaction began (its summary request, if any, is under way). `turn_id` is None for
     a compaction asked for by `Agent.compact`, which runs outside any turn record."""
@@ -138,6 +178,9 @@ AgentEvent = (
     | ToolCallProgress
     | PlanUpdated
     | TurnEnded
+    | TurnStarting
+    | UserMessageRecorded
+    | TurnSettled
     | CompactionStarted
     | CompactionEnded
 )

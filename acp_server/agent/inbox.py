@@ -45,7 +45,10 @@ class PromptTicket:
         """Why the turn's records may not be durable (its durability flush failed), if so."""
         self.usage: Usage | None = None
         """The turn's token usage (summed over its model requests), when any was reported."""
+        self.message_id: str | None = None
+        """The user message the prompt became, once recorded (`inserted`)."""
         self._done = anyio.Event()
+        self._placed = anyio.Event()
         self._inbox: Inbox | None = None
 
     def withdraw(self) -> bool:
@@ -60,6 +63,17 @@ class PromptTicket:
         self.resolve(Dropped())
         return True
 
+    def insert(self, message_id: str) -> None:
+        """The prompt was recorded as the user message `message_id`."""
+        self.message_id = message_id
+        self._placed.set()
+
+    async def inserted(self) -> str | None:
+        """The id of the user message the prompt became, once it is recorded; None when the
+        ticket settled without one (dropped, withdrawn, blocked, or a `/compact`)."""
+        await self._placed.wait()
+        return self.message_id
+
     async def wait(self) -> TicketResult:
         """The result of this follow-up's turn."""
         await self._done.wait()
@@ -72,6 +86,7 @@ class PromptTicket:
             self.result = result
             self.state = "done"
             self._done.set()
+            self._placed.set()
 
 
 class CompactTicket(PromptTicket):

@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from acp_server.cancellation import TurnSignal
+from acp_server.printable import one_line
 from acp_server.tools.custom_commands import skills_listing, user_commands_dir
 from acp_server.tools.local_files import read_small_file
-from acp_server.tools.printable import one_line
 from acp_server.tools.repo_files import (
     directories_between,
     find_repository_root,

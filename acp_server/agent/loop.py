@@ -49,6 +49,8 @@ from .events import (
     AgentEvent,
     MessageChunk,
     Status,
+    TurnStarting,
+    UserMessageRecorded,
 )
 from .failures import durable_error
 from .inbox import Blocked, CompactTicket, Dropped, Inbox, PromptTicket
@@ -155,6 +157,11 @@ class AgentLoop:
                     name=tool.name, description=tool.description, parameters=dict(tool.parameters)
                 )
             )
+
+    @property
+    def window(self) -> int:
+        """The context window of the model, as the budget knows it."""
+        return self.budget.window
 
     # -- delivery -----------------------------------------------------------------------
 
@@ -292,6 +299,8 @@ class AgentLoop:
         hard_cancel = False
         try:
             try:
+                # Before prompt submission, whose hooks may run (or ask the user) first.
+                await self._emit(TurnStarting(turn_id))
                 if isinstance(ticket, CompactTicket):
                     # Not opened: only a completed compaction leaves a record, so a cancelled
                     # or failed one leaves the log exactly as it was.
@@ -308,7 +317,13 @@ class AgentLoop:
                 signal.raise_if_aborted()
                 opened = True
                 self.session.recorder.turn_started(turn_id)
-                self._user_message(turn_id, submission.content, "prompt")
+                message_id = self._user_message(turn_id, submission.content, "prompt")
+                # Told before the ticket hears it: a prompt's answer that waits for its
+                # insertion comes after the message it names.
+                await self._emit(
+                    UserMessageRecorded(turn_id, message_id, tuple(submission.content))
+                )
+                ticket.insert(message_id)
                 for extra in submission.context:
                     self._user_message(turn_id, extra, "context")
                 outcome = await self._run_steps(turn_id, signal)
@@ -447,8 +462,10 @@ class AgentLoop:
         turn_id: str,
         content: list[rec.Part],
         origin: Literal["prompt", "context", "steering"],
-    ) -> None:
-        self.session.recorder.user_message(self._ids("msg"), content, origin, turn_id)
+    ) -> str:
+        message_id = self._ids("msg")
+        self.session.recorder.user_message(message_id, content, origin, turn_id)
+        return message_id
 
     async def _emit(self, event: AgentEvent) -> None:
         for sink in list(self.sinks):

@@ -7,7 +7,8 @@ One `task` call starts one child agent (a subagent) and waits for its single tur
   and the parent's tool call; it starts empty (spawn) or seeded with the parent's completed
   turns (`fork: true`).
 - Its model is the parent's subagent variant (`subagent_provider`); its tools are the session's
-  tools, plus a `task` tool of its own while it is shallower than the depth limit.
+  tools as they are when the call runs (`Toolbox.for_child`: MCP tools that connected since
+  included), with a `task` tool of its own while it is shallower than the depth limit.
 - Its driver runs in a task group owned by this call, so nothing of the child outlives the call:
   the child is disposed and its journal closed in a `finally`, shielded from cancellation.
 - The parent signal reaches the child through an abort listener: `child.cancel(ParentCancel())`
@@ -36,7 +37,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Annotated, Any, Protocol
 
 import anyio
 import msgspec
@@ -56,8 +57,10 @@ from acp_server.session.journal import JournalStore
 from acp_server.session.journal_format import JournalExists
 from acp_server.session.log import SessionLog
 from acp_server.session.recorder import new_header
-from acp_server.tools.base import Location, Tool, ToolCallContext, ToolKind, ToolOutput
+from acp_server.tools.arguments import StructTool
+from acp_server.tools.base import Location, ToolCallContext, ToolKind, ToolOutput
 from acp_server.tools.permissions import Answer, PermissionPolicy
+from acp_server.tools.toolbox import TASK_TOOL_NAME, Toolbox
 from acp_server.verdicts import Deny
 
 from .agent import Agent, AgentHandle, spawn_agent
@@ -82,7 +85,6 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-TASK_TOOL_NAME = "task"
 PROGRESS_INTERVAL_S = 0.25
 """At most one progress update per this many seconds for streamed text (tool calls always)."""
 PROGRESS_TAIL = 400
@@ -163,19 +165,14 @@ class _RefusingAsker:
 class _ChildApproval:
     """The parent's policy applied to a child's calls, with asking turned into a denial."""
 
-    def __init__(self, parent: PermissionPolicy, tools: Sequence[Tool]) -> None:
+    def __init__(self, parent: PermissionPolicy, tools: Toolbox) -> None:
         self._parent = parent
         self._asker = _RefusingAsker()
-        # The parent's command sandbox, for its settings: a child's web fetch in sandboxed
-        # mode follows `[sandbox] network` as the parent's does. The mode is always the
-        # parent's, so setting it never changes whether the shared sandbox is active.
-        self._policy = PermissionPolicy(
-            parent.path_roots,
-            {tool.name: tool for tool in tools},
-            self._asker,
-            parent.mode,
-            command_sandbox=parent.command_sandbox,
-        )
+        # The child's toolbox shares the parent's command sandbox, for its settings: a child's
+        # web fetch in sandboxed mode follows `[sandbox] network` as the parent's does. The
+        # mode is always the parent's, so setting it never changes whether the shared sandbox
+        # is active.
+        self._policy = tools.policy(self._asker, mode=parent.mode)
 
     async def approve(self, call: ToolCallRequest, signal: TurnSignal) -> Deny | None:
         # Read the parent's state live: a mode switch in the parent applies to its children.
@@ -212,7 +209,21 @@ class _Progress:
                 await self._call.progress(self._text[-PROGRESS_TAIL:])
 
 
-class TaskTool:
+class TaskArgs(msgspec.Struct, forbid_unknown_fields=True):
+    prompt: Annotated[str, msgspec.Meta(description="The complete job for the subagent.")]
+    description: Annotated[
+        str | None, msgspec.Meta(description="A short (3-5 word) description shown to the user.")
+    ] = None
+    fork: Annotated[
+        bool,
+        msgspec.Meta(
+            description="Seed the subagent with this conversation's finished turns.",
+            extra_json_schema={"default": False},
+        ),
+    ] = False
+
+
+class TaskTool(StructTool[TaskArgs]):
     """`task {prompt, description?, fork?}`: delegate a self-contained job to a subagent.
 
     Kind `think`: the call itself touches nothing (no files, no commands); each of the child's
@@ -228,23 +239,7 @@ class TaskTool:
         "conversation, or with this conversation's finished turns when `fork` is true. Give it "
         "a complete prompt: it sees nothing else. Returns the subagent's final message."
     )
-    parameters: Mapping[str, Any] = {
-        "type": "object",
-        "properties": {
-            "prompt": {"type": "string", "description": "The complete job for the subagent."},
-            "description": {
-                "type": "string",
-                "description": "A short (3-5 word) description shown to the user.",
-            },
-            "fork": {
-                "type": "boolean",
-                "description": "Seed the subagent with this conversation's finished turns.",
-                "default": False,
-            },
-        },
-        "required": ["prompt"],
-        "additionalProperties": False,
-    }
+    args_type = TaskArgs
     kind: ToolKind = "think"
 
     def __init__(
@@ -252,7 +247,7 @@ class TaskTool:
         *,
         parent_log: SessionLog,
         model: ModelProvider,
-        tools: Sequence[Tool],
+        toolbox: Toolbox,
         journals: ChildJournalFactory,
         policy: PermissionPolicy | None = None,
         ids: IdFactory = random_ids,
@@ -263,13 +258,14 @@ class TaskTool:
         on_child: Callable[[Agent], None] | None = None,
         observer: ChildObserver | None = None,
     ) -> None:
-        """`tools` are the session's tools without `task` (the child's task tool is made
-        here); `depth` is the parent's (0 for a client's session); a child compacts its own
-        context past `context_threshold` of its window, as the session does; `on_child` hears
-        each child agent right after it is created (observers, tests)."""
+        """`toolbox` holds the parent's tools, each child's derive from it when the call runs
+        (`Toolbox.for_child`: the child's task tool is made here); `depth` is the parent's (0
+        for a client's session); a child compacts its own context past `context_threshold` of
+        its window, as the session does; `on_child` hears each child agent right after it is
+        created (observers, tests)."""
         self._parent_log = parent_log
         self._model = model
-        self._tools = [tool for tool in tools if tool.name != TASK_TOOL_NAME]
+        self._toolbox = toolbox
         self._journals = journals
         self._policy = policy
         self._ids = ids
@@ -295,21 +291,11 @@ class TaskTool:
     def locations(self, arguments: Mapping[str, Any]) -> Sequence[Location]:
         return ()
 
-    async def run(self, arguments: Mapping[str, Any], signal: TurnSignal) -> ToolOutput:
-        return ToolOutput("the task tool needs its tool call (run_call)", failed=True)
-
     # -- one call ----------------------------------------------------------------------------
 
-    async def run_call(
-        self, arguments: Mapping[str, Any], call: ToolCallContext, signal: TurnSignal
-    ) -> ToolOutput:
-        signal.raise_if_aborted()  # already aborted: no child at all
-        prompt = arguments.get("prompt")
-        if not isinstance(prompt, str) or not prompt.strip():
+    async def act(self, args: TaskArgs, call: ToolCallContext, signal: TurnSignal) -> ToolOutput:
+        if not args.prompt.strip():
             return ToolOutput("`prompt` must be a non-empty string", failed=True)
-        fork = arguments.get("fork", False)
-        if not isinstance(fork, bool):
-            return ToolOutput("`fork` must be true or false", failed=True)
         if self.running >= self._limits.max_concurrent:
             return ToolOutput(
                 f"too many subagents at once: at most {self._limits.max_concurrent} task calls "
@@ -318,9 +304,8 @@ class TaskTool:
             )
         self.running += 1
         try:
-            description = arguments.get("description")
-            described = description.strip() if isinstance(description, str) else ""
-            return await self._run_child(prompt, described or prompt.strip(), fork, call, signal)
+            described = (args.description or "").strip() or args.prompt.strip()
+            return await self._run_child(args.prompt, described, args.fork, call, signal)
         finally:
             self.running -= 1
 
@@ -334,25 +319,27 @@ class TaskTool:
             except JournalExists:
                 continue  # left by an earlier process that ran this session
 
-    def _child_tools(self, child_log: SessionLog) -> list[Tool]:
-        tools: list[Tool] = list(self._tools)
+    def _child_tools(self, child_log: SessionLog) -> Toolbox:
+        tools = self._toolbox.for_child()
         depth = self.depth + 1
         if depth < self._limits.max_depth:
-            tools.append(
-                TaskTool(
-                    parent_log=child_log,
-                    model=self._model,
-                    tools=self._tools,
-                    journals=self._journals,
-                    policy=self._policy,
-                    ids=self._ids,
-                    depth=depth,
-                    limits=self._limits,
-                    system_prompt=self._system_prompt,
-                    context_threshold=self._context_threshold,
-                    on_child=self._on_child,
-                    observer=self.observer,
-                )
+            tools.add(
+                [
+                    TaskTool(
+                        parent_log=child_log,
+                        model=self._model,
+                        toolbox=tools,
+                        journals=self._journals,
+                        policy=self._policy,
+                        ids=self._ids,
+                        depth=depth,
+                        limits=self._limits,
+                        system_prompt=self._system_prompt,
+                        context_threshold=self._context_threshold,
+                        on_child=self._on_child,
+                        observer=self.observer,
+                    )
+                ]
             )
         return tools
 
@@ -385,7 +372,7 @@ class TaskTool:
                     journal.log,
                     AgentConfig(
                         model=subagent_provider(self._model),
-                        tools=tools,
+                        tools=tools.tools,
                         system_prompt=self._system_prompt,
                         context_threshold=self._context_threshold,
                     ),
@@ -531,7 +518,7 @@ def session_task_tool(
     extra_roots: Sequence[str],
     session_log: SessionLog,
     model: ModelProvider,
-    tools: Sequence[Tool],
+    toolbox: Toolbox,
     policy: PermissionPolicy,
     ids: IdFactory | None,
     context_threshold: float = DEFAULT_THRESHOLD,
@@ -539,12 +526,12 @@ def session_task_tool(
     limits: SubagentLimits | None = None,
 ) -> TaskTool:
     """The `task` tool of a client's session (depth 0): children journaled in `store` next to
-    the session, with the session's tools, model and permission policy; `observer` hears each
-    child (and grandchild) start and end."""
+    the session, with the session's tools (`toolbox`), model and permission policy; `observer`
+    hears each child (and grandchild) start and end."""
     return TaskTool(
         parent_log=session_log,
         model=model,
-        tools=tools,
+        toolbox=toolbox,
         journals=journal_children(store, cwd, extra_roots),
         policy=policy,
         ids=ids if ids is not None else random_ids,

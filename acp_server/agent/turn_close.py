@@ -19,8 +19,8 @@ from acp_server.models.base import Usage
 from acp_server.session import records as rec
 from acp_server.session.log import SessionLog
 
-from .events import AgentEvent, TurnEnded
-from .inbox import CompactTicket, Inbox, PromptTicket
+from .events import AgentEvent, TurnEnded, TurnSettled
+from .inbox import CompactTicket, Inbox, PromptTicket, TicketResult
 from .tool_calls import ToolCalls
 
 log = logging.getLogger(__name__)
@@ -34,6 +34,11 @@ class TurnOwner(Protocol):
     disposing: bool
     holder: TurnCancellation | None
     turn_usage: Usage | None
+    last_usage: Usage | None
+
+    @property
+    def window(self) -> int:
+        """The context window the turn's usage is measured against."""
 
 
 class TurnCloser:
@@ -66,8 +71,9 @@ class TurnCloser:
         outcome: rec.Outcome | None,
         hard_cancel: bool,
     ) -> None:
-        if ticket.result is not None:
-            return  # blocked at submission: no turn was opened
+        if ticket.result is not None:  # blocked at submission: no turn was opened
+            await self._settled(ticket, turn_id, ticket.result)
+            return
         # Lifecycle first: disposal wins even over an earlier user cancel (which then owns the
         # signal's reason, so the reason alone cannot tell).
         if hard_cancel or (
@@ -104,4 +110,21 @@ class TurnCloser:
                 log.warning("turn %s is not saved: %s", turn_id, exc)
                 ticket.not_saved = exc
         ticket.usage = self._loop.turn_usage
+        # The turn's last event, after the flush: observers may treat it as "done and durable",
+        # and the loop claims the next ticket only once they have heard it.
+        await self._settled(ticket, turn_id, outcome)
         ticket.resolve(outcome)
+
+    async def _settled(self, ticket: PromptTicket, turn_id: str, result: TicketResult) -> None:
+        loop = self._loop
+        await self._emit(
+            TurnSettled(
+                turn_id,
+                result,
+                ticket.error_detail,
+                ticket.not_saved,
+                loop.turn_usage,
+                loop.last_usage,
+                loop.window,
+            )
+        )

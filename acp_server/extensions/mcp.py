@@ -28,13 +28,11 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 from anyio.abc import Process, TaskGroup
-from msgspec import UNSET
 
-from acp_protocol.mcp import McpServer
 from acp_server.cancellation import TurnSignal
 from acp_server.process import ProcessRegistry, spawn
 from acp_server.redaction import redact
-from acp_server.tools.base import Location, Tool, ToolKind, ToolOutput
+from acp_server.tools.base import Location, Tool, ToolCallContext, ToolKind, ToolOutput
 
 if TYPE_CHECKING:
     from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
@@ -59,6 +57,21 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 def tool_name(server: str, tool: str) -> str:
     """The name the model calls an MCP tool by: `mcp__<server>__<tool>` (safe characters)."""
     return f"mcp__{_UNSAFE.sub('_', server)}__{_UNSAFE.sub('_', tool)}"
+
+
+@dataclass(frozen=True)
+class McpServerConfig:
+    """One MCP server of a session, as the client configured it: `stdio` (`command`, `args`,
+    `env`) or `http`/`sse` (`url`, `headers`). `transport` may name one we cannot reach: that
+    server then fails with a message saying so."""
+
+    name: str
+    transport: str = "stdio"
+    command: str = ""
+    args: tuple[str, ...] = ()
+    env: Mapping[str, str] = field(default_factory=dict)
+    url: str = ""
+    headers: Mapping[str, str] = field(default_factory=dict)
 
 
 # -------------------------------------------------------------------------------- tools
@@ -88,7 +101,10 @@ class McpTool:
     def locations(self, arguments: Mapping[str, Any]) -> Sequence[Location]:
         return ()
 
-    async def run(self, arguments: Mapping[str, Any], signal: TurnSignal) -> ToolOutput:
+    async def run(
+        self, arguments: Mapping[str, Any], call: ToolCallContext, signal: TurnSignal
+    ) -> ToolOutput:
+        """Call the tool on its server (its schema is the server's: `parameters`)."""
         from mcp import McpError
         from mcp.types import CancelledNotification, CancelledNotificationParams, ClientNotification
 
@@ -158,11 +174,15 @@ def render_result(result: CallToolResult) -> ToolOutput:
 
 @dataclass
 class _Connection:
-    config: McpServer
+    config: McpServerConfig
     done: anyio.Event = field(default_factory=anyio.Event)
     """Set once connected (or failed)."""
     stopped: anyio.Event = field(default_factory=anyio.Event)
     pgid: int | None = None
+    connected: bool = False
+    """Initialized and its tools listed; until then, closing cancels the attempt."""
+    attempt: anyio.CancelScope = field(default_factory=anyio.CancelScope)
+    """The whole life of the connection (`_serve`)."""
 
 
 class McpServers:
@@ -170,9 +190,9 @@ class McpServers:
 
     def __init__(
         self,
-        servers: Sequence[McpServer],
+        servers: Sequence[McpServerConfig],
         cwd: str,
-        on_tools: Callable[[list[Tool]], None],
+        on_tools: Callable[[Sequence[Tool]], None],
         processes: ProcessRegistry | None = None,
     ) -> None:
         self._processes = processes
@@ -211,6 +231,11 @@ class McpServers:
     async def aclose(self) -> None:
         """Close every connection and stop every stdio server's process group."""
         self._closing.set()
+        for connection in self._connections:
+            # A server still starting is not waited for: closing would otherwise last until
+            # its connect timeout (30 s) ran out, and the session's close with it.
+            if not connection.connected:
+                connection.attempt.cancel()
         with anyio.CancelScope(shield=True):
             for connection in self._connections:
                 await connection.stopped.wait()
@@ -225,37 +250,39 @@ class McpServers:
     async def _serve(self, connection: _Connection) -> None:
         from mcp import ClientSession
 
-        try:
-            if self._closing.is_set():
-                return
-            async with contextlib.AsyncExitStack() as stack:
-                read, write = await stack.enter_async_context(self._transport(connection))
-                session = await stack.enter_async_context(ClientSession(read, write))
-                with anyio.fail_after(CONNECT_TIMEOUT):
-                    await session.initialize()
-                    infos: list[McpToolInfo] = []
-                    cursor: str | None = None
-                    while True:
-                        page = await session.list_tools(cursor)
-                        infos.extend(page.tools)
-                        cursor = page.nextCursor
-                        if not cursor:
-                            break
-                name = connection.config.name
-                tools: list[Tool] = [McpTool(name, session, info) for info in infos]
-                self.tools.extend(tools)
-                self._on_tools(tools)
-                log.info("MCP server %s connected: %d tools", name, len(tools))
+        with connection.attempt:
+            try:
+                if self._closing.is_set():
+                    return
+                async with contextlib.AsyncExitStack() as stack:
+                    read, write = await stack.enter_async_context(self._transport(connection))
+                    session = await stack.enter_async_context(ClientSession(read, write))
+                    with anyio.fail_after(CONNECT_TIMEOUT):
+                        await session.initialize()
+                        infos: list[McpToolInfo] = []
+                        cursor: str | None = None
+                        while True:
+                            page = await session.list_tools(cursor)
+                            infos.extend(page.tools)
+                            cursor = page.nextCursor
+                            if not cursor:
+                                break
+                    name = connection.config.name
+                    tools: list[Tool] = [McpTool(name, session, info) for info in infos]
+                    self.tools.extend(tools)
+                    self._on_tools(tools)
+                    log.info("MCP server %s connected: %d tools", name, len(tools))
+                    connection.connected = True
+                    connection.done.set()
+                    await self._closing.wait()
+            except Exception as exc:
+                if not connection.done.is_set():
+                    self._fail(connection, _describe(exc))
+                else:
+                    log.warning("MCP server %s failed: %s", connection.config.name, _describe(exc))
+            finally:
                 connection.done.set()
-                await self._closing.wait()
-        except Exception as exc:
-            if not connection.done.is_set():
-                self._fail(connection, _describe(exc))
-            else:
-                log.warning("MCP server %s failed: %s", connection.config.name, _describe(exc))
-        finally:
-            connection.done.set()
-            connection.stopped.set()
+                connection.stopped.set()
 
     @asynccontextmanager
     async def _transport(
@@ -264,13 +291,12 @@ class McpServers:
         tuple[MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[Any]]
     ]:
         config = connection.config
-        if config.is_stdio:
+        if config.transport == "stdio":
             async with self._stdio(connection) as streams:
                 yield streams
             return
-        headers = {h.name: h.value for h in config.headers or []} if config.headers else {}
-        url = config.url if config.url is not UNSET else ""
-        if config.type == "http":
+        headers, url = dict(config.headers), config.url
+        if config.transport == "http":
             from mcp.client.streamable_http import streamable_http_client
             from mcp.shared._httpx_utils import create_mcp_http_client
 
@@ -279,13 +305,13 @@ class McpServers:
                 streamable_http_client(url, http_client=client) as (read, write, _),
             ):
                 yield read, write
-        elif config.type == "sse":
+        elif config.transport == "sse":
             from mcp.client.sse import sse_client
 
             async with sse_client(url, headers=headers) as (read, write):
                 yield read, write
         else:
-            raise ValueError(f"unsupported MCP transport {config.type!r}")
+            raise ValueError(f"unsupported MCP transport {config.transport!r}")
 
     @asynccontextmanager
     async def _stdio(
@@ -296,12 +322,10 @@ class McpServers:
         from mcp.client.stdio import get_default_environment
 
         config = connection.config
-        command = config.command if config.command is not UNSET else ""
-        args = list(config.args) if config.args is not UNSET else []
         env = get_default_environment()
-        env.update({e.name: e.value for e in config.env or []} if config.env else {})
+        env.update(config.env)
         async with spawn(
-            [command, *args],
+            [config.command, *config.args],
             registry=self._processes,
             cwd=self._cwd,
             env=env,
@@ -391,4 +415,4 @@ def _describe(exc: BaseException) -> str:
     return redact(f"{type(exc).__name__}: {exc}")
 
 
-__all__ = ["McpServers", "McpTool", "render_result", "tool_name"]
+__all__ = ["McpServerConfig", "McpServers", "McpTool", "render_result", "tool_name"]

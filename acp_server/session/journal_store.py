@@ -16,7 +16,9 @@ stopped:
 - forgiving: a last line without its newline that does not decode is a torn write and is
   truncated away with a warning (one that decodes is complete and only gets its newline). A turn
   left open by a crash is closed by `acp_server.session.repair`, and the repair records are
-  appended and fsynced, so the next load is clean.
+  appended and fsynced, so the next load is clean. Then the tool calls of a journal written
+  before the agent made its own call ids get unique ones, in memory
+  (`acp_server.session.call_ids`).
 
 Import it from `acp_server.session.journal`.
 """
@@ -36,6 +38,7 @@ from pathlib import Path
 import msgspec
 
 from . import journal_fs as fs
+from .call_ids import unique_call_ids
 from .journal_format import (
     JOURNAL_FORMAT,
     JOURNAL_VERSION,
@@ -69,7 +72,7 @@ class LoadedJournal:
 
     header: JournalHeader
     records: list[Record]
-    """Every record, repair records included."""
+    """Every record, repair records included, each tool call's id unique in the session."""
     journal: Journal
     repaired: bool
     """True if open turns were closed (their repair records are in `records` and on disk)."""
@@ -179,7 +182,7 @@ class JournalStore:
             raise
         return LoadedJournal(
             header=header,
-            records=records,
+            records=unique_call_ids(records),
             journal=journal,
             repaired=bool(repairs),
             truncated_bytes=truncated,

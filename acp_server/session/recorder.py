@@ -146,10 +146,14 @@ class Recorder:
         calls: Sequence[CallLike] = (),
         *,
         from_text: frozenset[str] | set[str] = frozenset(),
+        model_ids: Mapping[str, str] | None = None,
         origin: Literal["model", "agent"] = "model",
     ) -> rec.AssistantMessage:
-        """The model's answer of one step (`calls` whose id is in `from_text` were written as
-        text); `origin="agent"` for a notice of the agent's own."""
+        """The model's answer of one step: `calls` under our ids, `model_ids` the model
+        server's id of each (by ours; a call without one is known to the model by ours), those
+        whose id is in `from_text` written as text; `origin="agent"` for a notice of the
+        agent's own."""
+        model_ids = model_ids or {}
         return self._add(
             rec.AssistantMessage(
                 turn_id=turn_id,
@@ -158,6 +162,7 @@ class Recorder:
                 tool_calls=[
                     rec.ToolCallRecord(
                         call_id=call.call_id,
+                        model_call_id=model_ids.get(call.call_id),
                         name=call.name,
                         arguments=dict(call.arguments),
                         from_text=call.call_id in from_text,

@@ -195,6 +195,13 @@ class ToolCallRecord(_Durable, frozen=True, kw_only=True):
     """One tool call the model asked for (part of an `AssistantMessage`, not a record itself)."""
 
     call_id: str
+    """Ours: unique within the session. Results, replay, rewind and the client know the call by
+    it. (A journal written before the agent made its own ids holds the model's; loading makes
+    them unique, see acp_server/session/call_ids.py.)"""
+    model_call_id: str | None = None
+    """The id the model server gave the call, sent back only to pair the call with its result
+    inside a model request; None: the model knows the call by `call_id` (one it wrote as text,
+    or one journaled before the agent made its own ids)."""
     name: str
     arguments: dict[str, Any]
     from_text: bool = False

@@ -127,7 +127,8 @@ def changes_since(records: Sequence[rec.Record], turn_id: str) -> Changes:
     `bash` commands and subagents that ran meanwhile. A completed file tool call whose result
     holds no checkpoint is a change that cannot be restored, named by the path it was given."""
     changes: dict[str, FileChange] = {}
-    file_calls: dict[str, str] = {}
+    file_calls: dict[tuple[str, str], str] = {}
+    """The path each file tool call was given, by turn and call id."""
     commands: list[str] = []
     tasks: list[str] = []
     started = False
@@ -146,9 +147,9 @@ def changes_since(records: Sequence[rec.Record], turn_id: str) -> Changes:
                     tasks.append(task)
                 path = call.arguments.get("path")
                 if call.name in FILE_TOOLS and isinstance(path, str):
-                    file_calls[call.call_id] = path
+                    file_calls[record.turn_id, call.call_id] = path
         elif isinstance(record, rec.ToolResult):
-            path = file_calls.get(record.call_id)
+            path = file_calls.get((record.turn_id, record.call_id))
             if not record.checkpoints and record.status == "completed" and path is not None:
                 if path not in changes:
                     changes[path] = FileChange(path, None, "", NO_CHECKPOINT)

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import anyio
 
+from acp_server.printable import printable
 from acp_server.tools.base import ToolCallContext
-from acp_server.tools.printable import printable
 
 INTERVAL = 0.2
 """Seconds between two progress updates of one command, at most one per interval."""

@@ -4,7 +4,8 @@ The policy decides per tool call from the session's mode, the tool's kind, wheth
 it touches is inside the workspace, and the user's earlier "always" answers. When it must ask,
 it asks through `PermissionAsker` (the ACP bridge sends `session/request_permission`). See
 docs/rfc/implemented/feature/2026-11-30-permissions-and-modes.md. The modes themselves and
-`check_mode`: `tools/modes.py` (re-exported here).
+`check_mode`: `tools/modes.py` (re-exported here, with the "always" rules and the key of the
+workspace they hold in: `tools/permission_rules.py`).
 """
 
 from __future__ import annotations
@@ -27,7 +28,9 @@ from .modes import Mode as Mode
 from .modes import ModeInfo as ModeInfo
 from .modes import ModeRefused as ModeRefused
 from .modes import check_mode as check_mode
-from .permission_rules import Rules, rule_scope
+from .permission_rules import Rules as Rules
+from .permission_rules import rule_scope
+from .permission_rules import workspace_key as workspace_key
 from .workspace import PathRefused, PathRoots
 
 

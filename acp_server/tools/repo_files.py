@@ -12,7 +12,7 @@ import os
 import stat
 from pathlib import Path
 
-from acp_server.tools.printable import one_line
+from acp_server.printable import one_line
 from acp_server.tools.workspace import PathRefused, TooManyLinks, real_path
 
 

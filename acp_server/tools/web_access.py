@@ -24,9 +24,10 @@ class WebFetchSettings:
     """`[web_fetch]` of the config file."""
 
     max_bytes: int = DEFAULT_MAX_BYTES
-    """The most bytes of one response body read; the rest is not downloaded."""
+    """The most bytes of one response body read; the rest is not downloaded. The same cap
+    holds for a gzip or deflate body once undone, and for the Markdown of a page."""
     timeout: float = DEFAULT_TIMEOUT
-    """Seconds one fetch may take in all, redirects included."""
+    """Seconds one fetch may take in all, redirects and the conversion to Markdown included."""
     max_redirects: int = DEFAULT_MAX_REDIRECTS
     """Redirects followed (same host only) before the fetch gives up."""
     allow_private_addresses: bool = False

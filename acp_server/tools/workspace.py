@@ -203,3 +203,22 @@ class CommandRunner(Protocol):
         """Run `command` with `sh -c` semantics in `cwd`; on abort kill it and raise
         TurnAborted; on timeout kill it and return `timed_out=True`. `watch` is told about
         the command while it runs."""
+
+
+class SplitFiles:
+    """Reads from one `FileAccess`, writes through another (a client may offer only one)."""
+
+    def __init__(self, reader: FileAccess, writer: FileAccess) -> None:
+        self._reader = reader
+        self._writer = writer
+
+    async def read_text(self, path: str, signal: TurnSignal) -> str:
+        return await self._reader.read_text(path, signal)
+
+    async def read_window(
+        self, path: str, start: int, max_lines: int, max_bytes: int, signal: TurnSignal
+    ) -> TextWindow:
+        return await self._reader.read_window(path, start, max_lines, max_bytes, signal)
+
+    async def write_text(self, path: str, content: str, signal: TurnSignal) -> None:
+        await self._writer.write_text(path, content, signal)

@@ -13,22 +13,11 @@ from acp_server.agent.compact_prompt import (
     COMPACT_TOOLS,
 )
 from acp_server.agent.instructions import DEFAULT_SYSTEM_PROMPT
-from acp_server.cancellation import TurnSignal
 from acp_server.models.budget import estimate_request
-from acp_server.models.window import ContextWindow
-from tests.support.agent_harness import FakeModel, running_agent, text
+from tests.support.agent_harness import WindowedModel, running_agent, text
 from tests.support.tool_workspace import Workspace
 
 pytestmark = pytest.mark.anyio
-
-
-class WindowedModel(FakeModel):
-    def __init__(self, window: int) -> None:
-        super().__init__()
-        self.window = window
-
-    async def context_window(self, signal: TurnSignal) -> ContextWindow:
-        return ContextWindow(self.window, "config", "test")
 
 
 async def first_request(tmp_path: Path, window: int) -> object:

@@ -29,6 +29,7 @@ from acp_server.tools.checkpoint_store import CheckpointStore
 from acp_server.tools.checkpoints import Checkpoints
 from acp_server.tools.local_files import LocalFiles
 from acp_server.tools.workspace import PathRoots
+from tests.support.tool_call import a_call
 
 pytestmark = pytest.mark.anyio
 
@@ -83,7 +84,9 @@ class World:
                 )
             )
             tool = {"write_file": self.write, "edit_file": self.edit}.get(name)
-            output = await tool.run(arguments, TurnCancellation().signal) if tool else None
+            output = (
+                await tool.run(arguments, a_call(), TurnCancellation().signal) if tool else None
+            )
             self.log.append(
                 rec.ToolResult(
                     turn_id=turn_id,

@@ -4,6 +4,7 @@ its own model, into its own journal; the parent's conversation is left alone."""
 from __future__ import annotations
 
 import itertools
+import os
 
 import anyio
 import pytest
@@ -14,6 +15,8 @@ from acp_server.agent.subagents import ChildJournal, TaskTool
 from acp_server.models.base import ModelProvider
 from acp_server.session import records as rec
 from acp_server.session.log import SessionLog
+from acp_server.tools.toolbox import Toolbox
+from acp_server.tools.workspace import PathRoots
 from tests.support.agent_harness import DEADLINE, FakeModel, Response, call, say, text
 
 pytestmark = pytest.mark.anyio
@@ -53,7 +56,7 @@ async def test_a_forked_child_over_its_threshold_compacts_its_own_log() -> None:
     tool = TaskTool(
         parent_log=parent_log,
         model=model,
-        tools=[],
+        toolbox=Toolbox(PathRoots(os.getcwd())),
         journals=journals,
         ids=lambda prefix: f"{prefix}_{next(counter)}",
         context_threshold=0.01,  # the child compacts at once; the parent keeps the default

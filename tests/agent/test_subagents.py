@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -40,6 +41,7 @@ from acp_server.session.journal import JournalStore
 from acp_server.session.log import SessionLog
 from acp_server.tools.base import Tool, ToolOutput
 from acp_server.tools.permissions import PermissionPolicy
+from acp_server.tools.toolbox import Toolbox
 from acp_server.tools.workspace import PathRoots
 from tests.support.agent_harness import (
     DEADLINE,
@@ -54,6 +56,7 @@ from tests.support.agent_harness import (
     wait_for_abort,
     waiting_tool,
 )
+from tests.support.tool_call import a_call
 
 pytestmark = pytest.mark.anyio
 
@@ -89,15 +92,9 @@ class MemoryJournals:
         return ChildJournal(log, flush, lambda: self.closed.append(session_id))
 
 
-class Call:
-    """A `ToolCallContext` for driving `run_call` directly."""
-
-    def __init__(self, call_id: str) -> None:
-        self.call_id = call_id
-        self.progress_texts: list[str] = []
-
-    async def progress(self, text: str) -> None:
-        self.progress_texts.append(text)
+def box(tools: Sequence[Tool], path_roots: PathRoots | None = None) -> Toolbox:
+    """A toolbox holding `tools` (in the test's working directory, unless `path_roots`)."""
+    return Toolbox(path_roots or PathRoots(os.getcwd()), tools)
 
 
 def ids() -> Any:
@@ -124,7 +121,7 @@ async def parent_agent(
     tool = TaskTool(
         parent_log=log,
         model=model,
-        tools=tools,
+        toolbox=box(tools, policy.path_roots if policy is not None else None),
         journals=journals,
         policy=policy,
         ids=made,
@@ -243,7 +240,7 @@ async def test_cancelling_the_parent_cancels_the_child_with_parent_cause() -> No
     tool = TaskTool(
         parent_log=tool_log,
         model=model,
-        tools=[slow],
+        toolbox=box([slow]),
         journals=journals,
         ids=ids(),
         on_child=hear,
@@ -292,11 +289,11 @@ async def test_disposing_the_parent_disposes_the_child() -> None:
 async def test_an_already_aborted_signal_creates_no_child() -> None:
     journals = MemoryJournals()
     model = ParentModel(child=FakeModel())
-    tool = TaskTool(parent_log=SessionLog("s1"), model=model, tools=[], journals=journals)
+    tool = TaskTool(parent_log=SessionLog("s1"), model=model, toolbox=box([]), journals=journals)
     holder = TurnCancellation()
     holder.abort(UserCancel())
     with pytest.raises(TurnAborted):
-        await tool.run_call({"prompt": "go"}, Call("call_x"), holder.signal)
+        await tool.run({"prompt": "go"}, a_call("call_x"), holder.signal)
     assert journals.made == []
     assert model.child.requests == []
 
@@ -347,29 +344,54 @@ async def test_the_depth_limit_takes_task_away_from_the_deepest_child() -> None:
         tool = TaskTool(
             parent_log=SessionLog("s1"),
             model=ParentModel(child=child),
-            tools=[FakeTool("probe")],
+            toolbox=box([FakeTool("probe")]),
             journals=MemoryJournals(),
             depth=depth,
             limits=SubagentLimits(max_depth=3),
         )
         with anyio.fail_after(DEADLINE):
-            out = await tool.run_call({"prompt": "go"}, Call("c"), TurnCancellation().signal)
+            out = await tool.run({"prompt": "go"}, a_call("c"), TurnCancellation().signal)
         assert out.text == "done"
         seen[depth + 1] = tool_names(depth)
     assert seen == {1: ["probe", "task"], 2: ["probe", "task"], 3: ["probe"]}
     assert SubagentLimits().max_depth == 2  # by default a child's child gets no task tool
 
 
+async def test_a_child_gets_the_tools_the_session_has_when_the_call_runs() -> None:
+    """An MCP tool that connected after the session's `task` tool was made is a child's too
+    (the tool's description promises the same tools); the parent's `task` never is."""
+    child = FakeModel([call("mcp__srv__late"), finish("tool_calls")], [say("used it")])
+    toolbox = box([FakeTool("probe")])
+    tool = TaskTool(
+        parent_log=SessionLog("s1"),
+        model=ParentModel(child=child),
+        toolbox=toolbox,
+        journals=MemoryJournals(),
+        limits=SubagentLimits(max_depth=1),
+    )
+    toolbox.add([tool])
+    late = FakeTool("mcp__srv__late")
+    toolbox.add([late])
+    with anyio.fail_after(DEADLINE):
+        out = await tool.run({"prompt": "go"}, a_call("c"), TurnCancellation().signal)
+    assert out.text == "used it"
+    assert [t.name for t in child.requests[0].tools] == ["probe", "mcp__srv__late"]
+    assert len(late.runs) == 1
+
+
 async def test_nested_children_get_nested_session_ids() -> None:
     sub = FakeModel([task("deeper")], [say("inner")], [say("outer")])
     journals = MemoryJournals()
     tool = TaskTool(
-        parent_log=SessionLog("s1"), model=ParentModel(child=sub), tools=[], journals=journals
+        parent_log=SessionLog("s1"),
+        model=ParentModel(child=sub),
+        toolbox=box([]),
+        journals=journals,
     )
     # The subagent's provider is its own subagent variant (as with the scripted model).
     sub.for_subagent = lambda: sub  # type: ignore[attr-defined]
     with anyio.fail_after(DEADLINE):
-        out = await tool.run_call({"prompt": "go"}, Call("c"), TurnCancellation().signal)
+        out = await tool.run({"prompt": "go"}, a_call("c"), TurnCancellation().signal)
     assert out.text == "outer"
     assert [m[0] for m in journals.made] == ["s1.task1", "s1.task1.task1"]
     assert journals.made[1][1] == "s1.task1"
@@ -400,7 +422,7 @@ async def test_concurrent_children_keep_separate_identities_and_signals() -> Non
     tool = TaskTool(
         parent_log=SessionLog("s1"),
         model=ParentModel(child=child),
-        tools=[probe],
+        toolbox=box([probe]),
         journals=journals,
         on_child=children.append,
     )
@@ -410,7 +432,7 @@ async def test_concurrent_children_keep_separate_identities_and_signals() -> Non
 
     async def run(name: str, holder: TurnCancellation) -> None:
         try:
-            outcomes[name] = await tool.run_call({"prompt": name}, Call(name), holder.signal)
+            outcomes[name] = await tool.run({"prompt": name}, a_call(name), holder.signal)
         except TurnAborted:
             outcomes[name] = "aborted"
         if name == "a":
@@ -443,7 +465,7 @@ async def test_the_concurrency_limit_refuses_extra_task_calls() -> None:
     tool = TaskTool(
         parent_log=SessionLog("s1"),
         model=ParentModel(child=child),
-        tools=[probe],
+        toolbox=box([probe]),
         journals=MemoryJournals(),
         limits=SubagentLimits(max_concurrent=1),
     )
@@ -453,11 +475,11 @@ async def test_the_concurrency_limit_refuses_extra_task_calls() -> None:
 
             async def first() -> None:
                 with pytest.raises(TurnAborted):
-                    await tool.run_call({"prompt": "one"}, Call("a"), holder.signal)
+                    await tool.run({"prompt": "one"}, a_call("a"), holder.signal)
 
             tg.start_soon(first)
             await entered.wait()
-            out = await tool.run_call({"prompt": "two"}, Call("b"), TurnCancellation().signal)
+            out = await tool.run({"prompt": "two"}, a_call("b"), TurnCancellation().signal)
             holder.abort(UserCancel())
     assert out.failed and "at most 1" in out.text
     assert tool.running == 0
@@ -500,11 +522,11 @@ async def test_a_child_past_its_time_limit_is_cancelled_and_the_call_fails() -> 
     tool = TaskTool(
         parent_log=SessionLog("s1"),
         model=model,
-        tools=[],
+        toolbox=box([]),
         journals=MemoryJournals(),
         limits=SubagentLimits(max_seconds=0.2),
     )
-    output = await tool.run_call({"prompt": "go"}, Call("call_t"), TurnCancellation().signal)
+    output = await tool.run({"prompt": "go"}, a_call("call_t"), TurnCancellation().signal)
     assert entered.is_set()
     assert output.failed
     assert output.text.startswith("the subagent was stopped after 0.2 s")

@@ -154,6 +154,28 @@ def test_a_piped_file_can_prompt_sess_0001_and_everything_is_answered(
     assert chunks == ["hello ", "piped ", "world"]
 
 
+@pytest.mark.parametrize("notices", [False, True], ids=["stderr client", "notices client"])
+def test_deterministic_runs_say_nothing_of_the_sandbox(tmp_path: Path, notices: bool) -> None:
+    # Sandboxed mode is never offered under --deterministic; that is by design, not a problem
+    # of the machine, so neither stderr nor a notice-reading client is told about it.
+    capabilities = {"session": {"notices": {}}} if notices else {}
+    hello = {**INITIALIZE, "params": {"protocolVersion": 1, "clientCapabilities": capabilities}}
+    argv = [SERVER, "--deterministic", "--model", "echo", "--data-dir", str(tmp_path / "d")]
+    done = subprocess.run(
+        argv,
+        input=jsonl(hello, new_session(tmp_path)),
+        capture_output=True,
+        timeout=30,
+        check=True,
+    )
+    frames = [json.loads(line) for line in done.stdout.splitlines()]
+    modes = responses(frames)[1]["result"]["modes"]["availableModes"]
+    assert "sandboxed" not in [mode["id"] for mode in modes]
+    updates = [f["params"]["update"]["sessionUpdate"] for f in frames if "method" in f]
+    assert "notice" not in updates
+    assert b"andbox" not in done.stderr, done.stderr.decode()
+
+
 def test_a_piped_cancel_after_a_prompt_answers_it_cancelled(tmp_path: Path) -> None:
     slow = script(tmp_path, [{"text": "tick ", "repeat": 200, "delay_ms": 50}])
     cancel = {"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": "sess_0001"}}

@@ -99,7 +99,9 @@ async def test_an_mcp_stdio_server_runs_without_the_provider_keys(tmp_path: Path
     async with running_agent("--model", "echo", env=environment(tmp_path)) as (conn, _, _, _):
         await conn.initialize(protocol_version=1)
         await conn.new_session(cwd=str(ws), mcp_servers=[server])
-        with anyio.fail_after(10):
+        # A hang guard: the agent loads the MCP SDK before it starts the server, which took
+        # over 10 s on a loaded machine.
+        with anyio.fail_after(60):
             while not await anyio.Path(seen).exists() or not seen.read_text():  # noqa: ASYNC110
                 await anyio.sleep(0.01)
     recorded = seen.read_text()

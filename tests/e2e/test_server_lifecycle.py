@@ -119,6 +119,39 @@ def test_stdin_tty_is_read_and_sigint_on_a_terminal_stops_the_server() -> None:
             os.close(leader)
 
 
+def test_started_in_a_terminal_it_says_what_it_is_on_stderr_only(tmp_path: Path) -> None:
+    log = tmp_path / "stderr.log"
+    leader, follower = os.openpty()
+    with (
+        log.open("wb") as stderr,
+        subprocess.Popen([SERVER], stdin=follower, stdout=subprocess.PIPE, stderr=stderr) as proc,
+    ):
+        os.close(follower)
+        try:
+            wait_for_log(log, "an editor starts it")
+            os.write(leader, INITIALIZE)
+            assert read_frame(proc)["id"] == 0  # stdout's first line is the answer
+            proc.send_signal(signal.SIGINT)
+            assert wait_exit(proc, HANG_GUARD_S) == 0
+        finally:
+            os.close(leader)
+        assert proc.stdout is not None and proc.stdout.read() == b""
+    shown = log.read_text()
+    for how in ("acp-server setup", "acp-server doctor", "examples/tour/tour.jsonl"):
+        assert how in shown
+
+
+def test_on_pipes_it_says_nothing_of_terminals(tmp_path: Path) -> None:
+    log = tmp_path / "stderr.log"
+    with spawn(log=log) as proc:
+        assert proc.stdin is not None
+        proc.stdin.write(INITIALIZE)
+        proc.stdin.close()
+        assert read_frame(proc)["id"] == 0
+        assert wait_exit(proc, HANG_GUARD_S) == 0
+    assert "an editor starts it" not in log.read_text()
+
+
 def test_sigint_on_pipes_is_ignored(tmp_path: Path) -> None:
     log = tmp_path / "stderr.log"
     with spawn(log=log) as proc:

@@ -121,3 +121,33 @@ async def test_model_slash_command_switches_like_the_config_option(tmp_path: Pat
         loaded = await conn.load_session(session_id=sid, cwd=str(tmp_path), mcp_servers=[])
     model = next(o for o in loaded.config_options if o.id == "model")
     assert model.current_value == spec  # journaled like a config option switch
+
+
+async def test_mode_and_model_alone_show_the_current_value_and_the_choices(
+    tmp_path: Path,
+) -> None:
+    env, spec = configured(tmp_path)
+    async with running_agent("--data-dir", str(tmp_path / "data"), env=env) as (
+        conn,
+        _,
+        _,
+        client,
+    ):
+        await conn.initialize(protocol_version=1)
+        sid = (await conn.new_session(cwd=str(tmp_path), mcp_servers=[])).session_id
+        answers = [
+            await conn.prompt(session_id=sid, prompt=[text_block(text)])
+            for text in ("/mode", "/mode read_only", "/mode ", "/model")
+        ]
+    assert {a.stop_reason for a in answers} == {"end_turn"}
+    mode, _, mode_after, model = [u.content.text for u in shown(client, "agent_message_chunk")]
+    assert mode.splitlines()[0] == "The mode is default. Switch with /mode NAME:"
+    assert "- accept_edits: Edit files in the workspace freely; ask before commands." in mode
+    assert [line[2:].split(":")[0] for line in mode.splitlines()[1:]][-1] == "bypass"
+    assert mode_after.splitlines()[0] == "The mode is read_only. Switch with /mode NAME:"
+    assert model.splitlines() == [
+        "The model is echo. Switch with /model NAME:",
+        "- echo",
+        f"- {spec}",
+    ]
+    assert shown(client, "tool_call") == []  # answered by the agent, the model was not asked

@@ -14,12 +14,13 @@ from pathlib import Path
 import anyio
 import pytest
 
-from acp_protocol.mcp import HttpHeader, McpServer
 from acp_server.cancellation import TurnAborted, TurnCancellation, UserCancel
-from acp_server.extensions.mcp import McpServers, tool_name
+from acp_server.extensions import mcp as mcp_module
+from acp_server.extensions.mcp import McpServerConfig, McpServers, tool_name
 from acp_server.tools.base import Tool
-from tests.support.processes import alive
+from tests.support.processes import alive, wait_for_pids
 from tests.support.programs import MCP_SERVER
+from tests.support.tool_call import a_call
 
 pytestmark = [
     pytest.mark.anyio,
@@ -29,17 +30,10 @@ pytestmark = [
 
 def stdio_config(
     name: str = "demo", pidfile: Path | None = None, calls: Path | None = None
-) -> McpServer:
-    env = [{"name": "MCP_TEST_PIDFILE", "value": str(pidfile)}] if pidfile else []
-    env += [{"name": "MCP_TEST_CALLS", "value": str(calls)}] if calls else []
-    from acp_protocol.mcp import EnvVariable
-
-    return McpServer(
-        name=name,
-        command=sys.executable,
-        args=[MCP_SERVER],
-        env=[EnvVariable(**e) for e in env],
-    )
+) -> McpServerConfig:
+    env = {"MCP_TEST_PIDFILE": str(pidfile)} if pidfile else {}
+    env |= {"MCP_TEST_CALLS": str(calls)} if calls else {}
+    return McpServerConfig(name=name, command=sys.executable, args=(MCP_SERVER,), env=env)
 
 
 def free_port() -> int:
@@ -70,7 +64,7 @@ def http_server(tmp_path: Path) -> Iterator[str]:
 
 
 @asynccontextmanager
-async def manager(*servers: McpServer) -> AsyncIterator[tuple[McpServers, list[Tool]]]:
+async def manager(*servers: McpServerConfig) -> AsyncIterator[tuple[McpServers, list[Tool]]]:
     added: list[Tool] = []
     async with anyio.create_task_group() as tg:
         mcp = McpServers(list(servers), os.getcwd(), added.extend)
@@ -107,7 +101,7 @@ async def cancel_in_flight(tool: Tool, calls: Path) -> None:
         async with anyio.create_task_group() as tg:
             tg.start_soon(cancel_when_running)
             with pytest.raises(TurnAborted):
-                await tool.run({}, cancellation.signal)
+                await tool.run({}, a_call(), cancellation.signal)
 
 
 def by_name(tools: list[Tool]) -> dict[str, Tool]:
@@ -125,9 +119,9 @@ async def test_stdio_tools_calls_and_cleanup(tmp_path: Path) -> None:
         assert tools["mcp__demo__slow"].kind == "other"
         assert echo.parameters["properties"]["text"]["type"] == "string"
         signal = TurnCancellation().signal
-        out = await echo.run({"text": "hi"}, signal)
+        out = await echo.run({"text": "hi"}, a_call(), signal)
         assert out.text == "echo: hi" and not out.failed
-        failed = await tools["mcp__demo__fail"].run({}, signal)
+        failed = await tools["mcp__demo__fail"].run({}, a_call(), signal)
         assert failed.failed and "always fails" in failed.text
         pids = [int(p) for p in pidfile.read_text().split()]
         assert pids and all(alive(p) for p in pids)
@@ -141,12 +135,12 @@ async def test_slow_call_is_cancelled_at_once(tmp_path: Path) -> None:
         await cancel_in_flight(by_name(added)["mcp__demo__slow"], calls)
         # the session still works after the cancelled call
         echo = by_name(added)["mcp__demo__echo"]
-        out = await echo.run({"text": "again"}, TurnCancellation().signal)
+        out = await echo.run({"text": "again"}, a_call(), TurnCancellation().signal)
         assert out.text == "echo: again"
 
 
 async def test_missing_binary_is_reported_once() -> None:
-    bad = McpServer(name="ghost", command="no-such-binary", args=[], env=[])
+    bad = McpServerConfig(name="ghost", command="no-such-binary")
     async with manager(bad, stdio_config()) as (mcp, added):
         failures = mcp.take_failures()
         assert len(failures) == 1 and "ghost" in failures[0] and "no-such-binary" in failures[0]
@@ -154,16 +148,51 @@ async def test_missing_binary_is_reported_once() -> None:
         assert "mcp__demo__echo" in by_name(added)
 
 
+async def test_a_transport_we_cannot_reach_fails_that_server_alone() -> None:
+    unknown = McpServerConfig(name="newer", transport="acp", url="x")
+    async with manager(unknown, stdio_config()) as (mcp, added):
+        [failure] = mcp.take_failures()
+        assert "newer" in failure and "unsupported MCP transport 'acp'" in failure
+        assert "mcp__demo__echo" in by_name(added)
+
+
 async def test_streamable_http(http_server: str, tmp_path: Path) -> None:
-    config = McpServer(
-        name="web", type="http", url=http_server, headers=[HttpHeader(name="X-Test", value="1")]
-    )
+    config = McpServerConfig(name="web", transport="http", url=http_server, headers={"X-Test": "1"})
     async with manager(config) as (mcp, added):
         assert mcp.take_failures() == []
         tools = by_name(added)
-        out = await tools["mcp__web__echo"].run({"text": "over http"}, TurnCancellation().signal)
+        out = await tools["mcp__web__echo"].run(
+            {"text": "over http"}, a_call(), TurnCancellation().signal
+        )
         assert out.text == "echo: over http"
         await cancel_in_flight(tools["mcp__web__slow"], tmp_path / "calls")
+
+
+async def test_closing_does_not_wait_for_a_server_still_starting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A stdio server that never answers `initialize`. Closing the session stops it at once; it
+    # used to wait until the connect timeout ran out (30 s), and the agent's exit with it.
+    monkeypatch.setattr(mcp_module, "CONNECT_TIMEOUT", 60.0)  # the guard below fails first
+    pidfile = tmp_path / "pid"
+    silent = McpServerConfig(
+        name="silent", command="sh", args=("-c", f"echo $$ > {pidfile}; exec sleep 300")
+    )
+    closed = anyio.Event()
+    async with anyio.create_task_group() as tg:
+        mcp = McpServers([silent], str(tmp_path), lambda tools: None)
+        mcp.start(tg)
+        [pid] = await wait_for_pids(pidfile)
+
+        async def close() -> None:
+            await mcp.aclose()
+            closed.set()
+
+        tg.start_soon(close)
+        with anyio.fail_after(20):
+            await closed.wait()
+    assert not alive(pid)
+    assert mcp.take_failures() == []  # the session is closing: nobody is left to tell
 
 
 def test_tool_names_are_safe() -> None:

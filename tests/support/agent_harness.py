@@ -37,9 +37,10 @@ from acp_server.models.base import (
     UserMessage,
 )
 from acp_server.models.base import TextPart as ModelTextPart
+from acp_server.models.window import ContextWindow
 from acp_server.session import records as rec
 from acp_server.session.log import SessionLog
-from acp_server.tools.base import ToolKind, ToolOutput
+from acp_server.tools.base import ToolCallContext, ToolKind, ToolOutput
 from acp_server.verdicts import Block, Deny
 
 # Generous: only there so a broken runtime fails a test instead of hanging the suite.
@@ -212,7 +213,9 @@ class FakeTool:
     def title(self, arguments: Mapping[str, Any]) -> str:
         return f"{self.name} call"
 
-    async def run(self, arguments: Mapping[str, Any], signal: TurnSignal) -> ToolOutput:
+    async def run(
+        self, arguments: Mapping[str, Any], call: ToolCallContext, signal: TurnSignal
+    ) -> ToolOutput:
         self.runs.append(dict(arguments))
         if self._trace is not None:
             self._trace.hit("tool", signal)
@@ -223,6 +226,17 @@ class FakeTool:
         )
         self.finished.append(dict(arguments))
         return output
+
+
+class WindowedModel(FakeModel):
+    """A model double whose context window is `window` tokens (from the config)."""
+
+    def __init__(self, window: int) -> None:
+        super().__init__()
+        self.window = window
+
+    async def context_window(self, signal: TurnSignal) -> ContextWindow:
+        return ContextWindow(self.window, "config", "test")
 
 
 def make_handle(

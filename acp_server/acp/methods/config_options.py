@@ -14,11 +14,10 @@ from acp_protocol.session import (
     SetSessionModeResponse,
 )
 from acp_protocol.session_config import SessionConfigOption, SessionModeState
-from acp_protocol.session_update import ConfigOptionUpdate, CurrentModeUpdate
 from acp_server.models.base import ModelConfigError
 from acp_server.rpc.dispatch import Route
 from acp_server.rpc.peer import IncomingRequest
-from acp_server.tools.permissions import ModeInfo, ModeRefused, check_mode
+from acp_server.tools.toolbox import ModeInfo, ModeRefused, check_mode
 
 from ..context import BridgeContext
 from ..errors import invalid_params
@@ -30,7 +29,6 @@ from ..mode_options import (
     offered_modes,
 )
 from ..sessions import AcpSession
-from ..updates import SessionUpdates
 
 
 class SessionConfig:
@@ -86,6 +84,19 @@ class SessionConfig:
         """The session's `modes`, as a session response gives them."""
         return mode_state(session.policy.mode, self.modes())
 
+    def describe_mode(self, session: AcpSession) -> str:
+        """What `/mode` alone answers: the session's mode and the modes it may switch to."""
+        lines = [f"The mode is {session.policy.mode}. Switch with /mode NAME:"]
+        lines += [f"- {m.id}: {m.description}" for m in self.modes()]
+        return "\n".join(lines)
+
+    def describe_model(self, session: AcpSession) -> str:
+        """What `/model` alone answers: the session's model and the offered ones."""
+        current = session.model.spec if session.model is not None else "not configured"
+        lines = [f"The model is {current}. Switch with /model NAME:"]
+        lines += [f"- {spec}" for spec in self._context.options.offered_models]
+        return "\n".join(lines)
+
     def change_model(self, session: AcpSession, spec: str) -> None:
         """Switch the session's model from its next request on, and remember it."""
         offered = self._context.options.offered_models
@@ -108,7 +119,8 @@ class SessionConfig:
         await self.announce_mode(session)
 
     async def announce_mode(self, session: AcpSession) -> None:
-        """Tell the client the session's current mode, as an update and as its config option."""
-        updates = SessionUpdates(self._context.peer, session.id)
-        await updates.send(CurrentModeUpdate(current_mode_id=session.policy.mode))
-        await updates.send(ConfigOptionUpdate(config_options=self.options_for(session)))
+        """Tell the client the session's current mode (v1: as a mode update and as its config
+        option; v2: as its config option)."""
+        await self._context.presenter.mode_changed(
+            session.id, session.policy.mode, self.options_for(session)
+        )

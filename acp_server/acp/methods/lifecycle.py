@@ -34,13 +34,12 @@ from acp_server.session.journal_format import (
 )
 from acp_server.session.rewind import retained
 from acp_server.session.state import SessionState
-from acp_server.tools.permission_rules import workspace_key
+from acp_server.tools.permissions import workspace_key
 
 from ..child_sessions import child_histories, replay_with_children, shows_subagents
 from ..context import BridgeContext
 from ..custom_commands import refresh_commands
 from ..errors import journal_refused, session_in_use, session_not_found
-from ..notices import send_notice
 from ..opening import (
     SessionStart,
     create_journal,
@@ -236,7 +235,7 @@ class SessionMethods:
         if why is None or session.model is None:
             return
         title = f"The session's model is not available; using {session.model.spec}"
-        await send_notice(self.context, session.id, "warning", title, why)
+        await self.context.presenter.notice(session.id, "warning", title, why)
 
     async def close_session(
         self, request: IncomingRequest, close: CloseSessionRequest

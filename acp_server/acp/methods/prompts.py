@@ -16,9 +16,6 @@ from acp_protocol.content import TextContent
 from acp_protocol.methods import V1
 from acp_protocol.session import CancelNotification, PromptRequest, PromptResponse, StopReason
 from acp_protocol.session_update import (
-    AgentMessageChunk,
-    ConfigOptionUpdate,
-    SessionInfoUpdate,
     UsageUpdate,
 )
 from acp_server.agent import TicketResult
@@ -29,7 +26,7 @@ from acp_server.rpc.handlers import RpcError
 from acp_server.rpc.peer import IncomingRequest
 from acp_server.session import records as rec
 
-from ..content import parts_from_prompt, read_resource_links
+from ..content import parts_from_prompt
 from ..context import BridgeContext
 from ..custom_commands import CommandUnreadable, custom_invocation, expand, refresh_commands
 from ..errors import no_model
@@ -144,9 +141,8 @@ class PromptMethods:
         single = len(prompt.prompt) == 1
         refuse_while_rewinding(session)
         scan = await refresh_commands(self.context, session, in_prompt=True)
-        if session.offer_skills is not None and any(c.skill for c in scan.commands.values()):
-            session.offer_skills()  # a skill appeared since the session started
-            session.offer_skills = None
+        if any(c.skill for c in scan.commands.values()):
+            session.toolbox.offer_skill()  # when a skill appeared since the session started
         command = slash_command(text, offered) if single else None
         if command is not None and command[0] == "rewind":
             await self._say(session, await self.rewinds.command(request, session, command[1]))
@@ -171,9 +167,7 @@ class PromptMethods:
         if agent is None:
             raise no_model(self.context.options.config_path)
         await self.wiring.before_prompt(session)  # MCP servers still connecting
-        parts = await read_resource_links(
-            parts_from_prompt(prompt.prompt), session.policy.path_roots
-        )
+        parts = await session.toolbox.read_links(parts_from_prompt(prompt.prompt))
         refuse_while_rewinding(session)  # again: one may have started during the awaits
         ticket = agent.followup(parts)
 
@@ -244,16 +238,23 @@ class PromptMethods:
         return PromptResponse(stop_reason=stop_reason_for(await ticket.wait()))
 
     async def _run_command(self, session: AcpSession, name: str, argument: str) -> PromptResponse:
-        """A slash command (see `mode_options.COMMANDS`): handled here, the model is not asked."""
+        """A slash command (see `mode_options.COMMANDS`): handled here, the model is not asked.
+        Without an argument it shows the current value and the choices, as `/rewind` lists the
+        turns."""
         try:
-            if name == "mode":
+            if not argument:
+                describe = (
+                    self.config.describe_mode if name == "mode" else self.config.describe_model
+                )
+                message = describe(session)
+            elif name == "mode":
                 await self.config.change_mode(session, argument)
                 message = f"Mode set to {argument}."
             else:
                 assert name == "model"
                 self.config.change_model(session, argument)
-                await SessionUpdates(self.context.peer, session.id).send(
-                    ConfigOptionUpdate(config_options=self.config.options_for(session))
+                await self.context.presenter.config_options(
+                    session.id, self.config.options_for(session)
                 )
                 message = f"Model set to {argument}."
         except RpcError as exc:
@@ -265,9 +266,7 @@ class PromptMethods:
         """An agent message outside the model's turn (a command's answer)."""
         ids = self.context.options.ids
         message_id = ids("cmd") if ids is not None else f"cmd_{rec.utc_now()}"
-        await SessionUpdates(self.context.peer, session.id).send(
-            AgentMessageChunk(content=TextContent(text=message), message_id=message_id)
-        )
+        await self.context.presenter.say(session.id, message, message_id)
 
     async def _announce_title(self, session: AcpSession, text: str | None) -> None:
         """Send the session's title once, derived from its first prompt."""
@@ -275,6 +274,4 @@ class PromptMethods:
             return
         session.title = derive_title(text)
         if session.title is not None:
-            await SessionUpdates(self.context.peer, session.id).send(
-                SessionInfoUpdate(title=session.title, updated_at=rec.utc_now())
-            )
+            await self.context.presenter.session_info(session.id, session.title, rec.utc_now())

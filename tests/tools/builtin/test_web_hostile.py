@@ -1,7 +1,8 @@
 """`web_fetch` against hostile answers and addresses (issue 35), with a real HTTP server on
-127.0.0.1 (tests/support/web_server.py): a compression bomb leaves the fetching process's
-memory within a small multiple of the cap (measured in a child process), codings not asked
-for are refused, IPv6 forms that carry a private IPv4 address are refused before
+127.0.0.1 (tests/support/web_server.py): a compression bomb, and pages whose conversion to
+Markdown grew without bound (nested, unclosed, `colspan` tables), leave the fetching
+process's memory within a small multiple of the cap (measured in a child process), codings
+not asked for are refused, IPv6 forms that carry a private IPv4 address are refused before
 connecting, and a charset that cannot be used is said in one sentence."""
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from acp_server.tools.base import ToolOutput
 from acp_server.tools.builtin.web import WebFetch
 from acp_server.tools.web_access import WebFetchSettings, non_public
 from acp_server.tools.workspace import PathRoots
+from tests.support.tool_call import a_call
 from tests.support.turns import fresh_signal
 from tests.support.web_server import Page, serve_pages
 
@@ -31,7 +33,7 @@ def tool(tmp_path: Path, **settings: object) -> WebFetch:
 
 
 async def fetch(web: WebFetch, url: str) -> ToolOutput:
-    return await web.run({"url": url}, fresh_signal())
+    return await web.run({"url": url}, a_call(), fresh_signal())
 
 
 @pytest.mark.parametrize(
@@ -172,3 +174,47 @@ async def test_a_corrupt_encoding_is_said(tmp_path: Path) -> None:
     with serve_pages(pages) as server:
         output = await fetch(tool(tmp_path), f"{server.url}/x")
     assert output.failed and "the answer's gzip encoding is corrupt" in output.text
+
+
+def nested_blockquotes(size: int) -> bytes:
+    depth = size // 2 // len(b"<blockquote>t ")
+    return b"<blockquote>t " * depth + b"x" + b"</blockquote>" * depth
+
+
+def colspan_table(size: int) -> bytes:
+    row = b"<tr>" + b"<td colspan=1000>x</td>" * 20 + b"</tr>\n"
+    return b"<table>" + row * (size // len(row)) + b"</table>"
+
+
+def unclosed_blockquotes(size: int) -> bytes:
+    line = b"<blockquote>line of text\n"
+    return line * (size // len(line))
+
+
+TEXT = {
+    "nested blockquotes": "t\nt\n",
+    "colspan table": "x",
+    "unclosed blockquotes": "line of text",
+}
+PAGES = {
+    "nested blockquotes": nested_blockquotes,
+    "colspan table": colspan_table,
+    "unclosed blockquotes": unclosed_blockquotes,
+}
+
+
+@pytest.mark.parametrize("name", list(PAGES))
+async def test_a_hostile_page_leaves_the_memory_within_a_small_multiple_of_the_cap(
+    name: str,
+) -> None:
+    """Each of these made the converter use 0.4-1.5 GB when it ran in the agent (issue 35)."""
+    cap = 2 * MiB
+    page = PAGES[name](cap)
+    pages = {"/warm": Page(b"<h1>warm</h1><p>up</p>"), "/page": Page(page)}
+    with serve_pages(pages) as server:
+        result = await peak_growth(f"{server.url}/warm", f"{server.url}/page", cap)
+    text = result["text"]
+    assert result["growth"] is not None and result["growth"] <= 8 * cap, text[:300]
+    assert not result["failed"], text
+    body = text.split("\n\n", 1)[1]
+    assert TEXT[name] in body  # the text of the page came back

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from acp_server.tools.printable import one_line, printable
+from acp_server.printable import one_line, printable
 
 
 @pytest.mark.parametrize(
