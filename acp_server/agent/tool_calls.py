@@ -100,7 +100,9 @@ class ToolCalls:
                     ToolOutput("cancelled: the turn was aborted", failed=True),
                     synthetic=None if started else "not_run",
                 )
-                await self._emit(ToolCallProgress(turn_id, call.call_id, "failed", "cancelled"))
+                # `cancelled`: the abort stopped it running (it never ran: it failed).
+                status: Literal["cancelled", "failed"] = "cancelled" if started else "failed"
+                await self._emit(ToolCallProgress(turn_id, call.call_id, status, "cancelled"))
                 raise
             if repeats.stop_message is None and failures.stop_message is None:
                 # One stop note at most: the first limit reached ends the turn.
@@ -122,6 +124,7 @@ class ToolCalls:
                     locations=tuple(output.locations),
                     terminal_id=output.terminal_id,
                     images=tuple(output.images),
+                    process_exit=output.process_exit,
                 )
             )
 

@@ -55,6 +55,15 @@ class ImageData:
 
 
 @dataclass(frozen=True)
+class ProcessExit:
+    """How the process a tool ran ended: its exit code, or the name of the signal that killed
+    it (`SIGKILL`); both None when the runner could not tell."""
+
+    exit_code: int | None
+    signal: str | None = None
+
+
+@dataclass(frozen=True)
 class ToolOutput:
     """What a tool returns: text for the model, plus what the client is shown."""
 
@@ -72,6 +81,8 @@ class ToolOutput:
     images: Sequence[ImageData] = ()
     """Images for the model (those that take images; the text describes them for the others)
     and for the client, shown with the call."""
+    process_exit: ProcessExit | None = None
+    """How the command the call ran ended (a command tool's), for a display of the command."""
 
 
 class ToolCallContext(Protocol):

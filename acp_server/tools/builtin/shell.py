@@ -10,7 +10,7 @@ import anyio
 import msgspec
 
 from acp_server.cancellation import TurnAborted, TurnSignal
-from acp_server.tools.base import ToolCallContext, ToolKind, ToolOutput
+from acp_server.tools.base import ProcessExit, ToolCallContext, ToolKind, ToolOutput
 from acp_server.tools.budget import ToolBudget, keep_head_and_tail
 from acp_server.tools.builtin._common import BuiltinTool, failed, shorten, str_arg
 from acp_server.tools.command_sandbox import CommandPlan, CommandSandbox, Need, refusal_note
@@ -139,4 +139,9 @@ class Bash(BuiltinTool[BashArgs]):
             note = refusal_note(result.output, plan, self.command_sandbox.writable())
             if note is not None:
                 parts.append(note)
-        return ToolOutput("\n".join(parts), failed=not ok, terminal_id=result.terminal_id)
+        return ToolOutput(
+            "\n".join(parts),
+            failed=not ok,
+            terminal_id=result.terminal_id,
+            process_exit=ProcessExit(result.exit_code, result.posix_signal),
+        )
