@@ -510,8 +510,6 @@ IMPORTABLE_BY_TESTS = frozenset({"config"})
 it among the packages), and a test builds the settings it needs from TOML text through it."""
 NOT_YET_MIRRORED = {
     "tests/agent/test_rewind.py": "tests acp/rewind.py too (issue 23 item 4, landed 2026-12-02)",
-    "tests/models/test_config_agent.py": "the [agent] section's type moved to agent/settings.py",
-    "tests/models/test_config_instructions.py": "the [instructions] type moved to agent/",
 }
 """Test modules that import above their directory's unit, each with why; they belong elsewhere
 (or split), which their owners were doing while this rule landed."""
