@@ -513,11 +513,6 @@ FREE_TEST_DIRS = frozenset({"e2e", "support", "data", "scripts", "docker", "benc
 IMPORTABLE_BY_TESTS = frozenset({"config"})
 """Units any test may import: the config file's reader sits at the top (only the CLI imports
 it among the packages), and a test builds the settings it needs from TOML text through it."""
-NOT_YET_MIRRORED = {
-    "tests/agent/test_rewind.py": "tests acp/rewind.py too (issue 23 item 4, landed 2026-12-02)",
-}
-"""Test modules that import above their directory's unit, each with why; they belong elsewhere
-(or split), which their owners were doing while this rule landed."""
 
 
 def upward_test_imports(root: Path) -> list[str]:
@@ -531,8 +526,6 @@ def upward_test_imports(root: Path) -> list[str]:
             found.append(f"tests/{directory.name}: mirrors no unit of the layer map")
             continue
         for path in sorted(directory.rglob("*.py")):
-            if path.relative_to(root).as_posix() in NOT_YET_MIRRORED:
-                continue
             for node in ast.walk(ast.parse(path.read_text(), str(path))):
                 if isinstance(node, ast.Import):
                     targets = [alias.name for alias in node.names]
