@@ -275,13 +275,18 @@ def test_the_checker_finds_a_type_only_cycle_between_modules(tmp_path: Path) -> 
 
 # -- One error exit (issue 25): every error the client sees is built by rpc/error_exit.py's
 # redacting `error_frame`, asked only by the router and by the peer for the lines it answers
-# itself. One run path (issue 36): jsonrpcserver is the reference the tests check the router's
-# answers against (tests/rpc/test_reference_answers.py), a dev dependency the agent never
-# imports.
+# itself. One run path (issue 36): the agent's router runs every request; jsonrpcserver
+# dispatches only the agent's requests to the fixture client (acp_fixture/client_methods.py)
+# and is the reference the tests check the router's answers against.
 
 EXIT_RULES: tuple[tuple[str, str | None, frozenset[str], str], ...] = (
-    ("jsonrpcserver", None, frozenset(), "a dev dependency, not installed with the agent"),
-    ("oslash", None, frozenset(), "a dev dependency, not installed with the agent"),
+    (
+        "jsonrpcserver",
+        None,
+        frozenset({"acp_fixture/client_methods.py"}),
+        "only the fixture client dispatches with it; the agent's router runs every request",
+    ),
+    ("oslash", None, frozenset(), "jsonrpcserver's own dependency, never ours"),
     (
         "acp_protocol.jsonrpc",
         "ErrorResponse",
@@ -344,8 +349,8 @@ def test_one_error_exit() -> None:
 @pytest.mark.parametrize(
     ("relative", "source", "reason"),
     [
-        ("acp_server/acp/x.py", "def f():\n    import jsonrpcserver\n", "a dev dependency"),
-        ("acp_server/rpc/x.py", "from jsonrpcserver.result import Error\n", "a dev dependency"),
+        ("acp_server/acp/x.py", "def f():\n    import jsonrpcserver\n", "only the fixture client"),
+        ("acp_server/rpc/x.py", "from jsonrpcserver.result import Error\n", "only the fixture"),
         (
             "acp_server/acp/x.py",
             "from acp_protocol.jsonrpc import ErrorResponse\n",

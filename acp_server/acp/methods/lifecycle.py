@@ -282,7 +282,7 @@ class SessionMethods:
         except JournalError as exc:
             raise journal_refused(exc, session_id, "loaded") from None
         if loaded.repaired:
-            log.warning("session %s had a turn left open by a crash; closed it", session_id)
+            log.warning("session %s was left open by a crash; its journal was repaired", session_id)
         ids = self.context.options.ids
         if ids is not None:
             # Deterministic turn and message ids restart in every process: skip those the
