@@ -9,6 +9,7 @@ so a broken walk cannot pass silently.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -631,6 +632,18 @@ def test_the_bridge_imports_three_modules_of_tools() -> None:
 def test_built_in_tools_are_made_in_the_registry_alone() -> None:
     assert {"ReadFile", "Bash", "WebFetch", "SkillTool", "AskUser"} <= tool_classes(REPO)
     assert tools_made_elsewhere(REPO) == []
+
+
+def test_adding_a_tool_touches_the_listed_files_and_no_more() -> None:
+    page = (REPO / "docs" / "architecture.md").read_text()
+    section = page.split("### Add a tool\n", 1)[1].split("\n#", 1)[0]
+    items = re.findall(r"^\d+\. (.*)$", section, re.MULTILINE)
+    files = [re.match(r"`([^`]+)`", item) for item in items]
+    assert 1 <= len(items) <= 3 and all(files), items
+    named = [match.group(1) for match in files if match]
+    assert set(named) >= TOOL_MAKERS
+    for name in named:  # each exists, for a tool we have
+        assert (REPO / name.replace("NAME", "shell")).is_file(), name
 
 
 def test_the_tools_checkers_report_a_fourth_module_and_a_tool_made_elsewhere(
