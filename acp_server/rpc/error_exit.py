@@ -1,11 +1,11 @@
 """The one error exit: every JSON-RPC error the client sees is built here, its text redacted
 (acp_server/redaction.py).
 
-The router (rpc/dispatch.py) answers every refused or failed call through `error_frame`, the
-jsonrpcserver engine's errors included; the peer (rpc/peer.py) uses it for the lines it answers
-itself (parse errors, invalid envelopes, over-long lines, `$/cancel_request`). Nothing else
-builds an error response (tests/test_layers.py checks the imports). An error carried in an
-update (a v2 turn's idle state) is built by `error_object`, redacted the same way.
+The router (rpc/dispatch.py) answers every refused or failed call through `error_frame`; the
+peer (rpc/peer.py) uses it for the lines it answers itself (parse errors, invalid envelopes,
+over-long lines, `$/cancel_request`). Nothing else builds an error response (tests/test_layers.py
+checks the imports). An error carried in an update (a v2 turn's idle state) is built by
+`error_object`, redacted the same way.
 """
 
 from __future__ import annotations

@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import anyio
 
@@ -39,7 +40,7 @@ from acp_protocol.initialize import (
     SessionListCapabilities,
     SessionResumeCapabilities,
 )
-from acp_protocol.methods import INITIALIZE
+from acp_protocol.methods import INITIALIZE, V1
 from acp_protocol.newer import NewerInitializeRequest
 from acp_protocol.system_prompt import (
     SessionSystemPromptCapabilities,
@@ -49,6 +50,7 @@ from acp_protocol.system_prompt import (
 from acp_protocol.unstable import ForkingSessionCapabilities, SessionForkCapabilities
 from acp_protocol.v2.initialize import InitializeResponse as V2InitializeResponse
 from acp_server import __version__
+from acp_server.rpc.dispatch import Route
 from acp_server.rpc.handlers import RpcError
 from acp_server.rpc.peer import IncomingRequest
 
@@ -154,6 +156,14 @@ class Handshake:
         )
         self.agent_info = AGENT_INFO
         self.v2 = V2Handshake(context, self, on_v2)
+
+    def routes(self) -> list[Route[Any]]:
+        """This group's methods."""
+        return [
+            Route(V1.initialize, self.initialize),
+            Route(V1.authenticate, self.authenticate),
+            Route(V1.logout, self.logout),
+        ]
 
     def check_order(self, method: str) -> RpcError | None:
         """The connection's ordering rule, asked before every request is routed: nothing but

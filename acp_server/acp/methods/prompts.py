@@ -11,6 +11,7 @@ from msgspec import UNSET, UnsetType
 from acp_protocol import errors
 from acp_protocol import usage as u
 from acp_protocol.content import TextContent
+from acp_protocol.methods import V1
 from acp_protocol.session import CancelNotification, PromptRequest, PromptResponse
 from acp_protocol.session_update import (
     UsageUpdate,
@@ -18,6 +19,7 @@ from acp_protocol.session_update import (
 from acp_server.agent import Agent
 from acp_server.cancellation import UserCancel
 from acp_server.models.base import Usage
+from acp_server.rpc.dispatch import Route
 from acp_server.rpc.handlers import RpcError
 from acp_server.rpc.peer import IncomingRequest
 from acp_server.session import records as rec
@@ -124,6 +126,11 @@ class PromptMethods:
     wiring: SessionWiring
     config: SessionConfig
     rewinds: RewindMethods
+
+    def routes(self) -> list[Route[Any]]:
+        """This group's requests (`session/cancel` is routed by the connection, which must
+        hear it before the runtime is loaded)."""
+        return [Route(V1.session_prompt, self.prompt)]
 
     async def prompt(
         self, request: IncomingRequest, prompt: PromptRequest

@@ -19,12 +19,12 @@ Light: answered before the runtime is loaded.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 import msgspec
 
 from acp_protocol import errors
-from acp_protocol.initialize import AuthCapabilities, AuthMethod
+from acp_protocol.initialize import AuthCapabilities, AuthMethod, ClientCapabilities, Implementation
 from acp_protocol.newer import NewerClientCapabilities
 from acp_protocol.system_prompt import (
     SessionSystemPromptCapabilities,
@@ -33,7 +33,9 @@ from acp_protocol.system_prompt import (
 )
 from acp_protocol.unstable import SessionForkCapabilities
 from acp_protocol.v2 import initialize as i
+from acp_protocol.v2.methods import V2
 from acp_protocol.v2.unstable import ForkingSessionCapabilities
+from acp_server.rpc.dispatch import Route
 from acp_server.rpc.handlers import RpcError
 from acp_server.rpc.peer import IncomingRequest
 
@@ -42,8 +44,20 @@ from ..errors import invalid_params
 from ..logout import log_out
 from .presenter import V2Presenter
 
-if TYPE_CHECKING:
-    from ..methods.handshake import Handshake
+
+class Handshake(Protocol):
+    """What v2's handshake shares with the connection's (acp/methods/handshake.py)."""
+
+    auth_methods: list[AuthMethod]
+    agent_info: Implementation
+    requests_since_initialize: int
+
+    def chose(self, version: int, capabilities: ClientCapabilities) -> None:
+        """The connection speaks `version` from now on, to a client with `capabilities`."""
+
+    def check_login(self, method_id: str) -> None:
+        """The login's method is one advertised, and a model is there to log in to."""
+
 
 __all__ = [
     "AGENT_CAPABILITIES",
@@ -145,6 +159,14 @@ class V2Handshake:
         self._handshake = handshake
         self._chosen = chosen
         self._answer: i.InitializeResponse | None = None
+
+    def routes(self) -> list[Route[Any]]:
+        """This group's methods (a v2 connection's handshake)."""
+        return [
+            Route(V2.initialize, self.initialize),
+            Route(V2.auth_login, self.login),
+            Route(V2.auth_logout, self.logout),
+        ]
 
     async def choose(self, request: IncomingRequest, version: int) -> i.InitializeResponse:
         """The first `initialize` asked for v2 (or later): from now on this connection speaks

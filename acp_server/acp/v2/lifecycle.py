@@ -17,6 +17,8 @@ session closes successfully, as the spec asks.
 
 from __future__ import annotations
 
+from typing import Any
+
 from msgspec import UNSET
 
 from acp_protocol import errors
@@ -27,6 +29,7 @@ from acp_protocol.session import (
 )
 from acp_protocol.v2 import session_update as su
 from acp_protocol.v2.config import SessionConfigOption
+from acp_protocol.v2.methods import V2
 from acp_protocol.v2.session import (
     CancelTerminalRequest,
     CancelTerminalResponse,
@@ -41,6 +44,7 @@ from acp_protocol.v2.unstable import (
     ForkSessionResponse,
     ResumeSessionWithPrompt,
 )
+from acp_server.rpc.dispatch import Route
 from acp_server.rpc.handlers import RpcError
 from acp_server.rpc.peer import IncomingRequest
 from acp_server.session.rewind import retained
@@ -76,6 +80,17 @@ class V2Sessions:
         self._wiring = wiring
         self._sessions = sessions
         self._config = config
+
+    def routes(self) -> list[Route[Any]]:
+        """This group's methods."""
+        return [
+            Route(V2.session_resume, self.resume),
+            Route(V2.session_close, self.close),
+            Route(V2.session_fork, self.fork),
+            Route(V2.session_set_config_option, self.set_config_option),
+            Route(V2.tool_call_cancel, self.cancel_tool_call),
+            Route(V2.terminal_cancel, self.cancel_terminal),
+        ]
 
     @property
     def _presenter(self) -> V2Presenter:

@@ -20,14 +20,18 @@ from the runtime like a turn's.
 
 from __future__ import annotations
 
+from typing import Any
+
 import anyio
 
 from acp_protocol import errors
 from acp_protocol.content import ContentBlock
 from acp_protocol.session import PromptRequest
 from acp_protocol.v2 import session_update as su
+from acp_protocol.v2.methods import V2
 from acp_protocol.v2.session import PromptResponse
 from acp_server.agent import Blocked, PromptTicket
+from acp_server.rpc.dispatch import Route
 from acp_server.rpc.handlers import RpcError
 from acp_server.rpc.peer import IncomingRequest
 from acp_server.session import records as rec
@@ -84,6 +88,10 @@ class V2Prompts:
     def __init__(self, context: BridgeContext, prompts: PromptMethods) -> None:
         self._context = context
         self._prompts = prompts
+
+    def routes(self) -> list[Route[Any]]:
+        """This group's methods."""
+        return [Route(V2.session_prompt, self.prompt)]
 
     async def prompt(self, request: IncomingRequest, prompt: PromptRequest) -> PromptResponse:
         session = self._context.session(prompt.session_id)

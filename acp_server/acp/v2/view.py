@@ -22,7 +22,7 @@ after it, so nothing of a turn follows its idle. Every update goes through the p
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from msgspec import UNSET
@@ -59,7 +59,6 @@ from ..updates import AGENT_ORIGIN, compaction_summary, location_of
 from .client_requests import V2FormAsker, V2PermissionAsker, command_of
 from .diffs import diff_content
 from .foreground import Foreground
-from .presenter import V2Presenter
 from .settled import idle_of
 from .terminals import DisplayTerminals
 
@@ -77,14 +76,15 @@ class V2SessionView:
 
     def __init__(
         self,
-        presenter: V2Presenter,
+        send: Callable[[su.SessionUpdate], Awaitable[None]],
         context: BridgeContext,
         session_id: str,
         cwd: str,
         records: Sequence[rec.Record],
     ) -> None:
-        self._presenter = presenter
-        self._session_id = session_id
+        """`send` queues one update of the session (the presenter's, which knows the wire's
+        rules for closed sessions)."""
+        self.send = send
         self._data_dir = context.options.data_dir
         self.foreground = Foreground(self.send)
         self._inputs: dict[str, Mapping[str, Any]] = {}
@@ -94,10 +94,6 @@ class V2SessionView:
             context.peer, session_id, cwd, self._inputs, self.foreground
         )
         self.forms = V2FormAsker(AcpFormAsker(context.peer, session_id), self.foreground)
-
-    async def send(self, update: su.SessionUpdate) -> None:
-        """Queue one update of this session."""
-        await self._presenter.send(self._session_id, update)
 
     async def _output(self, update: su.SessionUpdate) -> None:
         """Output of the foreground work: it is running again if it had waited on the user."""
