@@ -570,7 +570,7 @@ async def test_a_user_hook_whose_workspace_script_changed_asks_first(
 
 
 def test_a_hooks_file_that_is_a_fifo_or_endless_is_ignored_without_blocking(tmp_path: Path) -> None:
-    # Moved from tests/tools/test_safe_open.py: it is the hooks loader's use of the safe open.
+    # Moved from tests/tools/test_local_files.py: it is the hooks loader's use of the safe open.
     hooks_dir = tmp_path / ".acp-server"
     hooks_dir.mkdir()
     os.mkfifo(hooks_dir / "hooks.json")  # no writer: an ordinary read blocks forever
