@@ -24,6 +24,7 @@ from acp_server.agent.subagents import (
     NO_ASKING,
     ChildJournal,
     SubagentLimits,
+    TaskArgs,
     TaskTool,
     journal_children,
 )
@@ -39,6 +40,7 @@ from acp_server.models.base import ModelProvider
 from acp_server.session import records as rec
 from acp_server.session.journal import JournalStore
 from acp_server.session.log import SessionLog
+from acp_server.tools.arguments import StructTool
 from acp_server.tools.base import Tool, ToolOutput
 from acp_server.tools.permissions import PermissionPolicy
 from acp_server.tools.toolbox import Toolbox
@@ -531,3 +533,11 @@ async def test_a_child_past_its_time_limit_is_cancelled_and_the_call_fails() -> 
     assert output.failed
     assert output.text.startswith("the subagent was stopped after 0.2 s")
     assert "working on it" in output.text
+
+
+def test_the_task_tool_states_the_schema_of_its_struct() -> None:
+    # Like every tool a session's Toolbox makes (tests/tools/test_arguments.py), which `task`
+    # is not: its schema is generated from its argument Struct, never written beside it.
+    assert issubclass(TaskTool, StructTool)
+    assert "parameters" not in vars(TaskTool)
+    assert TaskTool.args_type is TaskArgs
