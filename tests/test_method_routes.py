@@ -4,8 +4,9 @@ once, in the method table, and its route beside its handler. Checked on the sour
 - `MethodSpec(...)` (a row: a method's name, params and result types) is built only in a
   protocol version's method table (`acp_protocol/methods.py`, `acp_protocol/v2/methods.py`);
 - every `Route(...)` / `NotificationRoute(...)` of the bridge names a row of a table
-  (`V1.session_load`, `V2.session_resume`), never a params type, and a handler of its own group (`self.load_session`,
-  a method of the class that declares the route), so the handler and its route are one file;
+  (`V1.session_load`, `V2.session_resume`), never a params type, and a handler of its own
+  group (`self.load_session`, a method of the class that declares the route), so the handler
+  and its route are one file;
 - the list on the architecture page has at most 3 files, and they exist.
 
 The checker itself is tested on a small made-up tree, so a broken walk cannot pass silently.
