@@ -7,7 +7,7 @@ show (a notice, an agent's words outside the model's turn, the command list, the
 options, a mode change, the session's title), so the method groups call it without knowing
 the wire; its `session_view` gives the runtime half of one session: the agent's event sink and
 the askers its tools and hooks use. The runtime does not know which wire it serves. See
-docs/rfc/proposed/architecture/2026-12-06-acp-v2-beside-v1.md.
+docs/rfc/implemented/architecture/2026-12-06-acp-v2-beside-v1.md.
 
 Light on purpose: the session-level half is used before the runtime is loaded (the command
 list after a new session's answer); the views import the runtime's renderers when the first

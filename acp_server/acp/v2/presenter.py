@@ -4,7 +4,7 @@ v2 needs no opt-in for notices or compactions; config options carry `configId`; 
 is a `config_option_update` (v2 has no modes API). After a session's close answer nothing more
 is sent for it (`closed`): the spec's "no other messages for the session on that connection".
 The runtime half (`session_view`) is acp/v2/view.py. See acp/presenter.py for the surface and
-docs/rfc/proposed/architecture/2026-12-06-acp-v2-beside-v1.md for the shape.
+docs/rfc/implemented/architecture/2026-12-06-acp-v2-beside-v1.md for the shape.
 """
 
 from __future__ import annotations
