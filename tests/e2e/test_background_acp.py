@@ -21,8 +21,9 @@ import pytest
 from acp import text_block
 
 from tests.support.agent_process import running_agent
+from tests.support.command_sandbox import needs_bwrap
 from tests.support.survivors import Escapee
-from tests.support.tool_client import DONE, SANDBOXED, ToolClient, call
+from tests.support.tool_client import DONE, FS_AND_TERMINAL, SANDBOXED, ToolClient, call
 
 pytestmark = [
     pytest.mark.anyio,
@@ -125,11 +126,12 @@ async def test_a_model_starts_a_server_fetches_from_it_later_and_stops_it(
             pass  # nothing listens any more
 
 
-async def test_a_user_cancel_leaves_the_item_running_and_close_stops_it(
-    tmp_path: Path, ws: Path, escapee: Escapee
+@pytest.mark.parametrize("end", ["session/close", "session/delete"])
+async def test_a_user_cancel_leaves_the_item_running_and_the_sessions_end_stops_it(
+    tmp_path: Path, ws: Path, escapee: Escapee, end: str
 ) -> None:
-    # The item starts in a turn that is then cancelled: it runs on; session/close ends it
-    # (SIGTERM ignored: SIGKILL after the grace) with nothing of its tree left.
+    # The item starts in a turn that is then cancelled: it runs on; session/close (or delete)
+    # ends it (SIGTERM ignored: SIGKILL after the grace) with nothing of its tree left.
     spec = model(
         tmp_path,
         call("bash", command=background(escapee, tmp_path, "trap '' TERM; "), background=True),
@@ -149,7 +151,11 @@ async def test_a_user_cancel_leaves_the_item_running_and_close_stops_it(
         assert stops == ["cancelled"]
         running = escapee.survivors()
         assert len(running) >= 3  # the cancel reached none of them
-        await conn.close_session(session_id=sid)
+        if end == "session/close":
+            await conn.close_session(session_id=sid)
+        else:
+            # The SDK client (schema 1.19) predates session/delete: through its connection.
+            await conn._conn.send_request("session/delete", {"sessionId": sid})
         assert escapee.survivors(unreaped_by=process.pid) == []
 
 
@@ -211,3 +217,69 @@ async def test_a_load_in_a_new_agent_process_shows_how_the_item_ended(
                 "\n[bg_1 has ended: it ended with the agent process that ran it; its outcome "
                 "is unknown]"
             )
+
+
+@needs_bwrap
+async def test_a_sandboxed_background_command_is_confined_and_dies_with_the_agent(
+    tmp_path: Path, ws: Path
+) -> None:
+    # Sandboxed mode runs it under bubblewrap without a question: it writes in the workspace,
+    # not in the home directory; SIGKILL of the agent ends it through bwrap's
+    # --die-with-parent (no keeper needed).
+    escapee = Escapee(ws)  # in the workspace: the sandbox's /tmp is its own
+    outside = Path.home() / f".{escapee.name}"
+    command = (
+        f"echo in > {ws / 'inside.txt'}; echo out > {outside} 2>/dev/null; "
+        f"{escapee.mark} exec {escapee.path} 300"
+    )
+    spec = model(tmp_path, call("bash", command=command, background=True), DONE)
+    client = ToolClient()
+    argv = ("--model", spec, "--mode", "sandboxed", "--data-dir", str(tmp_path / "data"))
+    async with running_agent(*argv, client=client) as (conn, process, _, _):
+        await conn.initialize(protocol_version=1)
+        sid = (await conn.new_session(cwd=str(ws), mcp_servers=[])).session_id
+        assert await prompt(conn, sid) == "end_turn"
+        assert client.permission_requests == []
+        await until(lambda: bool(escapee.survivors()))
+        assert (ws / "inside.txt").read_text() == "in\n"
+        assert not outside.exists()
+        process.kill()
+        with anyio.fail_after(WAIT_S):
+            await process.wait()
+        await until(lambda: not escapee.survivors())
+
+
+async def test_on_v1_an_item_shows_only_in_the_calls_of_the_turns_that_touch_it(
+    tmp_path: Path, ws: Path
+) -> None:
+    # It ends between turns: nothing is sent then (nothing of a turn follows its answer);
+    # the next turn's bash_output shows how it ended. A client that offers terminals is not
+    # asked for one: the item is a local process of ours.
+    data = tmp_path / "data"
+    spec = model(
+        tmp_path,
+        call("bash", command="echo from the item", background=True),
+        DONE,
+        call("bash_output", id="bg_1"),
+        DONE,
+    )
+    client = ToolClient()
+    argv = ("--model", spec, "--mode", "bypass", "--data-dir", str(data))
+    async with running_agent(*argv, client=client, env=SANDBOXED) as (conn, _, frames, _):
+        await conn.initialize(protocol_version=1, client_capabilities=FS_AND_TERMINAL)
+        sid = (await conn.new_session(cwd=str(ws), mcp_servers=[])).session_id
+        assert await prompt(conn, sid) == "end_turn"
+        answered = len(frames.received)
+        journal = data / "sessions" / f"{sid}.jsonl"
+        await until(lambda: '"type":"background/end"' in journal.read_text())
+        assert await prompt(conn, sid) == "end_turn"
+        later = frames.received[answered:]
+    assert [method for method, _ in client.calls if method.startswith("terminal/")] == []
+    [(_, _, started), (_, _, read)] = client.finished()
+    assert started.startswith("Started in the background as bg_1.")
+    assert read == "bg_1 (`echo from the item`) exited (exit code 0).\nfrom the item"
+    first_call = client.kinds("tool_call")[0].tool_call_id
+    assert [f for f in later if first_call in json.dumps(f)] == []  # nothing of turn 1 follows
+    updates = [f for f in later if f.get("method") == "session/update"]
+    answer = next(i for i, f in enumerate(later) if "stopReason" in json.dumps(f.get("result")))
+    assert updates and all(later.index(f) < answer for f in updates)  # all of turn 2's

@@ -162,3 +162,13 @@ async def test_an_item_is_not_a_child_of_the_call_that_started_it(tmp_path: Path
         assert item.running
         assert item.pid is not None
         os.kill(item.pid, 0)
+
+
+async def test_what_an_item_left_when_it_exited_is_stopped_with_it(tmp_path: Path) -> None:
+    pids = tmp_path / "pids"
+    async with session_items() as items:
+        item = await start(items, f"sleep 300 & {write_pids(pids, '$!')}; exit 0", tmp_path)
+        [child] = await wait_for_pids(pids)
+        await item.wait()
+        assert item.end == ItemEnd("exited", exit_code=0)
+        assert_gone([child])

@@ -165,3 +165,16 @@ async def test_an_aborted_turn_starts_nothing(tmp_path: Path) -> None:
                 {"command": "sleep 300", "background": True}, a_call(), aborted_signal()
             )
         assert s.items.items == []
+
+
+async def test_timeout_ms_does_not_apply_in_the_background(tmp_path: Path) -> None:
+    async with session(tmp_path) as s:
+        started = await s.run(
+            "bash", command="sleep 0.5; echo alive", background=True, timeout_ms=1
+        )
+        assert not started.failed
+        item = s.items.get("bg_1")
+        assert item is not None
+        await item.wait()
+        read = await s.run("bash_output", id="bg_1")
+        assert read.text.endswith("exited (exit code 0).\nalive")
