@@ -5,7 +5,7 @@ follows up without polling in a loop.
 It is a request-config listener: it sets `ModelRequest.status`, which the providers send after
 the conversation (never recorded, kept out of prompt caching). At most the registry's limit of
 items, each line cut to a short command. See
-docs/rfc/proposed/architecture/2026-12-06-background-work.md.
+docs/rfc/implemented/architecture/2026-12-06-background-work.md.
 """
 
 from __future__ import annotations

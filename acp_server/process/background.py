@@ -13,7 +13,7 @@ one does not (`TooManyItems` names them).
 
 Listeners hear each start and each end (the session journals them). Items that ended with an
 earlier agent process are `restore`d as ended with an unknown outcome. See
-docs/rfc/proposed/architecture/2026-12-06-background-work.md.
+docs/rfc/implemented/architecture/2026-12-06-background-work.md.
 """
 
 from __future__ import annotations

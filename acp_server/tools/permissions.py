@@ -150,7 +150,7 @@ class PlannedCommand(Protocol):
 class StopsOwnWork(Protocol):
     """A tool that only stops what its own session started (`bash_stop`): it runs in every
     mode without a question, since it undoes what the user allowed when it started (see
-    docs/rfc/proposed/architecture/2026-12-06-background-work.md)."""
+    docs/rfc/implemented/architecture/2026-12-06-background-work.md)."""
 
     @property
     def stops_own_work(self) -> Literal[True]:

@@ -63,9 +63,10 @@ BASH_BACKGROUND = (
 BASH_DESCRIPTION_ADDED = (
     " With `background: true` it keeps running after this call (a dev server, a watcher)."
 )
-"""The second purposeful difference (docs/rfc/proposed/architecture/2026-12-06-background-work.md):
-`bash` gains the `background` argument, and its description (the full variant's) one
-sentence. `bash_output` and `bash_stop` are new: not pinned here."""
+"""The second purposeful difference (the RFC
+docs/rfc/implemented/architecture/2026-12-06-background-work.md): `bash` gains the `background`
+argument, and its description (the full variant's) one sentence. `bash_output` and
+`bash_stop` are new: not pinned here."""
 
 
 def as_generated(entry: dict[str, Any], variant: str = "full") -> dict[str, Any]:

@@ -3,7 +3,7 @@ scripted model: a model starts `python -m http.server`, fetches from it in a lat
 stops it; a user cancel leaves an item running; `session/close`, stdin EOF, SIGTERM and SIGKILL
 of the agent leave nothing of it; `session/load` in a new agent process shows how it ended.
 Survivors are found by their marks in /proc (tests/support/survivors.py). See
-docs/rfc/proposed/architecture/2026-12-06-background-work.md.
+docs/rfc/implemented/architecture/2026-12-06-background-work.md.
 """
 
 from __future__ import annotations

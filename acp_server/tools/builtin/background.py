@@ -6,7 +6,7 @@ bytes, with a note of what the item's bounded buffer dropped before the read got
 what is left for the next read. `bash_stop` stops an item the way every call ends and returns
 the same. Stopping only undoes what the session itself started, which the user allowed when it
 started, so the permission policy lets it through without a question (`stops_own_work`). See
-docs/rfc/proposed/architecture/2026-12-06-background-work.md.
+docs/rfc/implemented/architecture/2026-12-06-background-work.md.
 """
 
 from __future__ import annotations
