@@ -178,13 +178,7 @@ def module_cycles(root: Path) -> list[list[str]]:
     return cycles
 
 
-KNOWN_CYCLES = {
-    "acp_server.acp.context -> acp_server.acp.presenter": "v2's presenter (issue 32), landed "
-    "while this rule did: the presenter names the context under TYPE_CHECKING, and the "
-    "v1 view it builds imports the context and the child sessions",
-    "acp_server.acp.v2.presenter -> acp_server.acp.v2.view": "the same change: the v2 "
-    "presenter imports its runtime half, the view, at first use; the view imports it back",
-}
+KNOWN_CYCLES: dict[str, str] = {}
 """Cycles that landed while this rule did, by their first two modules, each with why; their
 owner removes them (every cycle through both modules is let through)."""
 

@@ -1,7 +1,7 @@
 """Session-level data in v2's shapes (acp_server/acp/v2/shapes.py), from the one description
 the bridge keeps: every config option (the mode among them) gets its `configId`, each command
 its `command` tag and a `text` input, and every result is valid against the v2 schema. How a
-v2 client is sent them: tests/acp/test_v2_view.py."""
+v2 client is sent them: tests/acp/v2/test_view.py."""
 
 from __future__ import annotations
 
