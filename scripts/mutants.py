@@ -209,7 +209,7 @@ MUTANTS = (
                 "",
             ),
         ),
-        ("tests/rpc/test_peer_requests.py", "-k", "close_abandons"),
+        ("tests/rpc/test_peer.py", "-k", "close_abandons"),
     ),
     Mutant(
         "close-without-dispose",

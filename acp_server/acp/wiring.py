@@ -40,6 +40,7 @@ from acp_server.tools.base import ToolKind
 from acp_server.tools.permissions import MODE_IDS, Mode, PermissionPolicy, Rules, workspace_key
 from acp_server.tools.toolbox import Machine, Toolbox, Transports, user_commands_dir
 
+from .child_sessions import ChildSessions, shows_subagents
 from .client_requests import ClientFiles, ClientTerminals, asks_forms
 from .context import BridgeContext
 from .hook_consent import install_hooks
@@ -77,7 +78,10 @@ class SessionWiring:
         log_ = SessionLog(session_id, records)
         log_.on_append(journal.append)
         state = SessionState.of(records)
-        view = context.presenter.session_view(session_id, cwd, records)
+        # Child sessions are a v1 opt-in (a v2 client is never heard asking for them).
+        children = ChildSessions(context) if shows_subagents(context.client_capabilities) else None
+        links = children.links_of(session_id) if children is not None else None
+        view = context.presenter.session_view(session_id, cwd, records, links)
         toolbox, policy, mode_fallback = self._toolbox_for(
             session_id, cwd, extra_roots, log_, state, view
         )
@@ -102,7 +106,7 @@ class SessionWiring:
                         policy,
                         ids,
                         limits.context_threshold,
-                        view.children,
+                        children,
                         limits.subagents,
                     )
                 ]
@@ -149,6 +153,7 @@ class SessionWiring:
             model_fallback=model_fallback,
             mode_fallback=mode_fallback,
             client_prompt=client_prompt,
+            view=view,
         )
         context.sessions.add(session)
         return session

@@ -107,6 +107,9 @@ class Peer:
         self._incoming: dict[RequestId, IncomingRequest] = {}
         self.input_closed = anyio.Event()
         self._scope: anyio.CancelScope | None = None
+        self.null_request_ids = True
+        """Whether a request may have the id null (ACP v1: yes; v2: no, `-32600`). Set by the
+        handshake that chose the connection's version, before the next line is read."""
 
     # -- outgoing -------------------------------------------------------------------------
 
@@ -272,7 +275,7 @@ class Peer:
             return
 
         has_id = frame.id is not UNSET
-        id_ok = not has_id or valid_request_id(frame.id)
+        id_ok = not has_id or valid_request_id(frame.id, null=self.null_request_ids)
         if frame.jsonrpc != JSONRPC_VERSION or not isinstance(frame.method, str) or not id_ok:
             reply_id = frame.id if has_id and id_ok else None
             await self.writer.send(
@@ -341,4 +344,6 @@ def _why(frame: Frame) -> str:
         return 'jsonrpc must be "2.0"'
     if not isinstance(frame.method, str):
         return "method must be a string"
+    if frame.id is None:
+        return "this connection's request ids are strings or integers (ACP v2), not null"
     return "id must be a 64-bit signed integer, a string or null"

@@ -79,12 +79,8 @@ def repair_records(
     recorder = Recorder(repairs.append, clock=lambda: stamp)
     for turn_id in turn_ids:
         for call in log.open_tool_calls(turn_id):
-            recorder.tool_result(
-                turn_id,
-                call.call_id,
-                failed=True,
-                output=OUTCOME_UNKNOWN_OUTPUT,
-                synthetic="outcome_unknown",
+            recorder.synthetic_result(
+                turn_id, call.call_id, "outcome_unknown", OUTCOME_UNKNOWN_OUTPUT
             )
         recorder.turn_ended(turn_id, InterruptedOutcome())
     for item_id in items:

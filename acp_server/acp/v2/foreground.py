@@ -8,7 +8,8 @@ idle boundary"), and the first that starts from idle sends `running`. Waits on t
 (permission requests, form questions, hooks consent) are counted too: the first makes the state
 `requires_action` (for any wait, also while a parallel subagent could still work: a decision
 of the v2 RFC), the last answer makes it `running` again unless the work was cancelled meanwhile
-(its idle follows); any output of the work while no wait is left also resumes `running`.
+(its idle follows, and the updates the cancel still causes do not resume it); any other output
+of the work while no wait is left also resumes `running`.
 
 Every change is decided synchronously and its update queued on the one ordered writer before
 anything else can run, so the update order is the order of the decisions.
@@ -34,6 +35,8 @@ class Foreground:
         self.state: ForegroundState = "idle"
         self._activities = 0
         self._waits = 0
+        self._cancelled = False
+        """A wait ended because the work was cancelled: its idle follows, never `running`."""
 
     @property
     def busy(self) -> bool:
@@ -49,6 +52,7 @@ class Foreground:
         """Foreground work starts (a turn, or a local command's answer)."""
         self._activities += 1
         if self.state == "idle":
+            self._cancelled = False
             self.state = "running"
             await self._send(StateUpdate(state="running"))
 
@@ -59,6 +63,7 @@ class Foreground:
             return
         self.state = "idle"
         self._waits = 0
+        self._cancelled = False
         await self._send(
             StateUpdate(
                 state="idle",
@@ -79,9 +84,11 @@ class Foreground:
         self._waits = max(0, self._waits - 1)
         if resumed:
             await self.progressed()
+        else:
+            self._cancelled = True
 
     async def progressed(self) -> None:
         """The work produced output: it is running, unless it still waits on the user."""
-        if self.state == "requires_action" and self._waits == 0:
+        if self.state == "requires_action" and self._waits == 0 and not self._cancelled:
             self.state = "running"
             await self._send(StateUpdate(state="running"))

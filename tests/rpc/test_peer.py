@@ -1,4 +1,5 @@
-"""Requests in both directions: ids, pending table, timeouts, `$/cancel_request`, ordering."""
+"""The peer (acp_server/rpc/peer.py): requests in both directions: ids, pending table, timeouts,
+`$/cancel_request`, ordering. What it answers to bad input: tests/rpc/test_peer_framing.py."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import msgspec
 import pytest
 
 from acp_server.rpc.dispatch import Router
-from acp_server.rpc.errors import PeerClosed, RemoteError, RequestTimeout
+from acp_server.rpc.errors import MalformedAnswer, PeerClosed, RemoteError, RequestTimeout
 from acp_server.rpc.peer import IncomingRequest, Peer
 from tests.support.memory import ClientSide, peer_harness, route_table
 
@@ -62,6 +63,26 @@ async def test_error_answer_raises_remote_error() -> None:
             )
         assert isinstance(outcome[0], RemoteError)
         assert outcome[0].code == -32601
+
+
+async def test_a_result_of_the_wrong_shape_raises_malformed_answer_naming_the_field() -> None:
+    async with peer_harness(Router()) as (peer, client):
+        outcome: list[BaseException] = []
+
+        async def ask() -> None:
+            try:
+                await peer.request("fs/read_text_file", {"path": "/a"}, Answer)
+            except MalformedAnswer as exc:
+                outcome.append(exc)
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(ask)
+            frame = await client.read()
+            await client.write({"jsonrpc": "2.0", "id": frame["id"], "result": {"value": "ten"}})
+    assert len(outcome) == 1
+    assert str(outcome[0]) == (
+        "fs/read_text_file got a malformed answer: Expected `int`, got `str` - at `$.value`"
+    )
 
 
 async def test_timeout_sends_cancel_request_and_late_answer_is_dropped() -> None:
