@@ -170,6 +170,34 @@ def test_pointers_name_test_files_that_exist() -> None:
         pytest.fail("test modules that point nowhere:\n" + "\n".join(problems), pytrace=False)
 
 
+def imports_of_test_modules(root: Path) -> list[str]:
+    """`file:line: imports module` for every import of a test module by another module under
+    tests/ (what tests share lives in tests/support/)."""
+    found = []
+    for path in sorted((root / "tests").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                targets = [node.module]
+            elif isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            else:
+                continue
+            for target in targets:
+                if target.startswith("tests.") and target.rsplit(".", 1)[-1].startswith("test_"):
+                    found.append(f"  {path.relative_to(root)}:{node.lineno}: imports {target}")
+    return found
+
+
+def test_no_test_module_imports_another() -> None:
+    imports = imports_of_test_modules(REPO)
+    if imports:
+        pytest.fail(
+            "test modules import other test modules; move what they share to tests/support/:\n"
+            + "\n".join(imports),
+            pytrace=False,
+        )
+
+
 def write(path: Path, text: str) -> None:
     """Create `path` (and its folders) holding `text`."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -218,3 +246,13 @@ def test_a_pointer_must_name_test_files_that_exist_and_hold_tests(tmp_path: Path
     assert "test_plans.py: names tests/acp/test_notices.py, which holds no test" in problems
     assert "test_stale.py: a pointer for a module that no longer exists" in problems
     assert "test_good.py" not in problems
+
+
+def test_the_import_checker_names_a_test_module_importing_another(tmp_path: Path) -> None:
+    write(tmp_path / "tests/e2e/test_a.py", "from tests.e2e.test_b import helper\n")
+    write(tmp_path / "tests/e2e/test_c.py", "import tests.support.agent_process\n")
+    write(tmp_path / "tests/support/x.py", "import tests.agent.test_loop\n")
+    assert imports_of_test_modules(tmp_path) == [
+        "  tests/e2e/test_a.py:1: imports tests.e2e.test_b",
+        "  tests/support/x.py:1: imports tests.agent.test_loop",
+    ]
