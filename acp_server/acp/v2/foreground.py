@@ -13,6 +13,11 @@ of the work while no wait is left also resumes `running`.
 
 Every change is decided synchronously and its update queued on the one ordered writer before
 anything else can run, so the update order is the order of the decisions.
+
+The session's background commands are listed on every state update once the first one started
+(`background`, each as its display terminal); a change of the list alone is a repeated snapshot
+of the current state (an idle one without a stop reason: not a completion). See
+docs/rfc/implemented/architecture/2026-12-06-background-work.md.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from msgspec import UNSET
 
 from acp_protocol.jsonrpc import ErrorObject
 from acp_protocol.v2.session_update import ForegroundState, StateUpdate, StopReason
+from acp_protocol.v2.tool_call import BackgroundTerminal, BackgroundWork
 
 __all__ = ["Foreground"]
 
@@ -37,6 +43,8 @@ class Foreground:
         self._waits = 0
         self._cancelled = False
         """A wait ended because the work was cancelled: its idle follows, never `running`."""
+        self._background: list[BackgroundWork] | None = None
+        """The background list, once reported (None: not reporting yet)."""
 
     @property
     def busy(self) -> bool:
@@ -46,7 +54,34 @@ class Foreground:
     def snapshot(self) -> StateUpdate:
         """The current state, as a resume reports it after its replay (an idle snapshot has
         no stop reason: it is not a completion)."""
-        return StateUpdate(state=self.state)
+        return self._state(self.state)
+
+    def _state(
+        self,
+        state: ForegroundState,
+        stop_reason: StopReason | None = None,
+        error: ErrorObject | None = None,
+    ) -> StateUpdate:
+        """A state update carrying the background list once it is reported."""
+        return StateUpdate(
+            state=state,
+            stop_reason=UNSET if stop_reason is None else stop_reason,
+            error=UNSET if error is None else error,
+            background=UNSET if self._background is None else list(self._background),
+        )
+
+    async def background(self, terminals: list[str]) -> None:
+        """The background commands running now changed: a snapshot of the current state with
+        the new list (`terminals`: their display terminals' ids)."""
+        self._background = [BackgroundTerminal(terminal_id=name) for name in terminals]
+        await self._send(self.snapshot())
+
+    async def closed_background(self) -> None:
+        """A close stopped background commands: the session is idle, `cancelled`, and nothing
+        runs in its background."""
+        self.state = "idle"
+        self._background = []
+        await self._send(self._state("idle", "cancelled"))
 
     async def begin(self) -> None:
         """Foreground work starts (a turn, or a local command's answer)."""
@@ -54,7 +89,7 @@ class Foreground:
         if self.state == "idle":
             self._cancelled = False
             self.state = "running"
-            await self._send(StateUpdate(state="running"))
+            await self._send(self._state("running"))
 
     async def end(self, stop_reason: StopReason, error: ErrorObject | None = None) -> None:
         """Foreground work ended; idle (with its stop reason) when none is left."""
@@ -64,20 +99,14 @@ class Foreground:
         self.state = "idle"
         self._waits = 0
         self._cancelled = False
-        await self._send(
-            StateUpdate(
-                state="idle",
-                stop_reason=stop_reason,
-                error=error if error is not None else UNSET,
-            )
-        )
+        await self._send(self._state("idle", stop_reason, error))
 
     async def waiting(self) -> None:
         """A request to the user is about to be sent."""
         self._waits += 1
         if self.state == "running":
             self.state = "requires_action"
-            await self._send(StateUpdate(state="requires_action"))
+            await self._send(self._state("requires_action"))
 
     async def answered(self, *, resumed: bool) -> None:
         """A request to the user ended; `resumed`: the work goes on (not cancelled)."""
@@ -91,4 +120,4 @@ class Foreground:
         """The work produced output: it is running, unless it still waits on the user."""
         if self.state == "requires_action" and self._waits == 0 and not self._cancelled:
             self.state = "running"
-            await self._send(StateUpdate(state="running"))
+            await self._send(self._state("running"))

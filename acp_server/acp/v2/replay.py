@@ -32,7 +32,7 @@ from acp_server.printable import one_line
 from acp_server.session import records as rec
 
 from ..plans import PLAN_ID
-from ..replay import block_for
+from ..replay import background_endings, block_for
 from ..rewind_text import rewind_text
 from ..updates import AGENT_ORIGIN, compaction_summary
 from .diffs import diff_content
@@ -42,11 +42,11 @@ __all__ = ["replay_v2"]
 _TOOL_KINDS = frozenset(get_args(ToolKind))
 
 
-def _result_content(result: rec.ToolResult) -> list[ToolCallContent]:
+def _result_content(result: rec.ToolResult, ending: str = "") -> list[ToolCallContent]:
     content: list[ToolCallContent] = [
         diff_content(d.path, d.old_text, d.new_text) for d in result.diffs
     ]
-    content.append(ContentToolCallContent(content=TextContent(text=result.output)))
+    content.append(ContentToolCallContent(content=TextContent(text=result.output + ending)))
     content.extend(
         ContentToolCallContent(content=ImageContent(data=i.data, mime_type=i.mime_type))
         for i in result.images
@@ -57,6 +57,7 @@ def _result_content(result: rec.ToolResult) -> list[ToolCallContent]:
 def replay_v2(records: Sequence[rec.Record], cwd: str) -> list[su.SessionUpdate]:
     """Every update that shows the conversation in `records`, in conversation order."""
     results = {(r.turn_id, r.call_id): r for r in records if isinstance(r, rec.ToolResult)}
+    endings = background_endings(records)  # as on v1: a background command's end, on its call
     updates: list[su.SessionUpdate] = []
     plan_shown = False
     for record in records:
@@ -93,7 +94,7 @@ def replay_v2(records: Sequence[rec.Record], cwd: str) -> list[su.SessionUpdate]
                 ToolCallUpdate(
                     tool_call_id=record.call_id,
                     status=record.status,
-                    content=_result_content(record),
+                    content=_result_content(record, endings.get(record.call_id, "")),
                     locations=[
                         ToolCallLocation(path=loc.path)
                         if loc.line is None
