@@ -8,37 +8,83 @@ list. Every frame is valid v2. The same through the real process: tests/e2e/test
 from __future__ import annotations
 
 import base64
+import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import anyio
+import msgspec
 import pytest
 
+from acp_protocol.jsonrpc import JSONRPC_VERSION, OutgoingNotification
+from acp_server.acp.context import BridgeContext
+from acp_server.acp.options import ServerOptions
+from acp_server.acp.v2.presenter import V2Presenter
 from acp_server.acp.v2.view import V2SessionView
-from acp_server.agent import TurnStarting
+from acp_server.agent import TurnSettled, TurnStarting
+from acp_server.process import ProcessRegistry
 from acp_server.process.background import BackgroundItems
 from acp_server.session import records as rec
-from tests.acp.v2.test_view import TURN, RecordingPeer, presented, settled
+from tests.support.wire_v2 import validate_agent_frame_v2
 
 pytestmark = pytest.mark.anyio
 
 DEADLINE = 20.0
+TURN = "turn_1"
+
+
+class RecordingPeer:
+    """The peer's notifications, recorded as the frames they would write."""
+
+    def __init__(self) -> None:
+        self.frames: list[dict[str, Any]] = []
+
+    async def notify(self, method: str, params: Any) -> None:
+        frame = OutgoingNotification(JSONRPC_VERSION, method, params)
+        self.frames.append(json.loads(msgspec.json.encode(frame)))
+
+    def updates(self) -> list[dict[str, Any]]:
+        return [f["params"]["update"] for f in self.frames if f.get("method") == "session/update"]
+
+    def states(self) -> list[str]:
+        return [
+            u["state"] + (f":{u['stopReason']}" if "stopReason" in u else "")
+            for u in self.updates()
+            if u["sessionUpdate"] == "state_update"
+        ]
+
+
+def settled(result: Any) -> TurnSettled:
+    return TurnSettled(TURN, result, None, None, None, None, 1000)
 
 
 @asynccontextmanager
 async def shown(
     tmp_path: Path,
 ) -> AsyncIterator[tuple[V2SessionView, RecordingPeer, BackgroundItems]]:
+    peer = RecordingPeer()
     with anyio.fail_after(DEADLINE):
-        async with presented(tmp_path) as (view, peer, _), anyio.create_task_group() as tg:
+        async with anyio.create_task_group() as tg:
+            context = BridgeContext(
+                peer,  # type: ignore[arg-type]
+                tg,
+                ServerOptions(data_dir=tmp_path),
+                ProcessRegistry(),
+            )
+            presenter = V2Presenter(context)
+            context.presenter = presenter
+            view = presenter.session_view("sess_1", str(tmp_path), [])
+            assert isinstance(view, V2SessionView)
             items = BackgroundItems(tg, None)
             view.show_background(items)
             try:
                 yield view, peer, items
             finally:
                 await items.aclose()
+    for frame in peer.frames:
+        validate_agent_frame_v2(frame)
 
 
 def decoded(update: dict[str, Any]) -> str:
