@@ -90,6 +90,25 @@ async def test_a_charset_that_cannot_be_used_is_one_sentence_and_the_text_still_
             assert "Error" not in output.text and "codecs" not in output.text
 
 
+async def test_a_page_in_punycode_is_read_as_utf8_not_decoded_in_quadratic_time(
+    tmp_path: Path,
+) -> None:
+    """Python's punycode decoder takes time quadratic in its input (14.6 s of the event loop for
+    400 KB, which no cancel or deadline could stop); browsers do not read text in it, and
+    neither does web_fetch, whether the header or a `<meta>` names it."""
+    words = b"-" + b"abcdefghijklmnopqrstuvwxyz" * 16_000
+    pages = {
+        "/puny.txt": Page(words, "text/plain; charset=punycode"),
+        "/puny": Page(b'<html><head><meta charset="punycode"></head><body>' + words, "text/html"),
+    }
+    with serve_pages(pages) as server:
+        for path in pages:
+            output = await fetch(tool(tmp_path), f"{server.url}{path}")
+            assert not output.failed, output.text
+            assert "[the page names the charset 'punycode', which web_fetch cannot" in output.text
+            assert "-abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz" in output.text
+
+
 MiB = 1 << 20
 REPO = Path(__file__).resolve().parents[3]
 
