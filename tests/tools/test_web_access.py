@@ -87,6 +87,14 @@ def test_a_url_argument_that_is_not_a_string_has_no_origin() -> None:
         ("::1", "::1, a loopback"),
         ("::ffff:192.168.0.1", "an IPv4-mapped address of 192.168.0.1, a private"),
         ("fe80::1%eth0", "fe80::1, a private, link-local or reserved"),
+        ("fec0::1", "fec0::1, a site-local address"),
+        ("feff::1", "feff::1, a site-local address"),
+        (
+            "64:ff9b:1::808:808",  # local-use NAT64: each prefix length puts the address elsewhere
+            "64:ff9b:1::808:808, a local-use NAT64 address of 0.0.0.0 (/48), 0.0.0.0 (/56), "
+            "0.0.0.8 (/64) or 8.8.8.8 (/96), by the network's prefix length; 0.0.0.0 is a "
+            "private, link-local or reserved address",
+        ),
         ("not-an-ip", "not-an-ip, which is not an IP address"),
     ],
 )

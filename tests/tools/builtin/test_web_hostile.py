@@ -43,8 +43,9 @@ async def fetch(web: WebFetch, url: str) -> ToolOutput:
         ("2002:a9fe:a9fe::1", "169.254.169.254"),  # 6to4 of the cloud metadata address
         ("64:ff9b::7f00:1", "127.0.0.1, a loopback"),  # NAT64, the well-known prefix
         ("64:ff9b::a00:1", "10.0.0.1, a private"),
-        ("64:ff9b:1:7f00:0:100::", "127.0.0.1, a loopback"),  # local-use NAT64, read as /48
-        ("64:ff9b:1::c0a8:1", "a NAT64 address of"),  # local-use NAT64, read as /96
+        ("64:ff9b:1:7f00:0:100::", "127.0.0.1 is a loopback"),  # local-use NAT64, read as /48
+        ("64:ff9b:1::c0a8:1", "or 192.168.0.1 (/96)"),  # local-use NAT64, read as /96
+        ("fec0::1", "fec0::1, a site-local address"),  # deprecated, Python calls it global
     ],
 )
 async def test_an_ipv6_form_of_a_private_ipv4_address_is_refused_before_connecting(
