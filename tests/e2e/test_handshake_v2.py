@@ -99,6 +99,46 @@ async def test_a_null_request_id_is_refused_on_v2(ws: Path) -> None:
         await client.call("session/list", {})  # the connection lives on
 
 
+def call(request_id: Any, method: str, **params: Any) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
+
+
+async def test_a_batch_on_v2_is_answered_in_one_array(ws: Path) -> None:
+    async with raw_agent("--model", "echo", validate=validate_agent_frame_v2) as client:
+        await client.call("initialize", v2())
+        answers = await client.batch(
+            [
+                call("a", "session/list"),
+                {"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": "x"}},
+                call("b", "session/new", cwd=str(ws)),
+            ]
+        )
+        by_id = {a["id"]: a for a in answers}
+        assert len(answers) == 2 and set(by_id) == {"a", "b"}
+        assert "sessions" in by_id["a"]["result"] and "sessionId" in by_id["b"]["result"]
+        # An all-notification batch is not answered, an empty one is one -32600: the next
+        # frames are the empty batch's error, then the next request's answer.
+        before = len(client.received)
+        cancel = {"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": "y"}}
+        await client.send_batch([cancel])
+        await client.send_batch([])
+        await client.call("session/list", {})
+        [empty, answered] = [f for f in client.received[before:] if "method" not in f]
+        assert empty["id"] is None and empty["error"]["code"] == -32600
+        assert "result" in answered
+        assert len(client.arrays) == 1
+
+
+async def test_a_batch_on_v1_is_one_invalid_request(ws: Path) -> None:
+    async with raw_agent("--model", "echo") as client:
+        await client.call("initialize", {"protocolVersion": 1})
+        await client.send_batch([call(1, "session/list")])
+        refused = await client.wait_for(lambda f: "error" in f)
+        assert refused["id"] is None and refused["error"]["code"] == -32600
+        assert not client.arrays
+        await client.call("session/list", {})
+
+
 @pytest.mark.parametrize(
     ("method", "params"),
     [

@@ -48,6 +48,8 @@ class RawClient:
         self.group = group
         self.validate = validate
         self.received: list[dict[str, Any]] = []
+        self.arrays: list[list[dict[str, Any]]] = []
+        """Every array the agent wrote (a batch's answers); its frames are in `received`."""
         self.sent: list[dict[str, Any]] = []
         self.violations: list[str] = []
         self.handlers: dict[str, Handler] = {}
@@ -61,6 +63,21 @@ class RawClient:
         assert self.process.stdin is not None
         self.sent.append(frame)
         await self.process.stdin.send(json.dumps(frame).encode() + b"\n")
+
+    async def send_batch(self, items: list[dict[str, Any]]) -> None:
+        """Send `items` as one JSON-RPC batch line."""
+        assert self.process.stdin is not None
+        for item in items:
+            if "id" in item and "method" in item:
+                self._methods[item["id"]] = item["method"]
+        await self.process.stdin.send(json.dumps(items).encode() + b"\n")
+
+    async def batch(self, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Send `items` as one JSON-RPC batch; the array that answers it."""
+        seen = len(self.arrays)
+        await self.send_batch(items)
+        await self.wait_for(lambda _: len(self.arrays) > seen)
+        return self.arrays[seen]
 
     async def start(self, method: str, params: dict[str, Any]) -> int:
         """Send a request; its id (see `response`)."""
@@ -115,8 +132,15 @@ class RawClient:
             buffer += data
             while b"\n" in buffer:
                 line, buffer = buffer.split(b"\n", 1)
-                if line.strip():
-                    self._take(json.loads(line))
+                if not line.strip():
+                    continue
+                value = json.loads(line)
+                if isinstance(value, list):  # a batch's answers: each frame taken in turn
+                    self.arrays.append(value)
+                    for frame in value:
+                        self._take(frame)
+                else:
+                    self._take(value)
         self._changed.set()
 
     def _take(self, frame: dict[str, Any]) -> None:

@@ -176,7 +176,8 @@ class V2Handshake:
         context = self._context
         context.client_capabilities = as_v1_capabilities(init.capabilities)
         context.presenter = V2Presenter(context)
-        context.peer.null_request_ids = False
+        context.peer.null_request_ids = False  # v2's ids are strings or integers
+        context.peer.batches = True  # v2 follows JSON-RPC 2.0's batch rules
         self._handshake.chose(2, context.client_capabilities)
         self._answer = i.InitializeResponse(
             protocol_version=2,

@@ -12,7 +12,7 @@ the agent added itself were never shown, so they are not replayed; notices are l
 One difference from what a live client saw: a call the turn's abort stopped while it ran was
 shown `cancelled`, and is replayed as the failed result the journal holds (the journal does not
 change with the wire). Display terminals are not replayed; the call's result text carries the
-command's output.
+command's output, and for a background command that has ended, how it ended (as v1's replay).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from acp_server.printable import one_line
 from acp_server.session import records as rec
 
 from ..plans import PLAN_ID
-from ..replay import block_for
+from ..replay import background_endings, block_for
 from ..rewind_text import rewind_text
 from ..updates import AGENT_ORIGIN, compaction_summary
 from .diffs import diff_content
@@ -42,11 +42,12 @@ __all__ = ["replay_v2"]
 _TOOL_KINDS = frozenset(get_args(ToolKind))
 
 
-def _result_content(result: rec.ToolResult) -> list[ToolCallContent]:
+def _result_content(result: rec.ToolResult, ending: str) -> list[ToolCallContent]:
     content: list[ToolCallContent] = [
         diff_content(d.path, d.old_text, d.new_text) for d in result.diffs
     ]
-    content.append(ContentToolCallContent(content=TextContent(text=result.output)))
+    text = TextContent(text=result.output + ending)
+    content.append(ContentToolCallContent(content=text))
     content.extend(
         ContentToolCallContent(content=ImageContent(data=i.data, mime_type=i.mime_type))
         for i in result.images
@@ -57,6 +58,7 @@ def _result_content(result: rec.ToolResult) -> list[ToolCallContent]:
 def replay_v2(records: Sequence[rec.Record], cwd: str) -> list[su.SessionUpdate]:
     """Every update that shows the conversation in `records`, in conversation order."""
     results = {(r.turn_id, r.call_id): r for r in records if isinstance(r, rec.ToolResult)}
+    endings = background_endings(records)
     updates: list[su.SessionUpdate] = []
     plan_shown = False
     for record in records:
@@ -93,7 +95,7 @@ def replay_v2(records: Sequence[rec.Record], cwd: str) -> list[su.SessionUpdate]
                 ToolCallUpdate(
                     tool_call_id=record.call_id,
                     status=record.status,
-                    content=_result_content(record),
+                    content=_result_content(record, endings.get(record.call_id, "")),
                     locations=[
                         ToolCallLocation(path=loc.path)
                         if loc.line is None
