@@ -10,7 +10,7 @@ from tests.support.processes import subreaper
 
 @pytest.fixture
 def anyio_backend() -> str:
-    """Production runs on asyncio (jsonrpcserver's async path needs it); so do the tests."""
+    """Production runs on asyncio (`anyio.run`'s default); so do the tests."""
     return "asyncio"
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
+from typing import Any
 
 from .. import client as c1
 from .. import elicitation as e
@@ -36,11 +37,11 @@ TOOL_CALL_CANCEL = "tool_call/cancel"
 TERMINAL_CANCEL = "terminal/cancel"
 
 
-def _table(*specs: m.MethodSpec) -> Mapping[str, m.MethodSpec]:
+def _table(*specs: m.MethodSpec[Any]) -> Mapping[str, m.MethodSpec[Any]]:
     return MappingProxyType({spec.name: spec for spec in specs})
 
 
-METHODS: Mapping[str, m.MethodSpec] = _table(
+METHODS: Mapping[str, m.MethodSpec[Any]] = _table(
     # handled by the agent
     m.MethodSpec(m.INITIALIZE, i.InitializeRequest, i.InitializeResponse, "agent"),
     m.MethodSpec(AUTH_LOGIN, i.LoginAuthRequest, i.LoginAuthResponse, "agent"),
@@ -78,7 +79,7 @@ METHODS: Mapping[str, m.MethodSpec] = _table(
 """Every stable method of ACP v2 (the TS SDK 2.4.0 schema), by wire name."""
 
 
-UNSTABLE_METHODS: Mapping[str, m.MethodSpec] = _table(
+UNSTABLE_METHODS: Mapping[str, m.MethodSpec[Any]] = _table(
     m.MethodSpec(m.SESSION_FORK, u.ForkSessionRequest, u.ForkSessionResponse, "agent"),
 )
 """The unstable v2 methods this agent answers (advertised by their capability markers)."""

@@ -104,9 +104,9 @@ class Presenter(Protocol):
     async def session_info(self, session_id: str, title: str | None, updated_at: str) -> None:
         """The session's title (and when it changed)."""
 
-    def session_view(self, session_id: str, records: Sequence[rec.Record]) -> SessionView:
-        """The runtime half for one session, whose client has seen `records` (replayed or
-        live). Called once the runtime is loaded."""
+    def session_view(self, session_id: str, cwd: str, records: Sequence[rec.Record]) -> SessionView:
+        """The runtime half for one session working in `cwd`, whose client has seen `records`
+        (replayed or live). Called once the runtime is loaded."""
 
 
 class V1Presenter:
@@ -152,7 +152,7 @@ class V1Presenter:
     async def session_info(self, session_id: str, title: str | None, updated_at: str) -> None:
         await self._send(session_id, SessionInfoUpdate(title=title, updated_at=updated_at))
 
-    def session_view(self, session_id: str, records: Sequence[rec.Record]) -> SessionView:
+    def session_view(self, session_id: str, cwd: str, records: Sequence[rec.Record]) -> SessionView:
         from .v1_view import V1SessionView  # the runtime half: loaded with the runtime
 
         return V1SessionView(self._context, session_id, records)

@@ -19,16 +19,18 @@ from typing import Any
 import msgspec
 
 from acp_protocol import errors
+from acp_protocol.methods import V1
+from acp_protocol.session_rewind import HistoryPoint, RewindRequest, RewindResponse
 from acp_server.agent import RewindDone, RewindFailed, rewind_to, session_turns
 from acp_server.cancellation import TurnAborted, TurnCancellation, UserCancel
 from acp_server.printable import one_line
+from acp_server.rpc.dispatch import Route
 from acp_server.rpc.handlers import RpcError
 from acp_server.rpc.peer import IncomingRequest
 from acp_server.session import records as rec
 from acp_server.session.rewind import Turn, fingerprint, text_of
 
 from .context import BridgeContext
-from .rewind_params import HistoryPoint, RewindRequest
 from .rewind_text import rewind_text
 from .sessions import AcpSession
 
@@ -131,7 +133,11 @@ class RewindMethods:
 
     context: BridgeContext
 
-    async def extension(self, request: IncomingRequest, asked: RewindRequest) -> Any:
+    def routes(self) -> list[Route[Any]]:
+        """This group's methods."""
+        return [Route(V1.session_rewind, self.extension)]
+
+    async def extension(self, request: IncomingRequest, asked: RewindRequest) -> RewindResponse:
         """`_session/rewind` (its params decoded by the router)."""
         session = self.context.session(asked.session_id)
         self._check_idle(request, session)
@@ -146,9 +152,9 @@ class RewindMethods:
                 "the rewind was cancelled: the files and the conversation are as they were",
             ) from None
         record = done.record
-        return {
-            "rewound": True,
-            "_meta": {
+        return RewindResponse(
+            rewound=True,
+            meta={
                 META: {
                     "turn": turn.number,
                     "restored": record.restored,
@@ -164,7 +170,7 @@ class RewindMethods:
                     **({"notSaved": str(done.not_saved)} if done.not_saved else {}),
                 }
             },
-        }
+        )
 
     async def command(self, request: IncomingRequest, session: AcpSession, argument: str) -> str:
         """`/rewind [N]`: the text that answers it."""

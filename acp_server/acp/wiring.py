@@ -75,7 +75,7 @@ class SessionWiring:
         log_ = SessionLog(session_id, records)
         log_.on_append(journal.append)
         state = SessionState.of(records)
-        view = context.presenter.session_view(session_id, records)
+        view = context.presenter.session_view(session_id, cwd, records)
         toolbox, policy, mode_fallback = self._toolbox_for(
             session_id, cwd, extra_roots, log_, state, view
         )

@@ -18,7 +18,7 @@ from typing import Literal
 from acp_server.cancellation import TurnAborted, TurnSignal
 from acp_server.models.base import ToolCallRequest
 from acp_server.session.log import SessionLog
-from acp_server.tools.base import CallAwareTool, PlanItem, Tool, ToolOutput
+from acp_server.tools.base import PlanItem, Tool, ToolOutput
 from acp_server.tools.budget import cap_output
 
 from .call_checks import RepeatedCalls, call_problem
@@ -100,7 +100,9 @@ class ToolCalls:
                     ToolOutput("cancelled: the turn was aborted", failed=True),
                     synthetic=None if started else "not_run",
                 )
-                await self._emit(ToolCallProgress(turn_id, call.call_id, "failed", "cancelled"))
+                # `cancelled`: the abort stopped it running (it never ran: it failed).
+                status: Literal["cancelled", "failed"] = "cancelled" if started else "failed"
+                await self._emit(ToolCallProgress(turn_id, call.call_id, status, "cancelled"))
                 raise
             if repeats.stop_message is None and failures.stop_message is None:
                 # One stop note at most: the first limit reached ends the turn.
@@ -122,6 +124,7 @@ class ToolCalls:
                     locations=tuple(output.locations),
                     terminal_id=output.terminal_id,
                     images=tuple(output.images),
+                    process_exit=output.process_exit,
                 )
             )
 
@@ -129,11 +132,8 @@ class ToolCalls:
         self, turn_id: str, tool: Tool, call: ToolCallRequest, signal: TurnSignal
     ) -> ToolOutput:
         try:
-            if isinstance(tool, CallAwareTool):
-                context = _CallContext(self._emit, turn_id, call.call_id)
-                output = await tool.run_call(call.arguments, context, signal)
-            else:
-                output = await tool.run(call.arguments, signal)
+            context = _CallContext(self._emit, turn_id, call.call_id)
+            output = await tool.run(call.arguments, context, signal)
         except TurnAborted:
             raise
         except Exception as exc:
@@ -209,7 +209,7 @@ def _holds_abort(exc: BaseException) -> bool:
 
 
 class _CallContext:
-    """A call-aware tool's view of its call: the id, and progress shown on the tool call."""
+    """A tool's view of the call it serves: the id, and progress shown on the tool call."""
 
     def __init__(self, emit: EventSink, turn_id: str, call_id: str) -> None:
         self._emit = emit

@@ -32,7 +32,7 @@ from anyio.abc import Process, TaskGroup
 from acp_server.cancellation import TurnSignal
 from acp_server.process import ProcessRegistry, spawn
 from acp_server.redaction import redact
-from acp_server.tools.base import Location, Tool, ToolKind, ToolOutput
+from acp_server.tools.base import Location, Tool, ToolCallContext, ToolKind, ToolOutput
 
 if TYPE_CHECKING:
     from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
@@ -101,7 +101,10 @@ class McpTool:
     def locations(self, arguments: Mapping[str, Any]) -> Sequence[Location]:
         return ()
 
-    async def run(self, arguments: Mapping[str, Any], signal: TurnSignal) -> ToolOutput:
+    async def run(
+        self, arguments: Mapping[str, Any], call: ToolCallContext, signal: TurnSignal
+    ) -> ToolOutput:
+        """Call the tool on its server (its schema is the server's: `parameters`)."""
         from mcp import McpError
         from mcp.types import CancelledNotification, CancelledNotificationParams, ClientNotification
 
@@ -329,6 +332,7 @@ class McpServers:
             stdin=PIPE,
             stderr=None,  # the server's log is our stderr's business, never fd 1
             grace=STOP_GRACE,
+            keeper=True,  # dies with the agent, even one killed by SIGKILL
         ) as child:
             process = child.process
             connection.pgid = process.pid

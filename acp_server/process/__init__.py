@@ -24,6 +24,11 @@ recorded pid is gone, reaping exited processes that are our children on the way,
 rescans at the end for processes forked or re-parented meanwhile. It is bounded
 (`JOIN_TIMEOUT`); pids still there are reported in `ProcessResult.survivors` and logged.
 
+Under the keeper (`spawn(..., keeper=True)`, `keeper.py`), a command's tree dies with us even
+when we are killed with SIGKILL: a small process between us and the command stops it when a
+pipe only we hold closes. A session's background items (`background.py`) are the one kind of
+call that outlives the turn that started it; their session stops them.
+
 The registry (`ProcessRegistry`) is created once by the server and passed to everything
 that spawns; server shutdown calls its `kill_all`, which refuses later spawns and stops
 every live tree with a short grace, so SIGKILL lands before the process exits.

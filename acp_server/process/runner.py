@@ -57,6 +57,7 @@ async def run_process(
     output_limit: int = 1 << 20,
     grace: float = 2.0,
     on_output: Callable[[bytes], None] | None = None,
+    keeper: bool = False,
 ) -> ProcessResult:
     """Run `argv` through `spawn` and return once its whole tree is gone.
 
@@ -75,6 +76,7 @@ async def run_process(
       propagates.
     - `on_output` is called with each chunk of stdout or stderr as it is read (for showing
       a command's output while it runs); it must not block.
+    - `keeper`: as for `spawn` (the tree dies with this process even on SIGKILL).
     """
     if output_limit < 0:
         raise ValueError("output_limit must not be negative")
@@ -89,6 +91,7 @@ async def run_process(
         env=env,
         stdin=PIPE if stdin_data else DEVNULL,
         grace=grace,
+        keeper=keeper,
     ) as child:
         process = child.process
         async with anyio.create_task_group() as tg:

@@ -54,7 +54,7 @@ from .journal_format import (
     summarize,
 )
 from .journal_writer import Journal
-from .records import Record, TurnEndRecord
+from .records import BackgroundEnd, Record, TurnEndRecord
 from .repair import repair_records
 
 __all__ = ["JournalStore", "LoadedJournal"]
@@ -75,7 +75,8 @@ class LoadedJournal:
     """Every record, repair records included, each tool call's id unique in the session."""
     journal: Journal
     repaired: bool
-    """True if open turns were closed (their repair records are in `records` and on disk)."""
+    """True if open turns were closed or open background items ended (the repair records
+    are in `records` and on disk)."""
     truncated_bytes: int
     """How many bytes of a torn last line were cut off (0 if none)."""
 
@@ -171,10 +172,11 @@ class JournalStore:
                 journal.sync()
                 records.extend(repairs)
                 log.warning(
-                    "%s: closed %d turn(s) a crash left open as interrupted "
-                    "(%d repair record(s) appended)",
+                    "%s: closed %d turn(s) a crash left open as interrupted and ended %d "
+                    "background item(s) with it (%d repair record(s) appended)",
                     path,
                     sum(1 for record in repairs if isinstance(record, TurnEndRecord)),
+                    sum(1 for record in repairs if isinstance(record, BackgroundEnd)),
                     len(repairs),
                 )
         except BaseException:

@@ -310,6 +310,32 @@ class Recorder:
         """The client's system prompt, already cut to its budget."""
         return self._add(rec.SystemPromptChange(mode=mode, text=text, at=self._clock()))
 
+    # --- background items (they belong to the session, not to a turn) --------------------------
+
+    def background_started(
+        self, item_id: str, command: str, call_id: str | None
+    ) -> rec.BackgroundStart:
+        return self._add(
+            rec.BackgroundStart(item=item_id, call_id=call_id, command=command, at=self._clock())
+        )
+
+    def background_ended(
+        self,
+        item_id: str,
+        how: Literal["exited", "stopped", "unknown"],
+        exit_code: int | None = None,
+        posix_signal: int | None = None,
+    ) -> rec.BackgroundEnd:
+        return self._add(
+            rec.BackgroundEnd(
+                item=item_id,
+                how=how,
+                exit_code=exit_code,
+                posix_signal=posix_signal,
+                at=self._clock(),
+            )
+        )
+
 
 def new_header(
     session_id: str,

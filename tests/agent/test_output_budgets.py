@@ -33,6 +33,7 @@ from tests.support.agent_harness import (
     running_agent,
     text,
 )
+from tests.support.tool_call import a_call
 
 pytestmark = pytest.mark.anyio
 
@@ -63,7 +64,7 @@ def tools_in(root: Path, budget: ToolBudget = BUDGET) -> dict[str, Tool]:
 
 
 async def run(tool: Tool, **arguments: Any) -> ToolOutput:
-    return await tool.run(arguments, TurnCancellation().signal)
+    return await tool.run(arguments, a_call(), TurnCancellation().signal)
 
 
 def test_head_and_tail_are_kept_around_a_note_on_the_middle() -> None:

@@ -56,6 +56,7 @@ from tests.support.agent_harness import (
     wait_for_abort,
     waiting_tool,
 )
+from tests.support.tool_call import a_call
 
 pytestmark = pytest.mark.anyio
 
@@ -89,17 +90,6 @@ class MemoryJournals:
             self.flushes += 1
 
         return ChildJournal(log, flush, lambda: self.closed.append(session_id))
-
-
-class Call:
-    """A `ToolCallContext` for driving `run_call` directly."""
-
-    def __init__(self, call_id: str) -> None:
-        self.call_id = call_id
-        self.progress_texts: list[str] = []
-
-    async def progress(self, text: str) -> None:
-        self.progress_texts.append(text)
 
 
 def box(tools: Sequence[Tool], path_roots: PathRoots | None = None) -> Toolbox:
@@ -303,7 +293,7 @@ async def test_an_already_aborted_signal_creates_no_child() -> None:
     holder = TurnCancellation()
     holder.abort(UserCancel())
     with pytest.raises(TurnAborted):
-        await tool.run_call({"prompt": "go"}, Call("call_x"), holder.signal)
+        await tool.run({"prompt": "go"}, a_call("call_x"), holder.signal)
     assert journals.made == []
     assert model.child.requests == []
 
@@ -360,7 +350,7 @@ async def test_the_depth_limit_takes_task_away_from_the_deepest_child() -> None:
             limits=SubagentLimits(max_depth=3),
         )
         with anyio.fail_after(DEADLINE):
-            out = await tool.run_call({"prompt": "go"}, Call("c"), TurnCancellation().signal)
+            out = await tool.run({"prompt": "go"}, a_call("c"), TurnCancellation().signal)
         assert out.text == "done"
         seen[depth + 1] = tool_names(depth)
     assert seen == {1: ["probe", "task"], 2: ["probe", "task"], 3: ["probe"]}
@@ -383,7 +373,7 @@ async def test_a_child_gets_the_tools_the_session_has_when_the_call_runs() -> No
     late = FakeTool("mcp__srv__late")
     toolbox.add([late])
     with anyio.fail_after(DEADLINE):
-        out = await tool.run_call({"prompt": "go"}, Call("c"), TurnCancellation().signal)
+        out = await tool.run({"prompt": "go"}, a_call("c"), TurnCancellation().signal)
     assert out.text == "used it"
     assert [t.name for t in child.requests[0].tools] == ["probe", "mcp__srv__late"]
     assert len(late.runs) == 1
@@ -401,7 +391,7 @@ async def test_nested_children_get_nested_session_ids() -> None:
     # The subagent's provider is its own subagent variant (as with the scripted model).
     sub.for_subagent = lambda: sub  # type: ignore[attr-defined]
     with anyio.fail_after(DEADLINE):
-        out = await tool.run_call({"prompt": "go"}, Call("c"), TurnCancellation().signal)
+        out = await tool.run({"prompt": "go"}, a_call("c"), TurnCancellation().signal)
     assert out.text == "outer"
     assert [m[0] for m in journals.made] == ["s1.task1", "s1.task1.task1"]
     assert journals.made[1][1] == "s1.task1"
@@ -442,7 +432,7 @@ async def test_concurrent_children_keep_separate_identities_and_signals() -> Non
 
     async def run(name: str, holder: TurnCancellation) -> None:
         try:
-            outcomes[name] = await tool.run_call({"prompt": name}, Call(name), holder.signal)
+            outcomes[name] = await tool.run({"prompt": name}, a_call(name), holder.signal)
         except TurnAborted:
             outcomes[name] = "aborted"
         if name == "a":
@@ -485,11 +475,11 @@ async def test_the_concurrency_limit_refuses_extra_task_calls() -> None:
 
             async def first() -> None:
                 with pytest.raises(TurnAborted):
-                    await tool.run_call({"prompt": "one"}, Call("a"), holder.signal)
+                    await tool.run({"prompt": "one"}, a_call("a"), holder.signal)
 
             tg.start_soon(first)
             await entered.wait()
-            out = await tool.run_call({"prompt": "two"}, Call("b"), TurnCancellation().signal)
+            out = await tool.run({"prompt": "two"}, a_call("b"), TurnCancellation().signal)
             holder.abort(UserCancel())
     assert out.failed and "at most 1" in out.text
     assert tool.running == 0
@@ -536,7 +526,7 @@ async def test_a_child_past_its_time_limit_is_cancelled_and_the_call_fails() -> 
         journals=MemoryJournals(),
         limits=SubagentLimits(max_seconds=0.2),
     )
-    output = await tool.run_call({"prompt": "go"}, Call("call_t"), TurnCancellation().signal)
+    output = await tool.run({"prompt": "go"}, a_call("call_t"), TurnCancellation().signal)
     assert entered.is_set()
     assert output.failed
     assert output.text.startswith("the subagent was stopped after 0.2 s")

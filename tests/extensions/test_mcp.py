@@ -20,6 +20,7 @@ from acp_server.extensions.mcp import McpServerConfig, McpServers, tool_name
 from acp_server.tools.base import Tool
 from tests.support.processes import alive, wait_for_pids
 from tests.support.programs import MCP_SERVER
+from tests.support.tool_call import a_call
 
 pytestmark = [
     pytest.mark.anyio,
@@ -100,7 +101,7 @@ async def cancel_in_flight(tool: Tool, calls: Path) -> None:
         async with anyio.create_task_group() as tg:
             tg.start_soon(cancel_when_running)
             with pytest.raises(TurnAborted):
-                await tool.run({}, cancellation.signal)
+                await tool.run({}, a_call(), cancellation.signal)
 
 
 def by_name(tools: list[Tool]) -> dict[str, Tool]:
@@ -118,9 +119,9 @@ async def test_stdio_tools_calls_and_cleanup(tmp_path: Path) -> None:
         assert tools["mcp__demo__slow"].kind == "other"
         assert echo.parameters["properties"]["text"]["type"] == "string"
         signal = TurnCancellation().signal
-        out = await echo.run({"text": "hi"}, signal)
+        out = await echo.run({"text": "hi"}, a_call(), signal)
         assert out.text == "echo: hi" and not out.failed
-        failed = await tools["mcp__demo__fail"].run({}, signal)
+        failed = await tools["mcp__demo__fail"].run({}, a_call(), signal)
         assert failed.failed and "always fails" in failed.text
         pids = [int(p) for p in pidfile.read_text().split()]
         assert pids and all(alive(p) for p in pids)
@@ -134,7 +135,7 @@ async def test_slow_call_is_cancelled_at_once(tmp_path: Path) -> None:
         await cancel_in_flight(by_name(added)["mcp__demo__slow"], calls)
         # the session still works after the cancelled call
         echo = by_name(added)["mcp__demo__echo"]
-        out = await echo.run({"text": "again"}, TurnCancellation().signal)
+        out = await echo.run({"text": "again"}, a_call(), TurnCancellation().signal)
         assert out.text == "echo: again"
 
 
@@ -160,7 +161,9 @@ async def test_streamable_http(http_server: str, tmp_path: Path) -> None:
     async with manager(config) as (mcp, added):
         assert mcp.take_failures() == []
         tools = by_name(added)
-        out = await tools["mcp__web__echo"].run({"text": "over http"}, TurnCancellation().signal)
+        out = await tools["mcp__web__echo"].run(
+            {"text": "over http"}, a_call(), TurnCancellation().signal
+        )
         assert out.text == "echo: over http"
         await cancel_in_flight(tools["mcp__web__slow"], tmp_path / "calls")
 

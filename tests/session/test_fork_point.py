@@ -37,3 +37,10 @@ def test_a_session_without_a_turn_forks_empty_but_for_its_settings() -> None:
     point = fork_point([model, *turn("t1", ended=False)])
     assert point.turn_id is None
     assert point.records == [model]
+
+
+def test_a_fork_leaves_the_background_items_to_its_source() -> None:
+    started = rec.BackgroundStart(item="bg_1", call_id="c1", command="sleep 300", at=AT)
+    ended = rec.BackgroundEnd(item="bg_1", how="exited", exit_code=0, at=AT)
+    records = [*turn("t1")[:2], started, turn("t1")[2], ended]
+    assert fork_point(records).records == turn("t1")

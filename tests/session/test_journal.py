@@ -636,6 +636,31 @@ def test_an_open_turn_is_closed_once_with_outcome_unknown_results(
     assert on_disk[-4:-1] == [encode_record(record) for record in repairs]
 
 
+def test_background_items_left_running_end_once_with_an_unknown_outcome(
+    store: JournalStore,
+) -> None:
+    # Between turns, with no turn open: an item the dead process started and never ended is
+    # ended by repair; one that ended is left as it is.
+    from acp_server.session.records import BackgroundEnd, BackgroundStart
+
+    crashed: list[Record] = [
+        *complete_turn("t0"),
+        BackgroundStart(item="bg_1", call_id="c1", command="python -m http.server", at=AT),
+        BackgroundStart(item="bg_2", call_id="c2", command="make", at=AT),
+        BackgroundEnd(item="bg_2", how="exited", exit_code=0, at=AT),
+    ]
+    write_session(store, crashed)
+    loaded = store.open("s1")
+    assert loaded.repaired
+    assert [r for r in loaded.records[len(crashed) :]] == [
+        BackgroundEnd(item="bg_1", how="unknown", at=loaded.records[-1].at)
+    ]
+    loaded.journal.close()
+    again = store.open("s1")
+    assert not again.repaired and again.records == loaded.records
+    again.journal.close()
+
+
 def test_an_open_turn_without_tool_calls_just_ends_interrupted(store: JournalStore) -> None:
     write_session(store, [TurnStart(turn_id="t1", at=AT), prompt("hi")])
     loaded = store.open("s1")

@@ -99,6 +99,8 @@ def every_kind(recorder: Recorder) -> list[rec.Record]:
             commands=["ls"],
             tasks=["explore"],
         ),
+        recorder.background_started("bg_1", "python -m http.server", "c1"),
+        recorder.background_ended("bg_1", "exited", exit_code=0),
     ]
 
 
@@ -152,9 +154,13 @@ def test_the_recorded_fields_are_the_ones_given() -> None:
     assert rule == rec.PermissionRule(
         tool_kind="edit", decision="allow", scope="edit", workspace=["/w"], at=AT
     )
-    idle = made[-2]
+    idle = made[-4]
     assert isinstance(idle, rec.UserMessage) and idle.turn_id is None
-    assert made[-1] == rec.Rewind(
+    assert made[-2:] == [
+        rec.BackgroundStart(item="bg_1", call_id="c1", command="python -m http.server", at=AT),
+        rec.BackgroundEnd(item="bg_1", how="exited", exit_code=0, at=AT),
+    ]
+    assert made[-3] == rec.Rewind(
         rewind_id="rw1",
         turn_id="t1",
         restored=["/w/a"],

@@ -15,6 +15,7 @@ from acp_server.tools.base import Location
 from acp_server.tools.builtin import builtin_tools
 from acp_server.tools.local_commands import LocalCommands
 from acp_server.tools.local_files import LocalFiles
+from tests.support.tool_call import a_call
 from tests.support.tool_workspace import Workspace
 from tests.support.turns import aborted_signal
 
@@ -134,7 +135,7 @@ async def test_titles_and_locations_never_fail(ws: Workspace) -> None:
 async def test_bad_arguments_fail_naming_the_argument(
     ws: Workspace, name: str, arguments: dict[str, Any], expected: str
 ) -> None:
-    output = await ws.tools[name].run(arguments, TurnCancellation().signal)
+    output = await ws.tools[name].run(arguments, a_call(), TurnCancellation().signal)
     assert output.failed
     assert output.text.startswith(f"Invalid arguments for {name}: ")
     assert expected in output.text
@@ -161,6 +162,6 @@ async def test_an_aborted_signal_raises_before_any_side_effect(
     ws.file("a.txt", "a\n")
     before = sorted(p.name for p in ws.root.iterdir())
     with pytest.raises(TurnAborted):
-        await ws.tools[name].run(arguments, aborted_signal())
+        await ws.tools[name].run(arguments, a_call(), aborted_signal())
     assert sorted(p.name for p in ws.root.iterdir()) == before
     assert (ws.root / "a.txt").read_text() == "a\n"

@@ -179,7 +179,7 @@ class KindTool:
     def locations(self, arguments: Mapping[str, Any]) -> Sequence[Location]:
         return [Location(arguments["path"])]
 
-    async def run(self, arguments: Mapping[str, Any], signal: Any) -> ToolOutput:
+    async def run(self, arguments: Mapping[str, Any], call: Any, signal: Any) -> ToolOutput:
         raise AssertionError("the policy never runs a tool")
 
 

@@ -14,6 +14,7 @@ from acp_server.tools.builtin._common import plural
 from acp_server.tools.local_commands import LocalCommands
 from acp_server.tools.local_files import LocalFiles
 from acp_server.tools.workspace import PathRoots
+from tests.support.tool_call import a_call
 
 pytestmark = pytest.mark.anyio
 
@@ -34,7 +35,7 @@ async def test_tool_results_count_in_singular_and_plural(root: Path) -> None:
     tools = {t.name: t for t in builtin_tools(PathRoots(str(root)), LocalFiles(), LocalCommands())}
 
     async def run(name: str, **arguments: Any) -> ToolOutput:
-        return await tools[name].run(arguments, TurnCancellation().signal)
+        return await tools[name].run(arguments, a_call(), TurnCancellation().signal)
 
     assert (await run("write_file", path="one.txt", content="a\n")).text == (
         f"Created {root}/one.txt (1 line)"

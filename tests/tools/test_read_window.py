@@ -19,6 +19,7 @@ from acp_server.tools.local_files import LocalFiles
 from acp_server.tools.text_window import TextWindow, take_window, window_of_text
 from acp_server.tools.workspace import PathRoots
 from tests.support.hostile_files import GIB, sparse_file
+from tests.support.tool_call import a_call
 
 pytestmark = pytest.mark.anyio
 
@@ -84,16 +85,16 @@ async def test_a_long_line_is_cut_and_the_rest_is_only_counted(root: Path) -> No
     sparse_file(root / "big.log", 8 << 20, head, b"\nlast line\n")
     reader = ReadFile(PathRoots(str(root)), LocalFiles(), max_lines=100, max_bytes=4096)
     signal = TurnCancellation().signal
-    first = await reader.run({"path": "big.log"}, signal)
+    first = await reader.run({"path": "big.log"}, a_call(), signal)
     assert first.text.startswith("line 1\nline 2\n")
     assert "[lines 1-10 of 12; output capped at 100 lines / 4 KiB; call read_file with " in (
         first.text
     )
-    long_line = await reader.run({"path": "big.log", "offset": 11}, signal)
+    long_line = await reader.run({"path": "big.log", "offset": 11}, a_call(), signal)
     assert long_line.text.startswith("x" * 4096 + "\n[")
     assert "line 11 is longer than 4096 bytes and was cut" in long_line.text
     assert "offset=12" in long_line.text
-    last = await reader.run({"path": "big.log", "offset": 12}, signal)
+    last = await reader.run({"path": "big.log", "offset": 12}, a_call(), signal)
     assert last.text == "last line\n[lines 12-12 of 12]"
 
 
@@ -106,7 +107,9 @@ async def test_a_cancel_stops_a_long_scan_between_chunks(root: Path) -> None:
 
     async def read() -> None:
         try:
-            outcome.append(await reader.run({"path": "huge.txt", "offset": 2}, cancellation.signal))
+            outcome.append(
+                await reader.run({"path": "huge.txt", "offset": 2}, a_call(), cancellation.signal)
+            )
         except TurnAborted as exc:
             outcome.append(exc)
 
@@ -125,6 +128,7 @@ from acp_server.cancellation import TurnCancellation
 from acp_server.tools.builtin.files import ReadFile
 from acp_server.tools.local_files import LocalFiles
 from acp_server.tools.workspace import PathRoots
+from tests.support.tool_call import a_call
 
 def peak_kib():
     # VmHWM, not ru_maxrss: Linux carries ru_maxrss over from the forking parent (pytest).
@@ -136,7 +140,7 @@ async def main(root):
     before = peak_kib()
     texts = []
     for arguments in ({"path": "big.txt"}, {"path": "big.txt", "offset": 1002}):
-        output = await reader.run(arguments, TurnCancellation().signal)
+        output = await reader.run(arguments, a_call(), TurnCancellation().signal)
         texts.append(output.text[-200:])
     peak = peak_kib()
     print(json.dumps({"before_kib": before, "peak_kib": peak, "texts": texts}))

@@ -26,6 +26,7 @@ from acp_server.tools.local_commands import LocalCommands
 from acp_server.tools.local_files import LocalFiles, open_checked
 from acp_server.tools.workspace import NotRegularFile, PathChanged, PathRoots
 from tests.support.hostile_files import SWAPPER, has_rename_exchange
+from tests.support.tool_call import a_call
 
 pytestmark = [
     pytest.mark.anyio,
@@ -60,7 +61,7 @@ class Race:
         }
 
     async def run(self, name: str, **arguments: Any) -> ToolOutput:
-        return await self.tools[name].run(arguments, TurnCancellation().signal)
+        return await self.tools[name].run(arguments, a_call(), TurnCancellation().signal)
 
     def written_outside(self) -> bool:
         target = self.outside / "new.txt"
@@ -190,14 +191,14 @@ async def test_file_tools_refuse_a_fifo_at_once(tree: Path) -> None:
         ("write_file", {"path": "fifo", "content": "x"}),
         ("edit_file", {"path": "fifo", "old_text": "a", "new_text": "b"}),
     ]:
-        output = await tools[name].run(arguments, signal)
+        output = await tools[name].run(arguments, a_call(), signal)
         assert output.failed, name
         assert (
             output.text
             == f"Refused: {tree}/fifo is a FIFO (named pipe), not a regular file; "
             + ("only regular files are used")
         )
-    grep = await tools["grep"].run({"pattern": "text"}, signal)  # walks past the FIFO
+    grep = await tools["grep"].run({"pattern": "text"}, a_call(), signal)  # walks past the FIFO
     assert not grep.failed and grep.text.endswith(f"{tree}/dir/file.txt:1: text")
 
 
@@ -222,7 +223,7 @@ async def test_a_nul_byte_fails_only_that_call(
     tool = tools[name]
     tool.title(arguments)  # titles and locations never raise: the loop calls them first
     tool.locations(arguments)
-    output = await tool.run(arguments, TurnCancellation().signal)
+    output = await tool.run(arguments, a_call(), TurnCancellation().signal)
     if "\0" in str(arguments.get("path", "")) or "/\0/" in str(arguments.get("pattern", "")):
         assert output.failed and "contains a NUL byte" in output.text
     else:

@@ -4,6 +4,9 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from acp_protocol.methods import V1
 from acp_protocol.session import (
     SetSessionConfigOptionRequest,
     SetSessionConfigOptionResponse,
@@ -12,6 +15,7 @@ from acp_protocol.session import (
 )
 from acp_protocol.session_config import SessionConfigOption, SessionModeState
 from acp_server.models.base import ModelConfigError
+from acp_server.rpc.dispatch import Route
 from acp_server.rpc.peer import IncomingRequest
 from acp_server.tools.toolbox import ModeInfo, ModeRefused, check_mode
 
@@ -33,6 +37,13 @@ class SessionConfig:
 
     def __init__(self, context: BridgeContext) -> None:
         self._context = context
+
+    def routes(self) -> list[Route[Any]]:
+        """This group's methods."""
+        return [
+            Route(V1.session_set_mode, self.set_mode),
+            Route(V1.session_set_config_option, self.set_config_option),
+        ]
 
     async def set_mode(
         self, request: IncomingRequest, change: SetSessionModeRequest

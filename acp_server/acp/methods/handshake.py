@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import Any
 
 import anyio
 
@@ -34,7 +35,7 @@ from acp_protocol.initialize import (
     SessionListCapabilities,
     SessionResumeCapabilities,
 )
-from acp_protocol.methods import INITIALIZE
+from acp_protocol.methods import INITIALIZE, V1
 from acp_protocol.newer import NewerInitializeRequest
 from acp_protocol.system_prompt import (
     SessionSystemPromptCapabilities,
@@ -43,6 +44,7 @@ from acp_protocol.system_prompt import (
 )
 from acp_protocol.unstable import ForkingSessionCapabilities, SessionForkCapabilities
 from acp_server import __version__
+from acp_server.rpc.dispatch import Route
 from acp_server.rpc.handlers import RpcError
 from acp_server.rpc.peer import IncomingRequest
 
@@ -138,6 +140,10 @@ class Handshake:
             model_configured=self._model_configured,
             config_path=context.options.config_path,
         )
+
+    def routes(self) -> list[Route[Any]]:
+        """This group's methods."""
+        return [Route(V1.initialize, self.initialize), Route(V1.authenticate, self.authenticate)]
 
     def check_order(self, method: str) -> RpcError | None:
         """The connection's ordering rule, asked before every request is routed: nothing but

@@ -7,8 +7,10 @@ from __future__ import annotations
 import contextlib
 import logging
 from dataclasses import dataclass
+from typing import Any
 
 from acp_protocol import errors
+from acp_protocol.methods import V1
 from acp_protocol.newer import LoadSessionWithPrompt, ResumeSessionWithPrompt
 from acp_protocol.session import (
     CloseSessionRequest,
@@ -20,6 +22,7 @@ from acp_protocol.session import (
 )
 from acp_protocol.unstable import ForkSessionRequest, ForkSessionResponse
 from acp_server.agent import cap_client_prompt
+from acp_server.rpc.dispatch import Route
 from acp_server.rpc.handlers import RpcError
 from acp_server.rpc.peer import IncomingRequest
 from acp_server.session import records as rec
@@ -66,6 +69,16 @@ class SessionMethods:
     context: BridgeContext
     wiring: SessionWiring
     config: SessionConfig
+
+    def routes(self) -> list[Route[Any]]:
+        """This group's methods."""
+        return [
+            Route(V1.session_load, self.load_session),
+            Route(V1.session_resume, self.resume_session),
+            Route(V1.session_fork, self.fork_session),
+            Route(V1.session_close, self.close_session),
+            Route(V1.session_delete, self.delete_session),
+        ]
 
     def start_new(self, start: SessionStart) -> AcpSession:
         """Wire a new session's runtime parts (acp/opening.py answered it, or is answering
@@ -269,7 +282,7 @@ class SessionMethods:
         except JournalError as exc:
             raise journal_refused(exc, session_id, "loaded") from None
         if loaded.repaired:
-            log.warning("session %s had a turn left open by a crash; closed it", session_id)
+            log.warning("session %s was left open by a crash; its journal was repaired", session_id)
         ids = self.context.options.ids
         if ids is not None:
             # Deterministic turn and message ids restart in every process: skip those the

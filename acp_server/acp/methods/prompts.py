@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import errno
 import logging
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from msgspec import UNSET, UnsetType
@@ -13,13 +11,14 @@ from msgspec import UNSET, UnsetType
 from acp_protocol import errors
 from acp_protocol import usage as u
 from acp_protocol.content import TextContent
-from acp_protocol.session import CancelNotification, PromptRequest, PromptResponse, StopReason
+from acp_protocol.methods import V1
+from acp_protocol.session import CancelNotification, PromptRequest, PromptResponse
 from acp_protocol.session_update import (
     UsageUpdate,
 )
-from acp_server.agent import TicketResult
 from acp_server.cancellation import UserCancel
 from acp_server.models.base import Usage
+from acp_server.rpc.dispatch import Route
 from acp_server.rpc.handlers import RpcError
 from acp_server.rpc.peer import IncomingRequest
 from acp_server.session import records as rec
@@ -31,7 +30,7 @@ from ..errors import no_model
 from ..mode_options import slash_command
 from ..rewind import RewindMethods
 from ..sessions import AcpSession
-from ..stop_reasons import stop_reason
+from ..stop_reasons import not_saved_error, stop_reason_for
 from ..updates import SessionUpdates
 from ..wiring import SessionWiring
 from .config_options import SessionConfig
@@ -62,24 +61,6 @@ def refuse_while_rewinding(session: AcpSession) -> None:
         )
 
 
-def stop_reason_for(result: TicketResult, error_detail: str | None = None) -> StopReason:
-    """The ACP stop reason of a prompt's turn; an error turn raises a JSON-RPC error instead,
-    with the full `error_detail` when the runtime has one (the durable outcome is coarse).
-
-    A turn that was cancelled or disposed always answers `cancelled`: never an error and never
-    `end_turn`, even if the cancellation made something underneath fail.
-    """
-    reason = stop_reason(result)
-    if reason is not None:
-        return reason
-    assert isinstance(result, rec.ErrorOutcome)
-    raise RpcError(
-        errors.INTERNAL_ERROR,
-        f"The turn failed: {error_detail or result.message}",
-        {"code": result.code} if result.code else UNSET,
-    )
-
-
 def turn_usage(usage: Usage | None) -> u.Usage | UnsetType:
     """The prompt response's `usage`: the turn's tokens summed over its model requests (also
     for a cancelled or `max_tokens` turn: what the requests that reported any used). Left out
@@ -97,25 +78,6 @@ def turn_usage(usage: Usage | None) -> u.Usage | UnsetType:
     )
 
 
-def not_saved_error(cause: Exception, data_dir: Path) -> RpcError:
-    """The answer to a prompt whose turn ran but is not on disk: never a silent `end_turn`.
-
-    The session goes on: its records wait in memory and the next turn's flush writes them,
-    once the data directory has room again (see `acp_server/session/journal.py`).
-    """
-    data: dict[str, object] = {"dataDir": str(data_dir)}
-    code = getattr(cause, "errno", None)
-    if isinstance(code, int) and code in errno.errorcode:
-        data["errno"] = errno.errorcode[code]
-    return RpcError(
-        errors.INTERNAL_ERROR,
-        f"The turn ran but was not saved to the data directory {data_dir}: {cause}. Free space"
-        " there (or fix the file system); the session keeps the turn and saves it with the"
-        " next prompt that can be written.",
-        data,
-    )
-
-
 @dataclass
 class PromptMethods:
     """`session/prompt` and `session/cancel` of one connection."""
@@ -124,6 +86,11 @@ class PromptMethods:
     wiring: SessionWiring
     config: SessionConfig
     rewinds: RewindMethods
+
+    def routes(self) -> list[Route[Any]]:
+        """This group's requests (`session/cancel` is routed by the connection, which must
+        hear it before the runtime is loaded)."""
+        return [Route(V1.session_prompt, self.prompt)]
 
     async def prompt(
         self, request: IncomingRequest, prompt: PromptRequest

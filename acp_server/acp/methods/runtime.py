@@ -6,6 +6,9 @@ never before: this module pulls in the agent, the tools and the model adapters.
 
 from __future__ import annotations
 
+from typing import Any
+
+from acp_server.rpc.dispatch import Route
 from acp_server.session.journal import JournalStore
 
 from ..context import BridgeContext
@@ -27,3 +30,8 @@ class RuntimeMethods:
         self.listing = SessionListing(store)
         self.rewinds = RewindMethods(context)
         self.prompts = PromptMethods(context, self.wiring, self.config, self.rewinds)
+
+    def routes(self) -> list[Route[Any]]:
+        """The methods of these groups, each declared beside its handler."""
+        groups = (self.sessions, self.listing, self.config, self.prompts, self.rewinds)
+        return [route for group in groups for route in group.routes()]

@@ -9,11 +9,11 @@ from typing import Annotated, Any
 import anyio
 import msgspec
 
-from acp_server.cancellation import TurnSignal
-from acp_server.tools.base import ToolCallContext, ToolKind, ToolOutput
+from acp_server.cancellation import TurnAborted, TurnSignal
+from acp_server.tools.base import ProcessExit, ToolCallContext, ToolKind, ToolOutput
 from acp_server.tools.budget import ToolBudget, keep_head_and_tail
 from acp_server.tools.builtin._common import BuiltinTool, failed, shorten, str_arg
-from acp_server.tools.command_sandbox import NEEDS, CommandPlan, CommandSandbox, Need, refusal_note
+from acp_server.tools.command_sandbox import CommandPlan, CommandSandbox, Need, refusal_note
 from acp_server.tools.live_output import LiveOutput
 from acp_server.tools.workspace import CommandRunner, CommandWatch, PathRoots
 
@@ -26,9 +26,21 @@ _TOO_LONG = (
 
 
 class BashArgs(msgspec.Struct, forbid_unknown_fields=True):
-    command: str
-    timeout_ms: Annotated[int, msgspec.Meta(ge=1)] | None = None
-    needs: list[Need] | None = None
+    command: Annotated[str, msgspec.Meta(description="The command line to run.")]
+    timeout_ms: Annotated[
+        Annotated[int, msgspec.Meta(ge=1)] | None,
+        msgspec.Meta(description="Kill the command after this many milliseconds (default 120000)."),
+    ] = None
+    needs: Annotated[
+        frozenset[Need] | None,
+        msgspec.Meta(
+            description=(
+                "What the command needs beyond the sandbox of sandboxed mode: `network`, or "
+                "`write_outside` (writes outside the workspace: it then runs unsandboxed). The "
+                "user is asked first. Omit it otherwise."
+            )
+        ),
+    ] = None
 
 
 def _seconds(value: float) -> str:
@@ -49,29 +61,6 @@ class Bash(BuiltinTool[BashArgs]):
         "there is no network; declare `needs` when the command needs more, and the user is "
         "asked first."
     )
-    parameters: Mapping[str, Any] = {
-        "type": "object",
-        "properties": {
-            "command": {"type": "string", "description": "The command line to run."},
-            "timeout_ms": {
-                "type": "integer",
-                "minimum": 1,
-                "description": "Kill the command after this many milliseconds (default 120000).",
-            },
-            "needs": {
-                "type": "array",
-                "items": {"type": "string", "enum": list(NEEDS)},
-                "uniqueItems": True,
-                "description": (
-                    "What the command needs beyond the sandbox of sandboxed mode: `network`, "
-                    "or `write_outside` (writes outside the workspace: it then runs "
-                    "unsandboxed). The user is asked first. Omit it otherwise."
-                ),
-            },
-        },
-        "required": ["command"],
-        "additionalProperties": False,
-    }
 
     def __init__(
         self,
@@ -100,26 +89,27 @@ class Bash(BuiltinTool[BashArgs]):
             return CommandPlan(confined=False)
         return self.command_sandbox.plan(declared)
 
-    async def run_call(
-        self, arguments: Mapping[str, Any], call: ToolCallContext, signal: TurnSignal
-    ) -> ToolOutput:
-        """`run`, with the command shown on the tool call while it runs."""
+    async def act(self, args: BashArgs, call: ToolCallContext, signal: TurnSignal) -> ToolOutput:
+        """Run the command, shown on the tool call while it runs."""
+        if not args.command.strip():
+            return failed("command is empty: give the shell command to run")
         live = LiveOutput(call)
+        aborted: TurnAborted | None = None
         async with anyio.create_task_group() as tg:
             tg.start_soon(live.show_until_cancelled)
             try:
-                output = await self.run(arguments, signal, live)
+                output = await self._run(args, live, signal)
+            except TurnAborted as exc:
+                aborted = exc  # raised below as it is, not inside the group's exception group
             finally:
                 tg.cancel_scope.cancel()  # the final result follows; no progress after it
+        if aborted is not None:
+            raise aborted
         return output
 
-    async def call(
-        self, args: BashArgs, signal: TurnSignal, watch: CommandWatch | None = None
-    ) -> ToolOutput:
-        if not args.command.strip():
-            return failed("command is empty: give the shell command to run")
+    async def _run(self, args: BashArgs, watch: CommandWatch, signal: TurnSignal) -> ToolOutput:
         timeout = args.timeout_ms / 1000 if args.timeout_ms is not None else self.default_timeout
-        plan = self.plan({"needs": args.needs or []})
+        plan = self.plan({"needs": sorted(args.needs or ())})
         if plan.confined and self.command_sandbox is not None:
             result = await self.command_sandbox.run(
                 args.command, plan.network, timeout, signal, watch
@@ -149,4 +139,9 @@ class Bash(BuiltinTool[BashArgs]):
             note = refusal_note(result.output, plan, self.command_sandbox.writable())
             if note is not None:
                 parts.append(note)
-        return ToolOutput("\n".join(parts), failed=not ok, terminal_id=result.terminal_id)
+        return ToolOutput(
+            "\n".join(parts),
+            failed=not ok,
+            terminal_id=result.terminal_id,
+            process_exit=ProcessExit(result.exit_code, result.posix_signal),
+        )

@@ -32,7 +32,7 @@ import msgspec
 
 from acp_server import __version__
 from acp_server.cancellation import TurnSignal
-from acp_server.tools.base import ToolKind, ToolOutput
+from acp_server.tools.base import ToolCallContext, ToolKind, ToolOutput
 from acp_server.tools.budget import ToolBudget
 from acp_server.tools.builtin._common import BuiltinTool, failed, str_arg
 from acp_server.tools.builtin.web_body import ACCEPT_ENCODING, BodyRefused, BoundedBody, read_body
@@ -54,8 +54,13 @@ _CLOSE_TIMEOUT_S = 2.0
 
 
 class WebFetchArgs(msgspec.Struct, forbid_unknown_fields=True):
-    url: str
-    offset: Annotated[int, msgspec.Meta(ge=0)] = 0
+    url: Annotated[str, msgspec.Meta(description="The http:// or https:// URL to fetch.")]
+    offset: Annotated[
+        int,
+        msgspec.Meta(
+            ge=0, description="Start at this character of the converted text (default 0)."
+        ),
+    ] = 0
 
 
 def _size(count: int) -> str:
@@ -82,19 +87,6 @@ class WebFetch(BuiltinTool[WebFetchArgs]):
         "cut: call again with `offset` (characters of the converted text) to read on. The "
         "user may be asked first."
     )
-    parameters: Mapping[str, Any] = {
-        "type": "object",
-        "properties": {
-            "url": {"type": "string", "description": "The http:// or https:// URL to fetch."},
-            "offset": {
-                "type": "integer",
-                "minimum": 0,
-                "description": "Start at this character of the converted text (default 0).",
-            },
-        },
-        "required": ["url"],
-        "additionalProperties": False,
-    }
 
     def __init__(
         self,
@@ -113,7 +105,9 @@ class WebFetch(BuiltinTool[WebFetchArgs]):
         url = str_arg(arguments, "url")
         return f"Fetch {url[:200]}" if url else "Fetch a web page"
 
-    async def call(self, args: WebFetchArgs, signal: TurnSignal, *extra: Any) -> ToolOutput:
+    async def act(
+        self, args: WebFetchArgs, call: ToolCallContext, signal: TurnSignal
+    ) -> ToolOutput:
         try:
             target = parse_url(args.url)
         except UrlRefused as exc:
@@ -277,8 +271,9 @@ class WebFetch(BuiltinTool[WebFetchArgs]):
                 described = f"{mime or 'HTML'}, as plain text"
                 notes.append(converted.instead)
             if converted.cut:
+                made = "Markdown" if converted.instead is None else "text"
                 notes.append(
-                    f"the page's Markdown is longer than the {_size(limit)} limit ([web_fetch] "
+                    f"the page's {made} is longer than the {_size(limit)} limit ([web_fetch] "
                     f"max_bytes): only its first {_size(limit)} were kept, so the text below "
                     "ends early"
                 )

@@ -14,6 +14,7 @@ from acp_server.tools.builtin.files import ReadFile
 from acp_server.tools.builtin.list_dir import ListDir
 from acp_server.tools.local_commands import LocalCommands
 from acp_server.tools.local_files import LocalFiles
+from tests.support.tool_call import a_call
 from tests.support.tool_workspace import SOURCE, Workspace
 
 pytestmark = pytest.mark.anyio
@@ -42,12 +43,12 @@ async def test_read_file_whole_and_by_offset_and_limit(ws: Workspace) -> None:
 async def test_read_file_caps_lines_and_bytes(ws: Workspace) -> None:
     ws.file("big.txt", "".join(f"{i}\n" for i in range(1, 101)))
     reader = ReadFile(ws.path_roots, LocalFiles(), max_lines=5, max_bytes=1024)
-    output = await reader.run({"path": "big.txt"}, TurnCancellation().signal)
+    output = await reader.run({"path": "big.txt"}, a_call(), TurnCancellation().signal)
     assert output.text.startswith("1\n2\n3\n4\n5\n[lines 1-5 of 100; output capped at 5 lines")
     assert "offset=6" in output.text
 
     ws.file("wide.txt", ("x" * 300 + "\n") * 10)
-    output = await reader.run({"path": "wide.txt"}, TurnCancellation().signal)
+    output = await reader.run({"path": "wide.txt"}, a_call(), TurnCancellation().signal)
     assert output.text.count("x" * 300) == 3
     assert "lines 1-3 of 10" in output.text and "capped" in output.text
 
@@ -173,7 +174,9 @@ async def test_edit_file_matches_crlf_files_written_with_lf(ws: Workspace) -> No
     target.write_bytes(b"one\r\ntwo\r\nthree\r\n")
     tools = {t.name: t for t in builtin_tools(ws.path_roots, ExactFiles(), LocalCommands())}
     output = await tools["edit_file"].run(
-        {"path": "dos.txt", "old_text": "one\ntwo", "new_text": "1\n2"}, TurnCancellation().signal
+        {"path": "dos.txt", "old_text": "one\ntwo", "new_text": "1\n2"},
+        a_call(),
+        TurnCancellation().signal,
     )
     assert not output.failed, output.text
     assert target.read_bytes() == b"1\r\n2\r\nthree\r\n"
@@ -199,7 +202,7 @@ async def test_list_dir_caps_and_failures(ws: Workspace) -> None:
     for i in range(12):
         ws.file(f"many/{i:02}.txt", "")
     capped = await ListDir(ws.path_roots, max_entries=10).run(
-        {"path": "many"}, TurnCancellation().signal
+        {"path": "many"}, a_call(), TurnCancellation().signal
     )
     assert capped.text.splitlines()[1:] == [
         *(f"{i:02}.txt" for i in range(10)),

@@ -16,6 +16,7 @@ from acp_server.cancellation import TurnCancellation
 from acp_server.tools.builtin.files import ReadFile
 from acp_server.tools.images import MAX_PIXELS, MAX_SIDE, image_type
 from acp_server.tools.local_files import LocalFiles
+from tests.support.tool_call import a_call
 from tests.support.tool_workspace import Workspace
 
 pytestmark = pytest.mark.anyio
@@ -91,7 +92,7 @@ async def test_an_image_over_the_cap_is_described_not_sent(ws: Workspace) -> Non
     path = ws.root / "big.png"
     path.write_bytes(data)
     tool = ReadFile(ws.path_roots, LocalFiles(), max_image_bytes=len(data) - 1)
-    out = await tool.run({"path": "big.png"}, TurnCancellation().signal)
+    out = await tool.run({"path": "big.png"}, a_call(), TurnCancellation().signal)
     assert not out.failed and not out.images
     assert out.text.startswith(f"[image {path}: PNG, 40x30 pixels, {len(data)} bytes]\n")
     assert f"over the {len(data) - 1}-byte limit" in out.text

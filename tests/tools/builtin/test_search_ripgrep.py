@@ -21,6 +21,7 @@ from acp_server.tools.builtin import ListDir
 from acp_server.tools.builtin.ripgrep import MISSING, Ripgrep, ripgrep_binary
 from acp_server.tools.builtin.search import Glob, Grep
 from tests.support.processes import existing, wait_for_pids
+from tests.support.tool_call import a_call
 from tests.support.tool_workspace import Workspace
 
 pytestmark = pytest.mark.anyio
@@ -37,8 +38,8 @@ async def test_without_the_binary_both_tools_say_so(ws: Workspace) -> None:
     ws.file("a.txt", "a\n")
     missing = Ripgrep(binary=None)
     signal = TurnCancellation().signal
-    grep = await Grep(ws.path_roots, ripgrep=missing).run({"pattern": "a"}, signal)
-    glob = await Glob(ws.path_roots, ripgrep=missing).run({"pattern": "*.txt"}, signal)
+    grep = await Grep(ws.path_roots, ripgrep=missing).run({"pattern": "a"}, a_call(), signal)
+    glob = await Glob(ws.path_roots, ripgrep=missing).run({"pattern": "*.txt"}, a_call(), signal)
     assert grep.failed and grep.text == MISSING
     assert glob.failed and glob.text == MISSING
     assert "`ripgrep` Python package" in MISSING
@@ -157,14 +158,14 @@ async def test_totals_are_counted_past_what_is_shown(ws: Workspace) -> None:
     for i in range(30):
         ws.file(f"f{i:02}.txt", "hit\nhit\n")
     signal = TurnCancellation().signal
-    grep = await Grep(ws.path_roots, max_matches=3).run({"pattern": "hit"}, signal)
+    grep = await Grep(ws.path_roots, max_matches=3).run({"pattern": "hit"}, a_call(), signal)
     assert grep.text.splitlines()[:3] == [
         f"{ws.root}/f00.txt:1: hit",
         f"{ws.root}/f00.txt:2: hit",
         f"{ws.root}/f01.txt:1: hit",
     ]
     assert grep.text.endswith("[showing 3 of 60 matches in 30 files; narrow the pattern or path]")
-    glob = await Glob(ws.path_roots, max_results=3).run({"pattern": "*.txt"}, signal)
+    glob = await Glob(ws.path_roots, max_results=3).run({"pattern": "*.txt"}, a_call(), signal)
     assert glob.text.endswith("[showing 3 of 30 matches; use a narrower pattern]")
 
 
@@ -183,7 +184,7 @@ async def test_memory_follows_what_is_shown_not_the_tree(tmp_path: Path) -> None
     signal = TurnCancellation().signal
     glob = Glob(ws.path_roots, max_results=10)
     listing = ListDir(ws.path_roots, max_entries=10)
-    await glob.run({"pattern": "**/*.txt"}, signal)  # warm up imports and caches
+    await glob.run({"pattern": "**/*.txt"}, a_call(), signal)  # warm up imports and caches
     for tool, arguments, total in [
         (glob, {"pattern": "**/*.txt"}, "of 20000 matches"),
         (listing, {"path": "flat"}, "of 20000 entries"),
@@ -191,7 +192,7 @@ async def test_memory_follows_what_is_shown_not_the_tree(tmp_path: Path) -> None
         gc.collect()
         tracemalloc.start()
         try:
-            output = await tool.run(arguments, signal)
+            output = await tool.run(arguments, a_call(), signal)
             _, peak = tracemalloc.get_traced_memory()
         finally:
             tracemalloc.stop()
@@ -220,7 +221,7 @@ async def test_a_turn_abort_kills_rg_and_its_group(tmp_path: Path, ws: Workspace
 
             async def run() -> None:
                 with pytest.raises(TurnAborted):
-                    await tool.run(arguments, turn.signal)  # noqa: B023
+                    await tool.run(arguments, a_call(), turn.signal)  # noqa: B023
 
             tg.start_soon(run)
             pids = await wait_for_pids(pidfile, 2)
@@ -241,10 +242,12 @@ async def test_the_first_results_in_path_order_whatever_order_rg_finds_them(
     expected_paths = [f"{ws.root}/d00/f{f:02}.txt" for f in range(7)]
     signal = TurnCancellation().signal
     for _ in range(3):
-        glob = await Glob(ws.path_roots, max_results=7).run({"pattern": "**/*.txt"}, signal)
+        glob = await Glob(ws.path_roots, max_results=7).run(
+            {"pattern": "**/*.txt"}, a_call(), signal
+        )
         assert glob.text.splitlines()[:7] == expected_paths
         assert glob.text.endswith("[showing 7 of 2000 matches; use a narrower pattern]")
-        grep = await Grep(ws.path_roots, max_matches=7).run({"pattern": "hit"}, signal)
+        grep = await Grep(ws.path_roots, max_matches=7).run({"pattern": "hit"}, a_call(), signal)
         assert grep.text.splitlines()[:7] == [
             f"{ws.root}/d00/f00.txt:1: hit",
             f"{ws.root}/d00/f00.txt:2: hit",
@@ -259,5 +262,7 @@ async def test_the_first_results_in_path_order_whatever_order_rg_finds_them(
         )
     # Below a directory, its files come before its subdirectories' only by name: `sub` sorts
     # after `f24.txt`, so the last of d00 is `d00/sub/f24.txt`.
-    last_of_d00 = await Glob(ws.path_roots, max_results=50).run({"pattern": "d00/**"}, signal)
+    last_of_d00 = await Glob(ws.path_roots, max_results=50).run(
+        {"pattern": "d00/**"}, a_call(), signal
+    )
     assert last_of_d00.text.splitlines()[-1] == f"{ws.root}/d00/sub/f24.txt"

@@ -24,6 +24,7 @@ from acp_server.tools.builtin.web import WebFetch
 from acp_server.tools.builtin.web_convert import HtmlConverter
 from acp_server.tools.web_access import WebFetchSettings
 from acp_server.tools.workspace import PathRoots
+from tests.support.tool_call import a_call
 from tests.support.turns import fresh_signal
 from tests.support.web_server import Page, serve_pages
 
@@ -72,7 +73,7 @@ def tool(tmp_path: Path, program: Path | None, **settings: object) -> WebFetch:
 
 
 async def fetch(web: WebFetch, url: str) -> ToolOutput:
-    return await web.run({"url": url}, fresh_signal())
+    return await web.run({"url": url}, a_call(), fresh_signal())
 
 
 def started(pids: Path) -> list[tuple[int, str]]:
@@ -102,7 +103,7 @@ async def test_a_cancel_during_a_conversion_stops_it_and_the_process_is_gone(
 
     async def run(url: str) -> None:
         try:
-            await web.run({"url": url}, cancellation.signal)
+            await web.run({"url": url}, a_call(), cancellation.signal)
         except TurnAborted as exc:
             outcome.append(exc)
 

@@ -20,6 +20,7 @@ from acp_server.tools.base import ToolOutput
 from acp_server.tools.builtin.web import WebFetch
 from acp_server.tools.web_access import WebFetchSettings, non_public
 from acp_server.tools.workspace import PathRoots
+from tests.support.tool_call import a_call
 from tests.support.turns import fresh_signal
 from tests.support.web_server import Page, serve_pages
 
@@ -32,7 +33,7 @@ def tool(tmp_path: Path, **settings: object) -> WebFetch:
 
 
 async def fetch(web: WebFetch, url: str) -> ToolOutput:
-    return await web.run({"url": url}, fresh_signal())
+    return await web.run({"url": url}, a_call(), fresh_signal())
 
 
 @pytest.mark.parametrize(

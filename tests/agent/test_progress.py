@@ -1,6 +1,8 @@
-"""A model request that streams nothing for a while still tells its observers it is running:
-`ModelWaiting` after each quiet interval, with the request's estimated size and the window;
-the keep-alive stops with the request and lets its errors through unwrapped."""
+"""What the client sees while a model request runs (acp_server/agent/progress.py). A request
+that streams nothing for a while still tells its observers it is running: `ModelWaiting` after
+each quiet interval, with the request's estimated size and the window; the keep-alive stops
+with the request and lets its errors through unwrapped. Calls shown as they are written
+(`Drafts`): tests/agent/test_drafts.py and tests/agent/test_text_call_announcements.py."""
 
 from __future__ import annotations
 

@@ -1,20 +1,15 @@
-"""The cancellation contract: typed causes, the turn signal, first-wins, the public stop surface.
+"""The cancellation contract (acp_server/cancellation.py): typed causes, the turn signal, the
+holder, first-wins.
 
-Causes are a closed, frozen, `kind`-tagged union; `Agent.cancel()` defaults to the user cause;
-the signal's reason is a detached frozen copy and the first cancel wins; `Agent` has no
-public step-only `abort`, and mypy --strict rejects any other cancel vocabulary.
+Causes are a closed, frozen, `kind`-tagged union; the signal's reason is a detached frozen copy
+and the first cancel wins; a linked scope interrupts a blocked await. How `Agent.cancel()` uses
+them (the default user cause, no public `abort`, mypy rejecting other vocabulary) is in
+tests/agent/test_agent.py.
 """
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import textwrap
 import typing
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-from dataclasses import dataclass
-from pathlib import Path
 
 import anyio
 import anyio.lowlevel
@@ -22,8 +17,6 @@ import msgspec
 import pytest
 from anyio import wait_all_tasks_blocked
 
-from acp_server.agent.agent import Agent, AgentHandle
-from acp_server.agent.inbox import Dropped, PromptTicket
 from acp_server.cancellation import (
     CancelCause,
     Disposed,
@@ -33,20 +26,9 @@ from acp_server.cancellation import (
     TurnSignal,
     UserCancel,
 )
-from acp_server.session import records as rec
-from tests.support.agent_harness import (
-    FakeModel,
-    FakeTool,
-    call,
-    gated_tool,
-    running_agent,
-    text,
-    waiting_tool,
-)
+from tests.support.backends import anyio_backend  # noqa: F401 - on asyncio and trio
 
 pytestmark = pytest.mark.anyio
-
-REPO = Path(__file__).resolve().parents[2]
 
 
 # --- the cause vocabulary --------------------------------------------------------------------
@@ -240,142 +222,3 @@ async def test_linked_scope_lets_work_finish_when_not_aborted() -> None:
     assert not scope.cancel_called
     holder.abort(UserCancel())  # after the block: the scope is no longer linked
     assert not scope.cancel_called
-
-
-# --- through the agent ------------------------------------------------------------------------
-
-
-@dataclass
-class ParkedTurn:
-    """A turn whose only tool waits on the turn signal, running now."""
-
-    agent: Agent
-    ticket: PromptTicket
-    signals: list[TurnSignal]  # what the model double was handed, in order
-    causes: list[CancelCause]  # what the agent's cancel-requested listeners heard
-
-
-@asynccontextmanager
-async def parked_turn() -> AsyncIterator[ParkedTurn]:
-    entered = anyio.Event()
-    model = FakeModel([call()])
-    async with running_agent(model, tools=[FakeTool(behaviour=waiting_tool(entered))]) as handle:
-        agent = handle.agent
-        causes: list[CancelCause] = []
-        agent.on_cancel_requested(causes.append)
-        ticket = agent.followup(text("go"))
-        await entered.wait()
-        yield ParkedTurn(agent, ticket, model.signals, causes)
-
-
-async def test_agent_cancel_defaults_to_user_cause() -> None:
-    async with parked_turn() as turn:
-        turn.agent.cancel()
-        assert turn.causes == [UserCancel()]
-        assert type(turn.causes[0]) is UserCancel
-        assert turn.signals[0].reason == UserCancel()
-        assert await turn.ticket.wait() == rec.Aborted()
-
-
-async def test_agent_signal_reason_is_detached_copy_of_the_callers_cause() -> None:
-    async with parked_turn() as turn:
-        cause = ParentCancel()
-        turn.agent.cancel(cause)
-        reason = turn.signals[0].reason
-        assert reason == cause
-        assert reason is not cause
-        assert type(reason).__struct_config__.frozen is True
-        hash(reason)  # frozen structs are hashable; mutable ones raise TypeError
-        assert await turn.ticket.wait() == rec.Aborted()
-
-
-async def test_repeated_cancel_first_wins_and_notifies_once() -> None:
-    async with parked_turn() as turn:
-        turn.agent.cancel(UserCancel())
-        turn.agent.cancel(ParentCancel())
-        turn.agent.cancel(ParentCancel(), keep_inbox=True)
-        assert turn.signals[0].reason == UserCancel()
-        assert turn.causes == [UserCancel()]
-        assert await turn.ticket.wait() == rec.Aborted()
-
-
-async def test_repeated_cancel_still_clears_newly_queued_work() -> None:
-    entered = anyio.Event()
-    release = anyio.Event()
-    model = FakeModel([call()])
-    # The tool ignores the signal, so the aborted turn (and its holder) stays open a while.
-    async with running_agent(model, tools=[FakeTool(behaviour=gated_tool(entered, release))]) as h:
-        agent = h.agent
-        first = agent.followup(text("go"))
-        await entered.wait()
-        agent.cancel()
-        queued = agent.followup(text("queued after the first cancel"))
-        assert queued.result is None
-        agent.cancel(ParentCancel())
-        assert queued.result == Dropped()  # cleared by the second cancel, at once
-        release.set()
-        assert await first.wait() == rec.Aborted()
-        await agent.when_idle()
-        assert len(model.requests) == 1
-
-
-# --- the public surface and its static typing -------------------------------------------------
-
-
-def test_agent_has_no_public_abort_and_only_the_handle_disposes() -> None:
-    assert not hasattr(Agent, "abort")
-    public = {name for name in dir(Agent) if not name.startswith("_")}
-    assert not any("abort" in name for name in public)
-    # cancel() is the one stop verb: no other way to stop work is public.
-    assert not public & {"dispose", "withdraw", "stop", "kill", "interrupt"}
-    assert {"followup", "steer", "inject", "cancel", "when_idle", "status", "session", "id"} <= (
-        public
-    )
-    assert callable(AgentHandle.dispose)
-
-
-_TYPING_PROBE = """\
-from acp_server.agent.agent import Agent
-from acp_server.cancellation import Disposed, ParentCancel, UserCancel
-
-
-def use(agent: Agent) -> None:
-    agent.cancel()
-    agent.cancel(UserCancel())
-    agent.cancel(ParentCancel(), keep_inbox=True)
-    agent.cancel("user")  # line 9
-    agent.cancel(Disposed())  # line 10
-    agent.abort()  # line 11
-"""
-
-
-def test_mypy_rejects_a_string_or_disposed_cause_and_an_abort_call(tmp_path: Path) -> None:
-    probe = tmp_path / "cancel_probe.py"
-    probe.write_text(textwrap.dedent(_TYPING_PROBE), encoding="utf-8")
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "mypy",
-            "--strict",
-            "--config-file",
-            "/dev/null",
-            "--cache-dir",
-            str(tmp_path / "mypy-cache"),
-            "--no-error-summary",
-            "--show-error-codes",
-            "--no-color-output",
-            str(probe),
-        ],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    errors = [line for line in result.stdout.splitlines() if line.startswith(str(probe))]
-    by_line = {int(line.split(":")[1]): line for line in errors}
-    assert result.returncode == 1, result.stdout + result.stderr
-    assert sorted(by_line) == [9, 10, 11], result.stdout
-    assert '"str"' in by_line[9] and "[arg-type]" in by_line[9]
-    assert '"Disposed"' in by_line[10] and "[arg-type]" in by_line[10]
-    assert '"abort"' in by_line[11] and "[attr-defined]" in by_line[11]

@@ -1,4 +1,5 @@
-"""Requests in both directions: ids, pending table, timeouts, `$/cancel_request`, ordering."""
+"""The peer (acp_server/rpc/peer.py): requests in both directions: ids, pending table, timeouts,
+`$/cancel_request`, ordering. What it answers to bad input: tests/rpc/test_peer_framing.py."""
 
 from __future__ import annotations
 
@@ -8,10 +9,10 @@ import anyio
 import msgspec
 import pytest
 
-from acp_server.rpc.dispatch import Route, Router, RouteTable
-from acp_server.rpc.errors import PeerClosed, RemoteError, RequestTimeout
+from acp_server.rpc.dispatch import Router
+from acp_server.rpc.errors import MalformedAnswer, PeerClosed, RemoteError, RequestTimeout
 from acp_server.rpc.peer import IncomingRequest, Peer
-from tests.support.memory import ClientSide, peer_harness
+from tests.support.memory import ClientSide, peer_harness, route_table
 
 pytestmark = pytest.mark.anyio
 
@@ -62,6 +63,26 @@ async def test_error_answer_raises_remote_error() -> None:
             )
         assert isinstance(outcome[0], RemoteError)
         assert outcome[0].code == -32601
+
+
+async def test_a_result_of_the_wrong_shape_raises_malformed_answer_naming_the_field() -> None:
+    async with peer_harness(Router()) as (peer, client):
+        outcome: list[BaseException] = []
+
+        async def ask() -> None:
+            try:
+                await peer.request("fs/read_text_file", {"path": "/a"}, Answer)
+            except MalformedAnswer as exc:
+                outcome.append(exc)
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(ask)
+            frame = await client.read()
+            await client.write({"jsonrpc": "2.0", "id": frame["id"], "result": {"value": "ten"}})
+    assert len(outcome) == 1
+    assert str(outcome[0]) == (
+        "fs/read_text_file got a malformed answer: Expected `int`, got `str` - at `$.value`"
+    )
 
 
 async def test_timeout_sends_cancel_request_and_late_answer_is_dropped() -> None:
@@ -142,14 +163,7 @@ def slow_dispatcher(started: anyio.Event, release: anyio.Event) -> Router:
         await answered.wait()
         return {"stopReason": "cancelled"}
 
-    dispatcher.install(
-        RouteTable(
-            requests={
-                "slow": Route(msgspec.Raw, slow),
-                "prompt_like": Route(msgspec.Raw, prompt_like),
-            }
-        )
-    )
+    dispatcher.install(route_table({"slow": slow, "prompt_like": prompt_like}))
     return dispatcher
 
 
@@ -205,7 +219,7 @@ async def test_updates_queued_before_a_response_are_written_before_it() -> None:
             await holder[0].notify("session/update", {"n": index})
         return {"stopReason": "end_turn"}
 
-    dispatcher.install(RouteTable(requests={"stream": Route(msgspec.Raw, stream)}))
+    dispatcher.install(route_table({"stream": stream}))
     async with peer_harness(dispatcher) as (peer, client):
         holder.append(peer)
         await client.write({"jsonrpc": "2.0", "id": 1, "method": "stream"})
@@ -228,9 +242,7 @@ async def test_next_line_waits_until_the_previous_request_is_admitted() -> None:
         seen.append("s" in registry)
         return {}
 
-    dispatcher.install(
-        RouteTable(requests={"create": Route(msgspec.Raw, create), "use": Route(msgspec.Raw, use)})
-    )
+    dispatcher.install(route_table({"create": create, "use": use}))
     async with peer_harness(dispatcher) as (_, client):
         await client.write({"jsonrpc": "2.0", "id": 1, "method": "create"})
         await client.write({"jsonrpc": "2.0", "id": 2, "method": "use"})
@@ -263,7 +275,7 @@ async def test_close_abandons_work_and_returns_promptly() -> None:
         finally:
             cancelled.set()  # only cancellation can end sleep_forever
 
-    dispatcher.install(RouteTable(requests={"stuck": Route(msgspec.Raw, stuck)}))
+    dispatcher.install(route_table({"stuck": stuck}))
     with anyio.fail_after(10):  # a guard against a hang, not a speed measure
         async with peer_harness(dispatcher) as (peer, client):
             await client.write({"jsonrpc": "2.0", "id": 1, "method": "stuck"})
@@ -305,7 +317,7 @@ async def test_a_requests_follow_ups_run_once_its_response_is_written() -> None:
         request.after_response.append(follow_up)
         return {"sessionId": "s"}
 
-    dispatcher.install(RouteTable(requests={"create": Route(msgspec.Raw, create)}))
+    dispatcher.install(route_table({"create": create}))
     async with peer_harness(dispatcher) as (_, client):
         pipe.append(client._from_peer)
         await client.write({"jsonrpc": "2.0", "id": 1, "method": "create"})

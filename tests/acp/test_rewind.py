@@ -1,4 +1,5 @@
-"""A rewind cancelled through the wire, seen from inside the process: `$/cancel_request` for a
+"""The bridge's rewind (acp_server/acp/rewind.py): `/rewind` lists the latest turns, and a
+rewind cancelled through the wire, seen from inside the process: `$/cancel_request` for a
 `_session/rewind`, and `session/cancel` during `/rewind N`, each arriving while the rewind is
 held at one of its seams (after one file was restored; just before the record). The files stay
 byte-identical, the journal gets no `session/rewind` line, and the answers say so (-32800; the
@@ -22,10 +23,37 @@ import pytest
 from acp_server.acp import rewind as bridge_rewind
 from acp_server.agent import rewind_to
 from acp_server.cancellation import TurnSignal
+from acp_server.session import records as rec
+from acp_server.session.rewind import Turn
 from tests.support.agent_harness import FakeModel, call, say
 from tests.support.bridge import Bridge, in_process_bridge
 
 pytestmark = pytest.mark.anyio
+
+AT = "2026-12-02T00:00:00.000Z"
+
+
+def test_the_listing_shows_the_latest_hundred_turns() -> None:
+    turns = [
+        Turn(
+            n,
+            f"t{n}",
+            rec.UserMessage(
+                message_id=f"m{n}",
+                content=[rec.TextPart(text=f"prompt {n}\nmore")],
+                origin="prompt",
+                turn_id=f"t{n}",
+                at=AT,
+            ),
+            None,
+        )
+        for n in range(1, 131)
+    ]
+    lines = bridge_rewind.listing(turns).splitlines()
+    assert lines[1] == "(30 earlier turns not listed)"
+    assert lines[2] == "31. prompt 31"  # the first line of each prompt
+    assert lines[-1] == "130. prompt 130"
+    assert bridge_rewind.listing([]) == "There is no turn to rewind to."
 
 
 def hold_at(monkeypatch: pytest.MonkeyPatch, seam: str, held: anyio.Event) -> None:

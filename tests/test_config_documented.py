@@ -13,7 +13,7 @@ import pytest
 import acp_server.config
 from acp_server.config import Config, load_config
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[1]
 
 
 def readme_blocks() -> list[str]:

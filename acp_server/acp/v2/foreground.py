@@ -1,0 +1,87 @@
+"""A v2 session's foreground state as its client was told it: `running`, `requires_action`
+(the work waits on the user), `idle` (with the stop reason of what ended).
+
+Foreground work is a turn (from `TurnStarting` to `TurnSettled`) or a local command's answer
+(`/mode`, `/model`, ...); they are counted, so one that ends while another goes on sends no idle
+("completing an individual activity while other foreground work continues does not require an
+idle boundary"), and the first that starts from idle sends `running`. Waits on the user
+(permission requests, form questions, hooks consent) are counted too: the first makes the state
+`requires_action` (for any wait, also while a parallel subagent could still work: a decision
+of the v2 RFC), the last answer makes it `running` again unless the work was cancelled meanwhile
+(its idle follows); any output of the work while no wait is left also resumes `running`.
+
+Every change is decided synchronously and its update queued on the one ordered writer before
+anything else can run, so the update order is the order of the decisions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+from msgspec import UNSET
+
+from acp_protocol.jsonrpc import ErrorObject
+from acp_protocol.v2.session_update import ForegroundState, StateUpdate, StopReason
+
+__all__ = ["Foreground"]
+
+
+class Foreground:
+    """One session's foreground state; `send` queues a `state_update`."""
+
+    def __init__(self, send: Callable[[StateUpdate], Awaitable[None]]) -> None:
+        self._send = send
+        self.state: ForegroundState = "idle"
+        self._activities = 0
+        self._waits = 0
+
+    @property
+    def busy(self) -> bool:
+        """Whether foreground work runs (or waits on the user)."""
+        return self._activities > 0
+
+    def snapshot(self) -> StateUpdate:
+        """The current state, as a resume reports it after its replay (an idle snapshot has
+        no stop reason: it is not a completion)."""
+        return StateUpdate(state=self.state)
+
+    async def begin(self) -> None:
+        """Foreground work starts (a turn, or a local command's answer)."""
+        self._activities += 1
+        if self.state == "idle":
+            self.state = "running"
+            await self._send(StateUpdate(state="running"))
+
+    async def end(self, stop_reason: StopReason, error: ErrorObject | None = None) -> None:
+        """Foreground work ended; idle (with its stop reason) when none is left."""
+        self._activities = max(0, self._activities - 1)
+        if self._activities or self.state == "idle":
+            return
+        self.state = "idle"
+        self._waits = 0
+        await self._send(
+            StateUpdate(
+                state="idle",
+                stop_reason=stop_reason,
+                error=error if error is not None else UNSET,
+            )
+        )
+
+    async def waiting(self) -> None:
+        """A request to the user is about to be sent."""
+        self._waits += 1
+        if self.state == "running":
+            self.state = "requires_action"
+            await self._send(StateUpdate(state="requires_action"))
+
+    async def answered(self, *, resumed: bool) -> None:
+        """A request to the user ended; `resumed`: the work goes on (not cancelled)."""
+        self._waits = max(0, self._waits - 1)
+        if resumed:
+            await self.progressed()
+
+    async def progressed(self) -> None:
+        """The work produced output: it is running, unless it still waits on the user."""
+        if self.state == "requires_action" and self._waits == 0:
+            self.state = "running"
+            await self._send(StateUpdate(state="running"))

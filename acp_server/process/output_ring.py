@@ -1,0 +1,144 @@
+"""The bounded output of a background item: the last `limit` bytes it wrote, where its reader
+is, and what was cut before the reader got to it.
+
+A background item (a dev server, a watcher) may print without end for as long as the session
+lives, so only its tail is kept, and the reader (the model, through a tool) is told how much it
+never saw. Positions are absolute byte offsets into everything the item ever wrote; newlines are
+counted the same way, so "N new lines" stays right after the bytes holding them were dropped.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class OutputRead:
+    """What one read returned, and what it did not."""
+
+    text: str
+    """The new output, decoded as UTF-8 with replacement characters."""
+    dropped: int
+    """Bytes written since the last read that were dropped before this read (the buffer keeps
+    only its last `limit` bytes)."""
+    dropped_lines: int
+    """Lines among `dropped`."""
+    left: int
+    """Bytes still unread after this read (it stopped at its `max_bytes`)."""
+
+
+class OutputRing:
+    """The last `limit` bytes of one stream, kept as chunks so dropping the head is cheap."""
+
+    __slots__ = (
+        "_chunks",
+        "_kept",
+        "_limit",
+        "_read_at",
+        "_read_lines",
+        "_start_lines",
+        "lines",
+        "start",
+        "written",
+    )
+
+    def __init__(self, limit: int) -> None:
+        if limit <= 0:
+            raise ValueError("limit must be positive")
+        self._limit = limit
+        self._chunks: deque[bytes] = deque()
+        self._kept = 0
+        self.written = 0
+        """Bytes ever written."""
+        self.lines = 0
+        """Newlines ever written."""
+        self.start = 0
+        """The offset of the first byte kept."""
+        self._start_lines = 0
+        self._read_at = 0
+        self._read_lines = 0
+
+    def add(self, chunk: bytes) -> None:
+        """Keep `chunk`, dropping whole chunks from the head while the rest still fills the
+        limit (the first byte kept may lie up to one chunk before `limit` from the end)."""
+        if not chunk:
+            return
+        self._chunks.append(chunk)
+        self._kept += len(chunk)
+        self.written += len(chunk)
+        self.lines += chunk.count(b"\n")
+        while self._chunks and self._kept - len(self._chunks[0]) >= self._limit:
+            head = self._chunks.popleft()
+            self._kept -= len(head)
+            self.start += len(head)
+            self._start_lines += head.count(b"\n")
+
+    @property
+    def new_bytes(self) -> int:
+        """Bytes written since the last read (dropped ones included)."""
+        return self.written - self._read_at
+
+    @property
+    def new_lines(self) -> int:
+        """Lines written since the last read (dropped ones included); a last line without its
+        newline yet counts once it has any byte."""
+        partial = 1 if self.new_bytes and not self._ends_with_newline() else 0
+        return self.lines - self._read_lines + partial
+
+    def read(self, max_bytes: int) -> OutputRead:
+        """The output written since the last read, at most `max_bytes` of it (from its start),
+        and move the reader past it. A character the buffer's cut split loses its orphaned
+        bytes; one the end of this read would split is left for the next read."""
+        dropped = max(0, self.start - self._read_at)
+        dropped_lines = self._start_lines - self._read_lines if dropped else 0
+        if dropped:
+            self._read_at, self._read_lines = self.start, self._start_lines
+        data = self._slice(self._read_at, min(self.written, self._read_at + max_bytes))
+        skip = _orphans(data) if dropped else 0
+        end = len(data) - _unfinished(data)
+        if end < skip:
+            end = skip
+        taken = data[:end]
+        self._read_at += len(taken)
+        self._read_lines += taken.count(b"\n")
+        return OutputRead(
+            text=taken[skip:].decode("utf-8", errors="replace"),
+            dropped=dropped + skip,
+            dropped_lines=dropped_lines,
+            left=self.written - self._read_at,
+        )
+
+    def _slice(self, begin: int, end: int) -> bytes:
+        """The kept bytes between two absolute offsets (both within what is kept)."""
+        data = b"".join(self._chunks)
+        return data[begin - self.start : end - self.start]
+
+    def _ends_with_newline(self) -> bool:
+        return bool(self._chunks) and self._chunks[-1].endswith(b"\n")
+
+
+def _orphans(data: bytes) -> int:
+    """How many continuation bytes open `data` (the rest of a character cut off before it)."""
+    skip = 0
+    while skip < min(3, len(data)) and data[skip] & 0xC0 == 0x80:
+        skip += 1
+    return skip
+
+
+def _unfinished(data: bytes) -> int:
+    """How many bytes at the end of `data` start a UTF-8 character they do not finish."""
+    for back in range(1, min(4, len(data)) + 1):
+        byte = data[-back]
+        if byte & 0xC0 == 0x80:
+            continue  # a continuation byte: look further back for the lead
+        if byte >= 0xF0:
+            need = 4
+        elif byte >= 0xE0:
+            need = 3
+        elif byte >= 0xC0:
+            need = 2
+        else:
+            return 0
+        return back if back < need else 0
+    return 0
