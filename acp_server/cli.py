@@ -222,6 +222,7 @@ def main(argv: list[str] | None = None) -> int:
             offered_models=offered,
             load_model=functools.partial(load_model, providers=config.providers),
             config_path=config_path(),
+            forget_keys=_forget_stored_keys,
             turn_limits=config.turn,
             mode=mode,
             ids=ids,
@@ -232,6 +233,14 @@ def main(argv: list[str] | None = None) -> int:
         )
     )
     return 0
+
+
+def _forget_stored_keys() -> tuple[str, ...]:
+    """Logout's edit of the config file (run by the bridge when a client logs out)."""
+    from acp_server.config import config_path
+    from acp_server.firstrun.stored_key import forget_stored_keys
+
+    return forget_stored_keys(config_path())
 
 
 if __name__ == "__main__":

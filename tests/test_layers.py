@@ -9,6 +9,7 @@ so a broken walk cannot pass silently.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -177,13 +178,7 @@ def module_cycles(root: Path) -> list[list[str]]:
     return cycles
 
 
-KNOWN_CYCLES = {
-    "acp_server.acp.context -> acp_server.acp.presenter": "v2's presenter (issue 32), landed "
-    "while this rule did: the presenter names the context under TYPE_CHECKING, and the "
-    "v1 view it builds imports the context and the child sessions",
-    "acp_server.acp.v2.presenter -> acp_server.acp.v2.view": "the same change: the v2 "
-    "presenter imports its runtime half, the view, at first use; the view imports it back",
-}
+KNOWN_CYCLES: dict[str, str] = {}
 """Cycles that landed while this rule did, by their first two modules, each with why; their
 owner removes them (every cycle through both modules is let through)."""
 
@@ -373,10 +368,11 @@ def test_the_exit_checker_reports_a_second_exit(
     assert len(found) == 1 and reason in found[0], found
 
 
-# --- records are built only in session/ (issue 25: the session package owns its vocabulary) ---
+# --- records are built by the recorder alone (issue 25: the session package owns its vocabulary;
+# issue 36: one builder per kind, so a journaled field is filled in one place) ---
 
 RECORDS_MODULE = Path("acp_server/session/records.py")
-RECORD_OWNER = Path("acp_server/session")
+RECORD_OWNER = Path("acp_server/session/recorder.py")
 
 
 def record_types(root: Path) -> frozenset[str]:
@@ -431,7 +427,7 @@ def _record_bindings(
 
 
 def record_constructions(root: Path) -> list[str]:
-    """Every call of a record type in `acp_server` outside the session package, as
+    """Every call of a record type in `acp_server` outside the recorder, as
     `file:line: why`. Names are resolved through the module's imports, so a same-named type
     of another package (the models' `UserMessage`) is not one."""
     types = record_types(root)
@@ -462,7 +458,7 @@ def record_constructions(root: Path) -> list[str]:
     return found
 
 
-def test_records_are_built_only_in_the_session_package() -> None:
+def test_records_are_built_by_the_recorder_alone() -> None:
     assert len(record_types(REPO)) >= 14
     assert record_constructions(REPO) == []
 
@@ -479,14 +475,19 @@ def test_records_are_built_only_in_the_session_package() -> None:
         "acp_server.session.records.TurnStart(turn_id='t', at='')\n",
     ],
 )
-def test_the_checker_reports_a_record_built_outside_session(tmp_path: Path, source: str) -> None:
+def test_the_checker_reports_a_record_built_outside_the_recorder(
+    tmp_path: Path, source: str
+) -> None:
     (tmp_path / RECORDS_MODULE).parent.mkdir(parents=True)
     (tmp_path / RECORDS_MODULE).write_text((REPO / RECORDS_MODULE).read_text())
     write(tmp_path, "acp_server/session/recorder.py", source)  # the owner may
     assert record_constructions(tmp_path) == []
     write(tmp_path, "acp_server/agent/x.py", source)
+    write(tmp_path, "acp_server/session/x.py", source)  # the rest of the session package too
     found = record_constructions(tmp_path)
-    assert len(found) == 1 and "acp_server/agent/x.py:2: builds a" in found[0], found
+    assert len(found) == 2, found
+    assert "acp_server/agent/x.py:2: builds a" in found[0]
+    assert "acp_server/session/x.py:2: builds a" in found[1]
 
 
 def test_a_same_named_type_of_another_package_is_not_a_record(tmp_path: Path) -> None:
@@ -631,6 +632,18 @@ def test_the_bridge_imports_three_modules_of_tools() -> None:
 def test_built_in_tools_are_made_in_the_registry_alone() -> None:
     assert {"ReadFile", "Bash", "WebFetch", "SkillTool", "AskUser"} <= tool_classes(REPO)
     assert tools_made_elsewhere(REPO) == []
+
+
+def test_adding_a_tool_touches_the_listed_files_and_no_more() -> None:
+    page = (REPO / "docs" / "architecture.md").read_text()
+    section = page.split("### Add a tool\n", 1)[1].split("\n#", 1)[0]
+    items = re.findall(r"^\d+\. (.*)$", section, re.MULTILINE)
+    files = [re.match(r"`([^`]+)`", item) for item in items]
+    assert 1 <= len(items) <= 3 and all(files), items
+    named = [match.group(1) for match in files if match]
+    assert set(named) >= TOOL_MAKERS
+    for name in named:  # each exists, for a tool we have
+        assert (REPO / name.replace("NAME", "shell")).is_file(), name
 
 
 def test_the_tools_checkers_report_a_fourth_module_and_a_tool_made_elsewhere(

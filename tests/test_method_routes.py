@@ -3,9 +3,10 @@ once, in the method table, and its route beside its handler. Checked on the sour
 
 - `MethodSpec(...)` (a row: a method's name, params and result types) is built only in a
   protocol version's method table (`acp_protocol/methods.py`, `acp_protocol/v2/methods.py`);
-- every `Route(...)` / `NotificationRoute(...)` of the bridge names a row of the table
-  (`V1.session_load`), never a params type, and a handler of its own group (`self.load_session`,
-  a method of the class that declares the route), so the handler and its route are one file;
+- every `Route(...)` / `NotificationRoute(...)` of the bridge names a row of a table
+  (`V1.session_load`, `V2.session_resume`), never a params type, and a handler of its own
+  group (`self.load_session`, a method of the class that declares the route), so the handler
+  and its route are one file;
 - the list on the architecture page has at most 3 files, and they exist.
 
 The checker itself is tested on a small made-up tree, so a broken walk cannot pass silently.
@@ -20,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from acp_protocol.methods import V1, MethodSpec
+from acp_protocol.v2.methods import V2
 
 REPO = Path(__file__).resolve().parent.parent
 PACKAGES = ("acp_protocol", "acp_server", "acp_fixture")
@@ -28,7 +30,9 @@ TABLE_MODULES = frozenset({TABLE_MODULE, "acp_protocol/v2/methods.py"})
 """Where rows are built: one method table per protocol version."""
 ROUTE_TYPES = frozenset({"Route", "NotificationRoute"})
 TABLE = "V1"
-"""The method table's class: a route's first argument is one of its rows."""
+"""The method table's class: a route's first argument is one of its rows (or of the v2 table's,
+`V2`, for a route of a v2 connection)."""
+TABLES = {"V1": V1, "V2": V2}
 MAX_FILES = 3
 
 
@@ -45,8 +49,8 @@ def _is_row(node: ast.expr) -> bool:
     return (
         isinstance(node, ast.Attribute)
         and isinstance(node.value, ast.Name)
-        and node.value.id == TABLE
-        and isinstance(getattr(V1, node.attr, None), MethodSpec)
+        and node.value.id in TABLES
+        and isinstance(getattr(TABLES[node.value.id], node.attr, None), MethodSpec)
     )
 
 

@@ -2,6 +2,9 @@
 
 The connection composes the method groups around one `BridgeContext`; each group declares the
 routes of its handlers (`routes()`, a row of `acp_protocol.methods.V1` and a handler each). The
+connection's first `initialize` chooses its ACP version for good: v1's table until then, v2's
+(acp_protocol/v2/methods.py, the groups of acp/v2/ and the v1 handlers of the methods v2 kept)
+from the answer of an `initialize` that chose v2 on. The
 handshake, the part of `session/new` its answer waits for (acp/opening.py) and `session/cancel`
 are routed at once and import no runtime. The groups that need the runtime
 (acp/methods/runtime.py) are loaded by the warm-up: after the first `session/new` answer is
@@ -30,6 +33,10 @@ from acp_protocol import errors
 from acp_protocol.methods import METHODS, V1
 from acp_protocol.newer import NewSessionWithPrompt
 from acp_protocol.session import CancelNotification, NewSessionResponse
+from acp_protocol.v2 import session as v2s
+from acp_protocol.v2 import unstable as v2u
+from acp_protocol.v2.methods import METHODS as V2_METHODS
+from acp_protocol.v2.methods import V2
 from acp_server.process import ProcessRegistry
 from acp_server.process.bubblewrap import BubblewrapProbe
 from acp_server.rpc.dispatch import NotificationRoute, Route, Router, RouteTable
@@ -43,6 +50,9 @@ from .methods.handshake import Handshake
 from .opening import SessionOpening, SessionStart
 from .options import ServerOptions
 from .sessions import AcpSession
+from .v1_presenter import V1Presenter
+from .v2 import params as v2params
+from .v2 import shapes as v2shapes
 
 if TYPE_CHECKING:
     from .methods.runtime import RuntimeMethods
@@ -81,7 +91,8 @@ class AcpConnection:
         self.context = BridgeContext(
             peer, task_group, options, processes, sandbox_probe=sandbox_probe or BubblewrapProbe()
         )
-        self.handshake = Handshake(self.context)
+        self.context.presenter = V1Presenter(self.context)  # until initialize chooses v2
+        self.handshake = Handshake(self.context, on_v2=self._speak_v2)
         self.opening = SessionOpening(self.context, JournalStore(options.data_dir))
         self._router: Router | None = None
         self._runtime: RuntimeMethods | None = None
@@ -91,10 +102,22 @@ class AcpConnection:
         self._disposed = False
 
     def routes(self) -> RouteTable:
-        """Every method this agent answers so far: the handshake, `session/new` and
-        `session/cancel` from the start, the runtime's groups once the warm-up has loaded
-        them (until then, `load` waits for it)."""
+        """Every method this agent answers so far in the connection's version: the handshake,
+        `session/new` and `session/cancel` from the start, the runtime's groups once the
+        warm-up has loaded them (until then, `load` waits for it)."""
         runtime = self._runtime
+        if self.handshake.version == 2:
+            return RouteTable.of(
+                V2_METHODS,
+                [
+                    *self.handshake.v2.routes(),
+                    Route(V2.session_new, self._new_session_v2),
+                    NotificationRoute(V2.session_cancel, self._cancel),
+                    *(runtime.v2_routes() if runtime is not None else ()),
+                ],
+                gate=self.handshake.check_order,
+                load=self._load_routes if runtime is None else None,
+            )
         return RouteTable.of(
             METHODS,
             [
@@ -125,6 +148,22 @@ class AcpConnection:
             self._starts.append(start)
             request.after_response.append(self.warm_up)
         return response
+
+    def _speak_v2(self) -> None:
+        """`initialize` chose v2: route by the v2 table from the next line on (its handler has
+        not returned, so the reader has not read past it)."""
+        if self._router is not None:
+            self._router.install(self.routes())
+
+    async def _new_session_v2(
+        self, request: IncomingRequest, new: v2u.NewSessionWithPrompt
+    ) -> v2s.NewSessionResponse:
+        """v2's `session/new`: v1's, its params and answer in v2's shapes."""
+        opened = await self._new_session(request, v2params.new_params(new))
+        options = opened.config_options if isinstance(opened.config_options, list) else []
+        return v2s.NewSessionResponse(
+            session_id=opened.session_id, config_options=v2shapes.config_options(options)
+        )
 
     async def warm_up(self) -> None:
         """Load the runtime in a worker thread, then wire every session answered meanwhile

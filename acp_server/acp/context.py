@@ -19,7 +19,7 @@ from acp_server.rpc.peer import Peer
 
 from .errors import session_not_found
 from .options import ServerOptions
-from .presenter import Presenter, V1Presenter
+from .presenter import Presenter
 from .sessions import AcpSession, SessionRegistry
 
 if TYPE_CHECKING:
@@ -58,11 +58,11 @@ class BridgeContext:
     clashes_told: dict[str, frozenset[str]] = field(default_factory=dict)
     """By session id: what the user was told about their commands: names a built-in
     overrides, and `NAME REPOSITORY_FILE` for a repository's file overriding their own."""
+    logged_out: bool = False
+    """The client logged out (acp/logout.py): prompts and logins answer the how-to."""
     presenter: Presenter = field(init=False)
-    """How the client sees its sessions: v1 until `initialize` chooses the wire version."""
-
-    def __post_init__(self) -> None:
-        self.presenter = V1Presenter(self)
+    """How the client sees its sessions, in the connection's wire version (set by the
+    connection: v1's until `initialize` chooses)."""
 
     @property
     def ids(self) -> IdFactory:

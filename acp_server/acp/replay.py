@@ -30,6 +30,7 @@ from acp_protocol.session_update import (
 )
 from acp_protocol.tool_call import ToolCall, ToolCallLocation, ToolCallUpdate, ToolKind
 from acp_server.printable import one_line
+from acp_server.process.background import ItemEnd
 from acp_server.session import records as rec
 
 from .plans import PlanView
@@ -63,6 +64,23 @@ def block_for(part: rec.Part) -> ContentBlock:
     )
 
 
+def background_endings(records: Sequence[rec.Record]) -> dict[str, str]:
+    """For each call that started a background command which has ended, a line saying how,
+    to show after that call's output (the item outlived its turn; its end is not a turn's).
+    A journal opened from disk has an end for every item (crash repair writes the unknown
+    ones), so only an item running in this process goes without."""
+    started = {
+        r.item: r.call_id for r in records if isinstance(r, rec.BackgroundStart) and r.call_id
+    }
+    endings: dict[str, str] = {}
+    for record in records:
+        call_id = started.get(record.item) if isinstance(record, rec.BackgroundEnd) else None
+        if isinstance(record, rec.BackgroundEnd) and call_id is not None:
+            end = ItemEnd(record.how, record.exit_code, record.posix_signal)
+            endings[call_id] = f"\n[{record.item} has ended: it {end.describe()}]"
+    return endings
+
+
 def replay_updates(
     records: Sequence[rec.Record],
     *,
@@ -78,6 +96,7 @@ def replay_updates(
     # By turn and id: a call's ids are ours and unique in the session (journals older than
     # that are made so on load, acp_server/session/call_ids.py); the turn is a second guard.
     results = {(r.turn_id, r.call_id): r for r in records if isinstance(r, rec.ToolResult)}
+    endings = background_endings(records)
     updates: list[NewerSessionUpdate] = []
     for record in records:
         if isinstance(record, rec.UserMessage):
@@ -119,7 +138,7 @@ def replay_updates(
                     tool_call_id=record.call_id,
                     status=record.status,
                     content=tool_content(
-                        record.output,
+                        record.output + endings.get(record.call_id, ""),
                         [(d.path, d.old_text, d.new_text) for d in record.diffs],
                         None,
                         [(i.data, i.mime_type) for i in record.images],

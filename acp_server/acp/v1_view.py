@@ -1,6 +1,7 @@
 """The runtime half of the v1 presenter for one session: runtime events rendered by
-`acp/updates.py` (`SessionUpdates`), the v1 permission and form askers, child sessions for a
-client that opted into them, and the synthetic tool call a hooks consent question is about."""
+`acp/updates.py` (`SessionUpdates`, linking `task` calls to their child sessions for a client
+that opted into them), the v1 permission and form askers, and the synthetic tool call a hooks
+consent question is about."""
 
 from __future__ import annotations
 
@@ -12,7 +13,6 @@ from acp_protocol.tool_call import ContentToolCallContent, ToolCall, ToolCallUpd
 from acp_server.agent import AgentEvent
 from acp_server.session import records as rec
 
-from .child_sessions import ChildSessions, shows_subagents
 from .client_requests import AcpFormAsker, AcpPermissionAsker
 from .context import BridgeContext
 from .plans import shows_plan_operations, view_after
@@ -23,10 +23,13 @@ class V1SessionView:
     """One session on a v1 connection (see `acp/presenter.py`'s `SessionView`)."""
 
     def __init__(
-        self, context: BridgeContext, session_id: str, records: Sequence[rec.Record]
+        self,
+        context: BridgeContext,
+        session_id: str,
+        records: Sequence[rec.Record],
+        links: dict[str, str] | None = None,
     ) -> None:
         caps = context.client_capabilities
-        self.children = ChildSessions(context) if shows_subagents(caps) else None
         announced: dict[str, Mapping[str, Any]] = {}  # inputs a permission request shows whole
         self._updates = SessionUpdates(
             context.peer,
@@ -34,7 +37,7 @@ class V1SessionView:
             compaction=shows_compactions(caps),
             plans=view_after(records, shows_plan_operations(caps)),
             announced=announced,
-            links=self.children.links_of(session_id) if self.children is not None else None,
+            links=links,
         )
         self.permissions = AcpPermissionAsker(context.peer, session_id, announced)
         self.forms = AcpFormAsker(context.peer, session_id)

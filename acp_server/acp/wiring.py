@@ -22,6 +22,7 @@ from acp_server.agent import (
     ProjectInstructions,
     Roots,
     Seams,
+    background_status,
     offered_by,
     session_task_tool,
     spawn_agent,
@@ -39,6 +40,7 @@ from acp_server.tools.base import ToolKind
 from acp_server.tools.permissions import MODE_IDS, Mode, PermissionPolicy, Rules, workspace_key
 from acp_server.tools.toolbox import Machine, Toolbox, Transports, user_commands_dir
 
+from .child_sessions import ChildSessions, shows_subagents
 from .client_requests import ClientFiles, ClientTerminals, asks_forms
 from .context import BridgeContext
 from .hook_consent import install_hooks
@@ -48,6 +50,7 @@ from .sessions import AcpSession
 
 if TYPE_CHECKING:
     from acp_server.extensions.mcp import McpServerConfig, McpServers
+    from acp_server.process.background import BackgroundItem
 
 log = logging.getLogger(__name__)
 
@@ -75,10 +78,14 @@ class SessionWiring:
         log_ = SessionLog(session_id, records)
         log_.on_append(journal.append)
         state = SessionState.of(records)
-        view = context.presenter.session_view(session_id, cwd, records)
+        # Child sessions are a v1 opt-in (a v2 client is never heard asking for them).
+        children = ChildSessions(context) if shows_subagents(context.client_capabilities) else None
+        links = children.links_of(session_id) if children is not None else None
+        view = context.presenter.session_view(session_id, cwd, records, links)
         toolbox, policy, mode_fallback = self._toolbox_for(
             session_id, cwd, extra_roots, log_, state, view
         )
+        follow_background(toolbox, log_, records)
         handle = None
         client_prompt = ClientPrompt()
         if state.system_prompt is not None:
@@ -99,7 +106,7 @@ class SessionWiring:
                         policy,
                         ids,
                         limits.context_threshold,
-                        view.children,
+                        children,
                         limits.subagents,
                     )
                 ]
@@ -116,7 +123,7 @@ class SessionWiring:
                     max_failed=limits.max_failed,
                 ),
                 context.task_group,
-                seams=self._seams(cwd, extra_roots, policy, client_prompt),
+                seams=self._seams(cwd, extra_roots, policy, client_prompt, toolbox),
                 ids=context.ids,
                 durability_flush=journal.flush,
             )
@@ -146,6 +153,7 @@ class SessionWiring:
             model_fallback=model_fallback,
             mode_fallback=mode_fallback,
             client_prompt=client_prompt,
+            view=view,
         )
         context.sessions.add(session)
         return session
@@ -161,6 +169,9 @@ class SessionWiring:
             session.rewind.abort(UserCancel())
         if session.handle is not None:
             await session.handle.dispose()
+        if session.toolbox.background is not None:
+            # Before the journal closes: each item's end is journaled.
+            await session.toolbox.background.aclose()
         mcp = self._mcp.pop(session.id, None)
         if mcp is not None:
             await mcp.aclose()
@@ -193,10 +204,11 @@ class SessionWiring:
         extra_roots: list[str],
         policy: PermissionPolicy,
         client_prompt: ClientPrompt,
+        toolbox: Toolbox,
     ) -> Seams:
         """The session's listeners: the permission policy; the client's system prompt, then the
         environment and project instructions in the system prompt (read again at each turn's
-        first step)."""
+        first step); the status of the background commands on each request."""
         instructions = ProjectInstructions(
             Roots(Path(cwd), [Path(root) for root in extra_roots]),
             self._instructions,
@@ -205,7 +217,8 @@ class SessionWiring:
             approval=[policy.approve],
             pre_step=[instructions.refresh],
             system_prompt=[client_prompt.assemble, instructions.assemble],
-            request_config=[offered_by(policy, can_ask=True)],
+            request_config=[offered_by(policy, can_ask=True)]
+            + ([background_status(toolbox.background)] if toolbox.background is not None else []),
         )
 
     def _session_model(self, state: SessionState) -> tuple[SwitchableModel | None, str | None]:
@@ -256,7 +269,7 @@ class SessionWiring:
                 commands=ClientTerminals(peer, session_id) if caps.terminal else None,
                 forms=view.forms if asks_forms(caps) else None,
             ),
-            Machine(context.options.data_dir, context.processes, context.bwrap),
+            Machine(context.options.data_dir, context.processes, context.bwrap, context.task_group),
             user_dir=user_commands_dir(user_instructions_file()),
         )
         mode: Mode = context.options.mode
@@ -280,6 +293,41 @@ class SessionWiring:
             remember=remember,
         )
         return toolbox, policy, fallback
+
+
+def follow_background(toolbox: Toolbox, session_log: SessionLog, records: list[rec.Record]) -> None:
+    """Journal each start and end of the session's background commands; restore those the
+    records say ended with an earlier agent process since the last turn began (the model was
+    not told yet), and keep every earlier name from being handed out again."""
+    items = toolbox.background
+    if items is None:
+        return
+    recorder = session_log.recorder
+
+    def started(item: BackgroundItem) -> None:
+        recorder.background_started(item.name, item.command, item.call_id)
+
+    def ended(item: BackgroundItem) -> None:
+        if item.end is not None:
+            end = item.end
+            recorder.background_ended(item.name, end.how, end.exit_code, end.posix_signal)
+
+    items.on_start(started)
+    items.on_end(ended)
+    starts: dict[str, rec.BackgroundStart] = {}
+    unseen: list[str] = []
+    for record in records:
+        if isinstance(record, rec.BackgroundStart):
+            starts[record.item] = record
+            items.reserve(record.item)
+        elif isinstance(record, rec.BackgroundEnd) and record.how == "unknown":
+            unseen.append(record.item)
+        elif isinstance(record, rec.TurnStart):
+            unseen.clear()
+    for name in unseen:
+        start = starts.get(name)
+        if start is not None:
+            items.restore(name, start.command, start.call_id)
 
 
 def mcp_config(server: McpServer) -> McpServerConfig:

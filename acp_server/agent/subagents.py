@@ -71,6 +71,7 @@ from .loop import AgentConfig
 from .no_progress import SILENT_END
 from .seams import Seams
 from .settings import SubagentLimits
+from .status_line import background_status
 
 __all__ = [
     "ChildJournal",
@@ -367,6 +368,8 @@ class TaskTool(StructTool[TaskArgs]):
                 seams.approval.append(_ChildApproval(self._policy, tools).approve)
                 # Nobody can be asked in a child: tools that would ask are not offered.
                 seams.request_config.append(offered_by(self._policy, can_ask=False))
+            if tools.background is not None:  # the session's, which the child's calls may start
+                seams.request_config.append(background_status(tools.background))
             async with anyio.create_task_group() as tg:
                 handle = spawn_agent(
                     journal.log,

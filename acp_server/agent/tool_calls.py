@@ -32,6 +32,9 @@ log = logging.getLogger(__name__)
 
 EventSink = Callable[[AgentEvent], Awaitable[None]]
 
+NOT_RUN_OUTPUT = "not run: the turn ended before this tool call started"
+"""The output of the result a call gets when its turn ended before it started."""
+
 
 class ToolCalls:
     """Runs one agent's tool calls. `tools` is the loop's live by-name table (tools added
@@ -95,10 +98,10 @@ class ToolCalls:
                         started = True
                         output = await self._run_tool(turn_id, tool, call, signal)
             except TurnAborted:
-                self._tool_result(
+                self._session.recorder.tool_result(
                     shown,
                     ToolOutput("cancelled: the turn was aborted", failed=True),
-                    synthetic=None if started else "not_run",
+                    None if started else "not_run",
                 )
                 # `cancelled`: the abort stopped it running (it never ran: it failed).
                 status: Literal["cancelled", "failed"] = "cancelled" if started else "failed"
@@ -111,7 +114,7 @@ class ToolCalls:
                     output = failures.check(call, output)
             # A denial's reason (a hook's) or the list of unknown tools is capped too.
             output = cap_output(output, self._max_result_bytes)
-            self._tool_result(shown, output, synthetic=None)
+            self._session.recorder.tool_result(shown, output)
             if output.plan is not None:
                 await self._replace_plan(turn_id, output.plan)
             await self._emit(
@@ -155,37 +158,12 @@ class ToolCalls:
         self._session.recorder.plan(turn_id, plan)
         await self._emit(PlanUpdated(turn_id, tuple(plan)))
 
-    def _tool_result(
-        self,
-        shown: ToolCallAnnounced,
-        output: ToolOutput,
-        synthetic: Literal["not_run"] | None,
-    ) -> None:
-        """Record a result, with the title and kind the client was shown (for replay)."""
-        self._session.recorder.tool_result(
-            shown.turn_id,
-            shown.call_id,
-            failed=output.failed,
-            output=output.text,
-            synthetic=synthetic,
-            title=shown.title,
-            kind=shown.kind,
-            diffs=output.diffs,
-            locations=output.locations or shown.locations,
-            checkpoints=output.checkpoints,
-            images=output.images,
-        )
-
     async def close_unstarted(self, turn_id: str) -> None:
         """At turn end: a `not_run` result for every call of the turn that never started, so
         every call in the log is paired with a result."""
         for call in self._session.open_tool_calls(turn_id):
-            self._session.recorder.tool_result(
-                turn_id,
-                call.call_id,
-                failed=True,
-                output="not run: the turn ended before this tool call started",
-                synthetic="not_run",
+            self._session.recorder.synthetic_result(
+                turn_id, call.call_id, "not_run", NOT_RUN_OUTPUT
             )
             if call.call_id in self.drafted:
                 # Shown while the model wrote it: the client hears it will not run.
@@ -194,7 +172,7 @@ class ToolCalls:
                         turn_id,
                         call.call_id,
                         "failed",
-                        "not run: the turn ended before this tool call started",
+                        NOT_RUN_OUTPUT,
                     )
                 )
 

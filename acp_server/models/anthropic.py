@@ -147,6 +147,9 @@ def request_body(
             add("user", blocks)
     if messages:
         messages[-1]["content"][-1] = {**messages[-1]["content"][-1], "cache_control": _EPHEMERAL}
+    if request.status:
+        # After the cache breakpoint: the next request's prefix is the same without it.
+        add("user", [{"type": "text", "text": request.status}])
     body: dict[str, Any] = {
         "model": model,
         "max_tokens": request.max_output_tokens or default_max_tokens,

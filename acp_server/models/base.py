@@ -93,6 +93,10 @@ class ModelRequest(Struct, kw_only=True, frozen=True):
     messages: list[ConversationItem]
     tools: list[ToolSpec]
     max_output_tokens: int | None = None
+    status: str | None = None
+    """A note on the session's state now (its background commands), sent after the
+    conversation as the user's words; never recorded, and kept out of prompt caching (see
+    docs/rfc/implemented/architecture/2026-12-06-background-work.md)."""
 
 
 # --- stream events ------------------------------------------------------------------------

@@ -169,6 +169,8 @@ def request_body(
             messages.append({"role": "user", "content": content})
     if images:
         messages.append({"role": "user", "content": images})
+    if request.status:
+        messages.append({"role": "user", "content": request.status})  # after the cached prefix
     body: dict[str, Any] = {"model": model, "messages": messages, "stream": True}
     if usage_in_stream:
         body["stream_options"] = {"include_usage": True}

@@ -1,4 +1,5 @@
-"""The one way to start a child process: nothing a call started outlives the call.
+"""The one way to start a child process: nothing a call started outlives the call (a session's
+background items outlive the turn that started them, never the session).
 
 `spawn` (MCP servers) and `run_process` on top of it (the bash tool, hooks) start every child
 as the leader of its own session and process group (`start_new_session=True`), with a token
@@ -15,7 +16,7 @@ How a call ends:
   recorded pid, up to `grace` seconds for all of it to be gone, SIGKILL, then the join.
 - The leader exits by itself: whatever is left of the tree (`sleep 300 &` followed by
   `exit`, a detached daemon) gets the same treatment. A call owns everything it started;
-  a background job that should survive the call is out of scope by design.
+  a background item (`background.py`) is the one call its session owns instead.
 - The caller's anyio scope is cancelled: the same escalation runs shielded, and the
   cancellation is re-raised afterwards.
 

@@ -13,12 +13,13 @@ one does not (`TooManyItems` names them).
 
 Listeners hear each start and each end (the session journals them). Items that ended with an
 earlier agent process are `restore`d as ended with an unknown outcome. See
-docs/rfc/proposed/architecture/2026-12-06-background-work.md.
+docs/rfc/implemented/architecture/2026-12-06-background-work.md.
 """
 
 from __future__ import annotations
 
 import logging
+import signal
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from subprocess import STDOUT
@@ -59,6 +60,26 @@ class ItemEnd:
     """`exited` by itself, `stopped` by us, or `unknown`: with an earlier agent process."""
     exit_code: int | None = None
     posix_signal: int | None = None
+
+    def describe(self) -> str:
+        """How it ended, as the model and the user are told: `exited with code 0`, ..."""
+        if self.how == "unknown":
+            return "ended with the agent process that ran it; its outcome is unknown"
+        if self.exit_code is not None:
+            status = f"exit code {self.exit_code}"
+        elif self.posix_signal is not None:
+            status = f"killed by {signal_name(self.posix_signal)}"
+        else:
+            status = "exit status unknown"
+        return f"was stopped ({status})" if self.how == "stopped" else f"exited ({status})"
+
+
+def signal_name(number: int) -> str:
+    """`SIGTERM` for 15; `signal 99` for a number without a name."""
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
 
 
 class BackgroundItem:
@@ -130,7 +151,11 @@ class BackgroundItem:
                     async with anyio.create_task_group() as first:
                         first.start_soon(_then_cancel, process.wait, first)
                         first.start_soon(_then_cancel, self._stop.wait, first)
-                    exited = process.returncode is not None
+                    # An exit while the server shuts down (its registry kills every tree) is a
+                    # stop of ours too.
+                    exited = process.returncode is not None and (
+                        registry is None or registry.is_open
+                    )
                     with anyio.CancelScope(shield=True):
                         await child.settle(grace)
                         with anyio.move_on_after(_DRAIN_TIMEOUT):

@@ -15,7 +15,7 @@ when the command ignores SIGTERM too). The agent's runner keeps doing the stoppi
 It runs as a script with the interpreter's isolated mode and without `site`, and imports only
 C modules (`_signal`, not `signal`, which pulls in `enum`): it starts in the time of a bare
 interpreter. It must not import anything of the project. Linux and other systems with /proc;
-see docs/rfc/proposed/architecture/2026-12-06-background-work.md.
+see docs/rfc/implemented/architecture/2026-12-06-background-work.md.
 """
 
 from __future__ import annotations

@@ -37,6 +37,7 @@ class OutputRing:
         "_limit",
         "_read_at",
         "_read_lines",
+        "_start_clean",
         "_start_lines",
         "lines",
         "start",
@@ -56,23 +57,34 @@ class OutputRing:
         self.start = 0
         """The offset of the first byte kept."""
         self._start_lines = 0
+        self._start_clean = True
         self._read_at = 0
         self._read_lines = 0
 
     def add(self, chunk: bytes) -> None:
-        """Keep `chunk`, dropping whole chunks from the head while the rest still fills the
-        limit (the first byte kept may lie up to one chunk before `limit` from the end)."""
+        """Keep `chunk`, dropping from the head what is beyond the limit."""
         if not chunk:
             return
         self._chunks.append(chunk)
         self._kept += len(chunk)
         self.written += len(chunk)
         self.lines += chunk.count(b"\n")
-        while self._chunks and self._kept - len(self._chunks[0]) >= self._limit:
-            head = self._chunks.popleft()
-            self._kept -= len(head)
-            self.start += len(head)
-            self._start_lines += head.count(b"\n")
+        while self._kept > self._limit:
+            head = self._chunks[0]
+            cut = min(len(head), self._kept - self._limit)
+            if cut == len(head):
+                self._chunks.popleft()
+            else:
+                self._chunks[0] = head[cut:]
+            self._kept -= cut
+            self.start += cut
+            self._start_lines += head.count(b"\n", 0, cut)
+            self._start_clean = head[cut - 1] == 0x0A  # the cut fell after a newline
+
+    @property
+    def limit(self) -> int:
+        """How many of the latest bytes are kept."""
+        return self._limit
 
     @property
     def new_bytes(self) -> int:
@@ -88,17 +100,20 @@ class OutputRing:
 
     def read(self, max_bytes: int) -> OutputRead:
         """The output written since the last read, at most `max_bytes` of it (from its start),
-        and move the reader past it. A character the buffer's cut split loses its orphaned
-        bytes; one the end of this read would split is left for the next read."""
+        and move the reader past it. When the buffer's cut fell inside a line, what is left of
+        that line is dropped too (the text starts with a whole line); a character the end of
+        this read would split is left for the next read."""
         dropped = max(0, self.start - self._read_at)
         dropped_lines = self._start_lines - self._read_lines if dropped else 0
         if dropped:
             self._read_at, self._read_lines = self.start, self._start_lines
         data = self._slice(self._read_at, min(self.written, self._read_at + max_bytes))
-        skip = _orphans(data) if dropped else 0
-        end = len(data) - _unfinished(data)
-        if end < skip:
-            end = skip
+        skip = 0
+        if dropped and not self._start_clean:
+            newline = data.find(b"\n")
+            skip = newline + 1 if newline >= 0 else _orphans(data)
+            dropped_lines += 1 if newline >= 0 else 0
+        end = max(skip, len(data) - _unfinished(data))
         taken = data[:end]
         self._read_at += len(taken)
         self._read_lines += taken.count(b"\n")

@@ -8,7 +8,11 @@ stamps it with `utc_now()` (deterministic mode's clock when installed) and appen
 log. So "what is journaled, and when" has one answer: this module.
 
 The recorder takes the runtime's own values structurally (`DiffLike`, `PlanItemLike`, ...):
-the session package imports nothing of the runtime, the tools or the bridge.
+the session package imports nothing of the runtime, the tools or the bridge. It reads what it
+journals from them itself: a tool call's result is built from the call as the client was shown
+it and the tool's whole output (`ShownCallLike`, `OutputLike`), so journaling one more thing a
+tool returns is a field of the record and a line here, and no caller changes
+(docs/architecture.md, "Add a journaled field").
 """
 
 from __future__ import annotations
@@ -25,8 +29,10 @@ __all__ = [
     "ImageLike",
     "KeptLike",
     "LocationLike",
+    "OutputLike",
     "PlanItemLike",
     "Recorder",
+    "ShownCallLike",
     "new_header",
 ]
 
@@ -80,6 +86,38 @@ class PlanItemLike(Protocol):
     def priority(self) -> Literal["high", "medium", "low"]: ...
     @property
     def status(self) -> Literal["pending", "in_progress", "completed"]: ...
+
+
+class OutputLike(Protocol):
+    """What a tool call returned (`acp_server.tools.base.ToolOutput` is one)."""
+
+    @property
+    def text(self) -> str: ...
+    @property
+    def failed(self) -> bool: ...
+    @property
+    def diffs(self) -> Sequence[DiffLike]: ...
+    @property
+    def locations(self) -> Sequence[LocationLike]: ...
+    @property
+    def checkpoints(self) -> Sequence[rec.FileCheckpoint]: ...
+    @property
+    def images(self) -> Sequence[ImageLike]: ...
+
+
+class ShownCallLike(Protocol):
+    """A tool call as the client was shown it (`acp_server.agent.ToolCallAnnounced` is one)."""
+
+    @property
+    def turn_id(self) -> str: ...
+    @property
+    def call_id(self) -> str: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def locations(self) -> Sequence[LocationLike]: ...
 
 
 class CallLike(Protocol):
@@ -175,38 +213,47 @@ class Recorder:
         )
 
     def tool_result(
-        self,
-        turn_id: str,
-        call_id: str,
-        *,
-        failed: bool,
-        output: str,
-        synthetic: rec.Synthetic | None = None,
-        title: str | None = None,
-        kind: str | None = None,
-        diffs: Iterable[DiffLike] = (),
-        locations: Iterable[LocationLike] = (),
-        checkpoints: Iterable[rec.FileCheckpoint] = (),
-        images: Iterable[ImageLike] = (),
+        self, shown: ShownCallLike, output: OutputLike, synthetic: rec.Synthetic | None = None
     ) -> rec.ToolResult:
-        """The result of one tool call; `synthetic` when the runtime made it up (see
-        `acp_server.session.records.ToolResult`)."""
+        """The result of a tool call the client was shown as `shown`, from what the tool
+        returned (`output`, read whole here); `synthetic` when the runtime made it up (see
+        `acp_server.session.records.ToolResult`). The locations are those the client kept: the
+        output's, else the announced ones."""
+        return self._add(
+            rec.ToolResult(
+                turn_id=shown.turn_id,
+                call_id=shown.call_id,
+                status="failed" if output.failed else "completed",
+                output=output.text,
+                synthetic=synthetic,
+                title=shown.title,
+                kind=shown.kind,
+                diffs=[
+                    rec.DiffRecord(path=d.path, old_text=d.old_text, new_text=d.new_text)
+                    for d in output.diffs
+                ],
+                locations=[
+                    rec.LocationRecord(path=loc.path, line=loc.line)
+                    for loc in output.locations or shown.locations
+                ],
+                checkpoints=list(output.checkpoints),
+                images=[rec.ImagePart(data=i.data, mime_type=i.mime_type) for i in output.images],
+                at=self._clock(),
+            )
+        )
+
+    def synthetic_result(
+        self, turn_id: str, call_id: str, synthetic: rec.Synthetic, output: str
+    ) -> rec.ToolResult:
+        """A failed result the runtime made up for a call it never ran or never saw end (a
+        call the turn's end left unstarted, one a crash left open): nothing but the text."""
         return self._add(
             rec.ToolResult(
                 turn_id=turn_id,
                 call_id=call_id,
-                status="failed" if failed else "completed",
+                status="failed",
                 output=output,
                 synthetic=synthetic,
-                title=title,
-                kind=kind,
-                diffs=[
-                    rec.DiffRecord(path=d.path, old_text=d.old_text, new_text=d.new_text)
-                    for d in diffs
-                ],
-                locations=[rec.LocationRecord(path=loc.path, line=loc.line) for loc in locations],
-                checkpoints=list(checkpoints),
-                images=[rec.ImagePart(data=i.data, mime_type=i.mime_type) for i in images],
                 at=self._clock(),
             )
         )

@@ -458,7 +458,7 @@ class Rewind(_TaggedByType, tag="session/rewind", frozen=True, kw_only=True):
 
 class BackgroundStart(_TaggedByType, tag="background/start", frozen=True, kw_only=True):
     """A background item started: a command that belongs to the session, not to the turn that
-    started it (docs/rfc/proposed/architecture/2026-12-06-background-work.md)."""
+    started it (docs/rfc/implemented/architecture/2026-12-06-background-work.md)."""
 
     item: str
     """The item's name in its session (`bg_1`, ...): counted by the session, not an id of

@@ -8,7 +8,7 @@ middle of it. Repair closes each open turn, in the order the turns started, with
 - ``turn/end`` with outcome ``{"kind": "interrupted"}``.
 
 It also ends every background item the log started and never ended: the item died with the
-process (docs/rfc/proposed/architecture/2026-12-06-background-work.md), so it gets a
+process (docs/rfc/implemented/architecture/2026-12-06-background-work.md), so it gets a
 ``background/end`` with ``how: "unknown"``. A journal is open in one process at a time, so an
 item of a journal opened from disk cannot still run.
 
@@ -79,12 +79,8 @@ def repair_records(
     recorder = Recorder(repairs.append, clock=lambda: stamp)
     for turn_id in turn_ids:
         for call in log.open_tool_calls(turn_id):
-            recorder.tool_result(
-                turn_id,
-                call.call_id,
-                failed=True,
-                output=OUTCOME_UNKNOWN_OUTPUT,
-                synthetic="outcome_unknown",
+            recorder.synthetic_result(
+                turn_id, call.call_id, "outcome_unknown", OUTCOME_UNKNOWN_OUTPUT
             )
         recorder.turn_ended(turn_id, InterruptedOutcome())
     for item_id in items:

@@ -8,7 +8,7 @@ from acp_protocol.tool_call import ToolCall, ToolCallUpdate
 from acp_server.acp.replay import replay_updates
 from acp_server.session import records as rec
 from acp_server.session.call_ids import unique_call_ids
-from tests.session.test_call_ids import LEGACY, asked, call, result, turn
+from tests.support.legacy_calls import LEGACY, asked, call, result, turn
 
 
 def test_replay_shows_each_call_of_a_legacy_journal_as_itself() -> None:

@@ -16,8 +16,8 @@ from acp_server.agent.subagents import journal_children
 from acp_server.models.base import ToolCallDraft, ToolCallEvent, ToolCallRequest
 from acp_server.session import records as rec
 from acp_server.session.journal import JournalStore
-from tests.agent.test_subagents import ParentModel, parent_agent
 from tests.support.agent_harness import FakeModel, FakeTool, finish, running_agent, say, text
+from tests.support.parent_agent import ParentModel, parent_agent
 
 pytestmark = pytest.mark.anyio
 

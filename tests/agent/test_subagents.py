@@ -5,25 +5,22 @@ and separate identities of concurrent children.
 
 from __future__ import annotations
 
-import itertools
 import json
-import os
-from collections.abc import AsyncIterator, Mapping, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 
-from acp_server.agent.agent import Agent, AgentHandle, spawn_agent
-from acp_server.agent.events import AgentEvent, ToolCallAnnounced, ToolCallProgress
+from acp_server.agent.agent import Agent, spawn_agent
+from acp_server.agent.events import ToolCallAnnounced, ToolCallProgress
 from acp_server.agent.loop import AgentConfig
-from acp_server.agent.seams import Seams
 from acp_server.agent.subagents import (
     NO_ASKING,
     ChildJournal,
     SubagentLimits,
+    TaskArgs,
     TaskTool,
     journal_children,
 )
@@ -35,19 +32,17 @@ from acp_server.cancellation import (
     TurnSignal,
     UserCancel,
 )
-from acp_server.models.base import ModelProvider
 from acp_server.session import records as rec
 from acp_server.session.journal import JournalStore
 from acp_server.session.log import SessionLog
-from acp_server.tools.base import Tool, ToolOutput
+from acp_server.tools.arguments import StructTool
+from acp_server.tools.base import ToolOutput
 from acp_server.tools.permissions import PermissionPolicy
-from acp_server.tools.toolbox import Toolbox
 from acp_server.tools.workspace import PathRoots
 from tests.support.agent_harness import (
     DEADLINE,
     FakeModel,
     FakeTool,
-    Response,
     call,
     finish,
     request_user_texts,
@@ -56,20 +51,10 @@ from tests.support.agent_harness import (
     wait_for_abort,
     waiting_tool,
 )
+from tests.support.parent_agent import ParentModel, box, ids, parent_agent
 from tests.support.tool_call import a_call
 
 pytestmark = pytest.mark.anyio
-
-
-class ParentModel(FakeModel):
-    """A model double whose subagent variant is another double (like the scripted model)."""
-
-    def __init__(self, *responses: Response, child: FakeModel) -> None:
-        super().__init__(*responses)
-        self.child = child
-
-    def for_subagent(self) -> ModelProvider:
-        return self.child
 
 
 class MemoryJournals:
@@ -92,60 +77,8 @@ class MemoryJournals:
         return ChildJournal(log, flush, lambda: self.closed.append(session_id))
 
 
-def box(tools: Sequence[Tool], path_roots: PathRoots | None = None) -> Toolbox:
-    """A toolbox holding `tools` (in the test's working directory, unless `path_roots`)."""
-    return Toolbox(path_roots or PathRoots(os.getcwd()), tools)
-
-
-def ids() -> Any:
-    counter = itertools.count(1)
-    return lambda prefix: f"{prefix}_{next(counter)}"
-
-
 def task(prompt: str = "go", **more: Any) -> Any:
     return call("task", prompt=prompt, **more)
-
-
-@asynccontextmanager
-async def parent_agent(
-    model: FakeModel,
-    journals: Any,
-    *,
-    tools: Sequence[Tool] = (),
-    policy: PermissionPolicy | None = None,
-    children: list[Agent] | None = None,
-) -> AsyncIterator[tuple[AgentHandle, list[AgentEvent]]]:
-    """A parent agent `s1` with the given tools plus `task`; yields its handle and events."""
-    log = SessionLog("s1")
-    made = ids()
-    tool = TaskTool(
-        parent_log=log,
-        model=model,
-        toolbox=box(tools, policy.path_roots if policy is not None else None),
-        journals=journals,
-        policy=policy,
-        ids=made,
-        on_child=children.append if children is not None else None,
-    )
-    events: list[AgentEvent] = []
-
-    async def sink(event: AgentEvent) -> None:
-        events.append(event)
-
-    with anyio.fail_after(DEADLINE):
-        async with anyio.create_task_group() as tg:
-            handle = spawn_agent(
-                log,
-                AgentConfig(model=model, tools=[*tools, tool]),
-                tg,
-                seams=Seams(approval=[policy.approve] if policy is not None else []),
-                ids=made,
-            )
-            handle.agent.subscribe(sink)
-            try:
-                yield handle, events
-            finally:
-                await handle.dispose()
 
 
 def results(log: SessionLog) -> list[rec.ToolResult]:
@@ -531,3 +464,11 @@ async def test_a_child_past_its_time_limit_is_cancelled_and_the_call_fails() -> 
     assert output.failed
     assert output.text.startswith("the subagent was stopped after 0.2 s")
     assert "working on it" in output.text
+
+
+def test_the_task_tool_states_the_schema_of_its_struct() -> None:
+    # Like every tool a session's Toolbox makes (tests/tools/test_arguments.py), which `task`
+    # is not: its schema is generated from its argument Struct, never written beside it.
+    assert issubclass(TaskTool, StructTool)
+    assert "parameters" not in vars(TaskTool)
+    assert TaskTool.args_type is TaskArgs

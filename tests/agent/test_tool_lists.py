@@ -55,9 +55,31 @@ property's `type` first, its `description` last and a stated default just before
 three properties were written by hand in another order. Same keys, same values."""
 
 
-def as_generated(entry: dict[str, Any]) -> dict[str, Any]:
-    """`entry` of an expected list with the keys of `REORDERED` in the generated order."""
+BASH_BACKGROUND = (
+    "Start the command in the background and answer at once with its id (`bg_1`): for "
+    "servers, watchers and long builds. It runs until it exits, bash_stop stops it, or the "
+    "session ends; `timeout_ms` does not apply. Read its output with bash_output."
+)
+BASH_DESCRIPTION_ADDED = (
+    " With `background: true` it keeps running after this call (a dev server, a watcher)."
+)
+"""The second purposeful difference (the RFC
+docs/rfc/implemented/architecture/2026-12-06-background-work.md): `bash` gains the `background`
+argument, and its description (the full variant's) one sentence. `bash_output` and
+`bash_stop` are new: not pinned here."""
+
+
+def as_generated(entry: dict[str, Any], variant: str = "full") -> dict[str, Any]:
+    """`entry` of an expected list with the keys of `REORDERED` in the generated order, and
+    `bash` with its background argument."""
     schema = entry["function"]["parameters"] if "function" in entry else entry["input_schema"]
+    if name_of(entry) == "bash":
+        background: dict[str, Any] = {"type": "boolean"}
+        if variant == "full":
+            background["description"] = BASH_BACKGROUND
+            described = entry.get("function", entry)
+            described["description"] += BASH_DESCRIPTION_ADDED
+        schema["properties"]["background"] = background
     for (tool, prop), order in REORDERED.items():
         if name_of(entry) == tool and prop in schema["properties"]:
             spec = schema["properties"][prop]
@@ -84,7 +106,7 @@ async def test_the_tool_list_sent_to_the_model_is_unchanged(
     sent_entries = json.loads(actual)
     assert msgspec.json.encode(sent_entries) == actual  # so comparing the parsed form is exact
     expected_file = EXPECTED / f"{style}_{variant}.json"
-    expected = [as_generated(entry) for entry in json.loads(expected_file.read_text())]
+    expected = [as_generated(entry, variant) for entry in json.loads(expected_file.read_text())]
     pinned = {name_of(entry) for entry in expected}
     kept = [entry for entry in sent_entries if name_of(entry) in pinned]
     assert kept == expected  # readable in a diff: the file is indented

@@ -8,64 +8,25 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 from acp import RequestError, text_block
 
 from tests.support.agent_process import running_agent
-from tests.support.sse_server import FakeServer, Reply, json_reply, openai_chunks, serve
+from tests.support.openai_agent import (
+    WINDOW_16K,
+    WINDOW_4096,
+    chat_bodies,
+    chunk,
+    environment,
+    start,
+    text_reply,
+    tool_call,
+    updates_of,
+)
+from tests.support.sse_server import json_reply, openai_chunks, serve
 
 pytestmark = pytest.mark.anyio
-
-
-def chunk(delta: dict[str, Any] | None = None, finish_reason: str | None = None) -> dict[str, Any]:
-    return {"choices": [{"index": 0, "delta": delta or {}, "finish_reason": finish_reason}]}
-
-
-def tool_call(call_id: str, name: str, arguments: str) -> Reply:
-    delta = {
-        "tool_calls": [
-            {
-                "index": 0,
-                "id": call_id,
-                "type": "function",
-                "function": {"name": name, "arguments": arguments},
-            }
-        ]
-    }
-    return openai_chunks([chunk(delta), chunk(finish_reason="tool_calls")])
-
-
-def text_reply(text: str, usage: dict[str, int] | None = None) -> Reply:
-    chunks = [chunk({"content": text}, "stop")]
-    if usage is not None:
-        chunks.append({"choices": [], "usage": usage})
-    return openai_chunks(chunks)
-
-
-def environment(tmp_path: Path, server: FakeServer, config: str = "") -> dict[str, str]:
-    home = tmp_path / "config"
-    (home / "acp-server").mkdir(parents=True, exist_ok=True)
-    (home / "acp-server" / "config.toml").write_text(config)
-    return {"XDG_CONFIG_HOME": str(home), "OPENAI_BASE_URL": server.url + "/v1"}
-
-
-WINDOW_4096 = "[providers.openai]\ncontext_window = 4096\n"
-WINDOW_16K = "[providers.openai]\ncontext_window = 16384\n"
-
-
-def chat_bodies(server: FakeServer) -> list[dict[str, Any]]:
-    return [seen.json() for seen in server.requests if seen.path == "/v1/chat/completions"]
-
-
-def updates_of(client: Any, kind: str) -> list[Any]:
-    return [u for _, u in client.updates if u.session_update == kind]
-
-
-async def start(conn: Any, cwd: Path) -> str:
-    await conn.initialize(protocol_version=1)
-    return str((await conn.new_session(cwd=str(cwd), mcp_servers=[])).session_id)
 
 
 async def test_the_window_from_llamacpp_props_sizes_usage_update(tmp_path: Path) -> None:

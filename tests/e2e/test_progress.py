@@ -12,7 +12,8 @@ import anyio
 import pytest
 from acp import text_block
 
-from tests.e2e.test_model_limits import (
+from tests.support.agent_process import running_agent
+from tests.support.openai_agent import (
     WINDOW_4096,
     chat_bodies,
     chunk,
@@ -20,7 +21,6 @@ from tests.e2e.test_model_limits import (
     start,
     text_reply,
 )
-from tests.support.agent_process import running_agent
 from tests.support.sse_server import openai_chunks, serve
 
 pytestmark = pytest.mark.anyio

@@ -16,7 +16,8 @@ from acp import text_block
 
 from acp_server.session import records as rec
 from acp_server.session.journal import JournalHeader, JournalStore
-from tests.e2e.test_model_limits import (
+from tests.support.agent_process import running_agent
+from tests.support.openai_agent import (
     WINDOW_4096,
     chat_bodies,
     chunk,
@@ -25,7 +26,6 @@ from tests.e2e.test_model_limits import (
     text_reply,
     tool_call,
 )
-from tests.support.agent_process import running_agent
 from tests.support.sse_server import Reply, openai_chunks, serve
 
 pytestmark = pytest.mark.anyio

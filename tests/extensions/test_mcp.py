@@ -18,6 +18,7 @@ from acp_server.cancellation import TurnAborted, TurnCancellation, UserCancel
 from acp_server.extensions import mcp as mcp_module
 from acp_server.extensions.mcp import McpServerConfig, McpServers, tool_name
 from acp_server.tools.base import Tool
+from tests.support.mcp_calls import in_flight
 from tests.support.processes import alive, wait_for_pids
 from tests.support.programs import MCP_SERVER
 from tests.support.tool_call import a_call
@@ -74,18 +75,6 @@ async def manager(*servers: McpServerConfig) -> AsyncIterator[tuple[McpServers, 
             yield mcp, added
         finally:
             await mcp.aclose()
-
-
-def noted_calls(calls: Path) -> list[str]:
-    """The calls the test server has started, as it noted them in `calls`."""
-    return calls.read_text().split() if calls.exists() else []
-
-
-async def in_flight(calls: Path, name: str = "slow", within: float = 20.0) -> None:
-    """Return once the test server has started a call of `name`."""
-    with anyio.fail_after(within):
-        while name not in noted_calls(calls):  # noqa: ASYNC110 - another process's file
-            await anyio.sleep(0.02)
 
 
 async def cancel_in_flight(tool: Tool, calls: Path) -> None:

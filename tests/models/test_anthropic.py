@@ -384,3 +384,27 @@ async def test_slow_stream_cancelled_mid_chunk_closes_the_connection() -> None:
         with anyio.fail_after(HANG_GUARD_S):
             await server.requests[0].closed.wait()  # the server saw the connection close
     assert events == []  # message_start yields nothing
+
+
+async def test_the_status_note_comes_after_the_cache_breakpoint() -> None:
+    # The background commands' note changes from request to request: after the breakpoint,
+    # the cached prefix of the next request is the same as without it.
+    from acp_server.models.anthropic import request_body
+
+    body = request_body(
+        "claude-x",
+        request(
+            messages=[
+                AssistantMessage(
+                    text="", tool_calls=[ToolCallRequest(call_id="t1", name="read", arguments={})]
+                ),
+                ToolResultMessage(call_id="t1", output="A"),
+            ],
+            status="bg_1 running",
+        ),
+    )
+    last = body["messages"][-1]
+    assert last["role"] == "user"
+    assert last["content"][-2]["type"] == "tool_result"
+    assert last["content"][-2]["cache_control"] == {"type": "ephemeral"}
+    assert last["content"][-1] == {"type": "text", "text": "bg_1 running"}

@@ -625,3 +625,12 @@ async def test_importing_the_spec_module_does_not_import_httpx() -> None:
     )
     result = await anyio.run_process([sys.executable, "-c", code])
     assert result.stdout.decode().split() == ["False", "False"]
+
+
+async def test_the_status_note_is_the_last_message() -> None:
+    from acp_server.models.openai import request_body
+
+    body = request_body("gpt-x", request("hi", status="bg_1 running"))
+    assert body["messages"][-2]["role"] == "user"
+    assert body["messages"][-1] == {"role": "user", "content": "bg_1 running"}
+    assert request_body("gpt-x", request("hi"))["messages"][-1]["content"] != "bg_1 running"

@@ -137,3 +137,52 @@ def validate_agent_frame_v2(frame: dict[str, Any], request_method: str | None = 
     elif "error" in frame:
         problems = STABLE.errors(frame["error"], "Error")
         assert not problems, f"invalid v2 error {frame}: {problems}"
+
+
+TURN_UPDATES = frozenset(
+    {
+        "user_message",
+        "user_message_chunk",
+        "agent_message_chunk",
+        "agent_message",
+        "agent_thought_chunk",
+        "agent_thought",
+        "tool_call_update",
+        "tool_call_content_chunk",
+        "terminal_update",
+        "terminal_output_chunk",
+        "plan_update",
+        "compaction_update",
+        "compaction_summary_chunk",
+    }
+)
+"""Updates that belong to a turn (the rest are session-level: commands, title, config options,
+usage, notices, state)."""
+TURN_REQUESTS = frozenset({"session/request_permission", "elicitation/create"})
+
+
+def after_idle(frames: list[dict[str, Any]], session_id: str) -> list[dict[str, Any]]:
+    """Frames of a turn that came after the session's idle state and before its next
+    `running`: what "nothing of a turn after its idle" forbids (empty when it held). A resume's
+    replay (the frames right before its `replay_complete`) is history, not a live turn."""
+    idle = True  # a session starts idle
+    found: list[dict[str, Any]] = []
+    since_state = 0  # how many of `found` came since the last state update
+    for frame in frames:
+        params = frame.get("params")
+        if not isinstance(params, dict) or params.get("sessionId") != session_id:
+            continue
+        if frame.get("method") == "session/update":
+            update = params["update"]
+            if update["sessionUpdate"] == "state_update":
+                idle = update["state"] == "idle"
+                since_state = 0
+            elif update["sessionUpdate"] == "replay_complete":
+                del found[len(found) - since_state :]
+                since_state = 0
+            elif idle and update["sessionUpdate"] in TURN_UPDATES:
+                found.append(frame)
+                since_state += 1
+        elif idle and frame.get("method") in TURN_REQUESTS:
+            found.append(frame)
+    return found

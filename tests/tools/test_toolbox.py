@@ -38,6 +38,8 @@ BUILT_INS = [
     "glob",
     "grep",
     "bash",
+    "bash_output",
+    "bash_stop",
     "todo_write",
     "web_fetch",
 ]

@@ -39,7 +39,7 @@ from acp_server.tools.permissions import workspace_key
 from ..child_sessions import child_histories, replay_with_children, shows_subagents
 from ..context import BridgeContext
 from ..custom_commands import refresh_commands
-from ..errors import journal_refused, session_in_use, session_not_found
+from ..errors import invalid_params, journal_refused, session_in_use, session_not_found
 from ..opening import (
     SessionStart,
     create_journal,
@@ -127,16 +127,25 @@ class SessionMethods:
     async def resume_session(
         self, request: IncomingRequest, resume: ResumeSessionWithPrompt
     ) -> ResumeSessionResponse:
-        await probe_sandbox(self.context)
-        system_prompt = requested_prompt(resume.system_prompt)
-        session = self._reopen(resume)
-        apply_prompt(session, system_prompt)
-        self._tell_after(request, session)
+        session = await self.reopen(resume)
+        self.tell_after(request, session)
         return ResumeSessionResponse(
             modes=self.config.mode_state(session), config_options=self.config.options_for(session)
         )
 
-    def _tell_after(self, request: IncomingRequest, session: AcpSession) -> None:
+    async def reopen(
+        self, reopen: ResumeSessionWithPrompt, *, same_cwd: bool = False
+    ) -> AcpSession:
+        """The session to resume, active (or wired again from its journal), with the client's
+        `systemPrompt` if it sent one; `same_cwd`: refuse (-32602) a cwd other than the one
+        the session works in (v2)."""
+        await probe_sandbox(self.context)
+        system_prompt = requested_prompt(reopen.system_prompt)
+        session = self._reopen(reopen, same_cwd=same_cwd)
+        apply_prompt(session, system_prompt)
+        return session
+
+    def tell_after(self, request: IncomingRequest, session: AcpSession) -> None:
         """`_tell` right after the response: a resumed or forked session. A fork's id is new to
         the client until the answer names it, and a client may register a resumed session only
         when its answer comes, as for a new one (updates of an unknown session are dropped)."""
@@ -199,7 +208,7 @@ class SessionMethods:
         session.title = derive_title(SessionState.of(point.records).first_prompt)
         apply_prompt(session, system_prompt)
         log.info("session %s forked from %s at %s", session_id, fork.session_id, point.turn_id)
-        self._tell_after(request, session)
+        self.tell_after(request, session)
         return ForkSessionResponse(
             session_id=session_id,
             modes=self.config.mode_state(session),
@@ -264,8 +273,11 @@ class SessionMethods:
             raise session_in_use(exc) from None
         return DeleteSessionResponse()
 
-    def _reopen(self, reopen: LoadSessionWithPrompt | ResumeSessionWithPrompt) -> AcpSession:
-        """The active session, or the one its journal holds, wired again."""
+    def _reopen(
+        self, reopen: LoadSessionWithPrompt | ResumeSessionWithPrompt, *, same_cwd: bool = False
+    ) -> AcpSession:
+        """The active session, or the one its journal holds, wired again (`same_cwd`: only in
+        the cwd it works in)."""
         session_id, cwd = reopen.session_id, reopen.cwd
         extra_roots = list(reopen.additional_directories or [])
         mcp_servers: list[object] = list(reopen.mcp_servers or [])
@@ -274,6 +286,8 @@ class SessionMethods:
             require_absolute("additionalDirectories", path)
         active = self.context.sessions.get(session_id)
         if active is not None:
+            if same_cwd:
+                require_same_cwd(session_id, active.cwd, cwd)
             return active
         if not is_session_id(session_id):
             raise session_not_found(session_id)
@@ -281,6 +295,10 @@ class SessionMethods:
             loaded = self.wiring.store.open(session_id)
         except JournalError as exc:
             raise journal_refused(exc, session_id, "loaded") from None
+        if same_cwd and loaded.header.cwd != cwd:
+            with contextlib.suppress(JournalError):
+                loaded.journal.close()
+            require_same_cwd(session_id, loaded.header.cwd, cwd)
         if loaded.repaired:
             log.warning("session %s was left open by a crash; its journal was repaired", session_id)
         ids = self.context.options.ids
@@ -293,6 +311,14 @@ class SessionMethods:
         )
         session.title = derive_title(SessionState.of(loaded.records).first_prompt)
         return session
+
+
+def require_same_cwd(session_id: str, works_in: str, asked: str) -> None:
+    """-32602 for a cwd other than the one the session works in."""
+    if asked != works_in:
+        raise invalid_params(
+            f"session {session_id} works in {works_in!r}, not {asked!r}: resume it there"
+        )
 
 
 def apply_prompt(session: AcpSession, requested: Requested | None) -> None:

@@ -8,10 +8,13 @@ idle boundary"), and the first that starts from idle sends `running`. Waits on t
 (permission requests, form questions, hooks consent) are counted too: the first makes the state
 `requires_action` (for any wait, also while a parallel subagent could still work: a decision
 of the v2 RFC), the last answer makes it `running` again unless the work was cancelled meanwhile
-(its idle follows); any output of the work while no wait is left also resumes `running`.
+(its idle follows, and the updates the cancel still causes do not resume it); any other output
+of the work while no wait is left also resumes `running`.
 
 Every change is decided synchronously and its update queued on the one ordered writer before
-anything else can run, so the update order is the order of the decisions.
+anything else can run, so the update order is the order of the decisions. Every state update
+is built by `_update`: the one place the session's `background` list (issue 33; omitted until
+then) is to join them.
 """
 
 from __future__ import annotations
@@ -34,6 +37,8 @@ class Foreground:
         self.state: ForegroundState = "idle"
         self._activities = 0
         self._waits = 0
+        self._cancelled = False
+        """A wait ended because the work was cancelled: its idle follows, never `running`."""
 
     @property
     def busy(self) -> bool:
@@ -43,14 +48,15 @@ class Foreground:
     def snapshot(self) -> StateUpdate:
         """The current state, as a resume reports it after its replay (an idle snapshot has
         no stop reason: it is not a completion)."""
-        return StateUpdate(state=self.state)
+        return self._update(self.state)
 
     async def begin(self) -> None:
         """Foreground work starts (a turn, or a local command's answer)."""
         self._activities += 1
         if self.state == "idle":
+            self._cancelled = False
             self.state = "running"
-            await self._send(StateUpdate(state="running"))
+            await self._send(self._update("running"))
 
     async def end(self, stop_reason: StopReason, error: ErrorObject | None = None) -> None:
         """Foreground work ended; idle (with its stop reason) when none is left."""
@@ -59,29 +65,38 @@ class Foreground:
             return
         self.state = "idle"
         self._waits = 0
-        await self._send(
-            StateUpdate(
-                state="idle",
-                stop_reason=stop_reason,
-                error=error if error is not None else UNSET,
-            )
-        )
+        self._cancelled = False
+        await self._send(self._update("idle", stop_reason, error))
 
     async def waiting(self) -> None:
         """A request to the user is about to be sent."""
         self._waits += 1
         if self.state == "running":
             self.state = "requires_action"
-            await self._send(StateUpdate(state="requires_action"))
+            await self._send(self._update("requires_action"))
 
     async def answered(self, *, resumed: bool) -> None:
         """A request to the user ended; `resumed`: the work goes on (not cancelled)."""
         self._waits = max(0, self._waits - 1)
         if resumed:
             await self.progressed()
+        else:
+            self._cancelled = True
 
     async def progressed(self) -> None:
         """The work produced output: it is running, unless it still waits on the user."""
-        if self.state == "requires_action" and self._waits == 0:
+        if self.state == "requires_action" and self._waits == 0 and not self._cancelled:
             self.state = "running"
-            await self._send(StateUpdate(state="running"))
+            await self._send(self._update("running"))
+
+    def _update(
+        self,
+        state: ForegroundState,
+        stop_reason: StopReason | None = None,
+        error: ErrorObject | None = None,
+    ) -> StateUpdate:
+        return StateUpdate(
+            state=state,
+            stop_reason=stop_reason if stop_reason is not None else UNSET,
+            error=error if error is not None else UNSET,
+        )

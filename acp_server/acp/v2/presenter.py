@@ -4,11 +4,12 @@ v2 needs no opt-in for notices or compactions; config options carry `configId`; 
 is a `config_option_update` (v2 has no modes API). After a session's close answer nothing more
 is sent for it (`closed`): the spec's "no other messages for the session on that connection".
 The runtime half (`session_view`) is acp/v2/view.py. See acp/presenter.py for the surface and
-docs/rfc/proposed/architecture/2026-12-06-acp-v2-beside-v1.md for the shape.
+docs/rfc/implemented/architecture/2026-12-06-acp-v2-beside-v1.md for the shape.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal
 
@@ -86,7 +87,14 @@ class V2Presenter:
     async def session_info(self, session_id: str, title: str | None, updated_at: str) -> None:
         await self.send(session_id, su1.SessionInfoUpdate(title=title, updated_at=updated_at))
 
-    def session_view(self, session_id: str, cwd: str, records: Sequence[rec.Record]) -> SessionView:
+    def session_view(
+        self,
+        session_id: str,
+        cwd: str,
+        records: Sequence[rec.Record],
+        links: dict[str, str] | None = None,
+    ) -> SessionView:
         from .view import V2SessionView  # the runtime half: loaded with the runtime
 
-        return V2SessionView(self, self._context, session_id, cwd, records)
+        send = functools.partial(self.send, session_id)
+        return V2SessionView(send, self._context, session_id, cwd, records)

@@ -22,7 +22,7 @@ after it, so nothing of a turn follows its idle. Every update goes through the p
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from msgspec import UNSET
@@ -59,7 +59,6 @@ from ..updates import AGENT_ORIGIN, compaction_summary, location_of
 from .client_requests import V2FormAsker, V2PermissionAsker, command_of
 from .diffs import diff_content
 from .foreground import Foreground
-from .presenter import V2Presenter
 from .settled import idle_of
 from .terminals import DisplayTerminals
 
@@ -77,16 +76,17 @@ class V2SessionView:
 
     def __init__(
         self,
-        presenter: V2Presenter,
+        send: Callable[[su.SessionUpdate], Awaitable[None]],
         context: BridgeContext,
         session_id: str,
         cwd: str,
         records: Sequence[rec.Record],
     ) -> None:
-        self._presenter = presenter
-        self._session_id = session_id
+        """`send` queues one update of the session (the presenter's, which knows the wire's
+        rules for closed sessions)."""
+        self.send = send
         self._data_dir = context.options.data_dir
-        self.foreground = Foreground(self._send)
+        self.foreground = Foreground(self.send)
         self._inputs: dict[str, Mapping[str, Any]] = {}
         self._terminals = DisplayTerminals(cwd)
         self._plan_shown = view_after(records, operations=True).shown
@@ -95,13 +95,10 @@ class V2SessionView:
         )
         self.forms = V2FormAsker(AcpFormAsker(context.peer, session_id), self.foreground)
 
-    async def _send(self, update: su.SessionUpdate) -> None:
-        await self._presenter.send(self._session_id, update)
-
     async def _output(self, update: su.SessionUpdate) -> None:
         """Output of the foreground work: it is running again if it had waited on the user."""
         await self.foreground.progressed()
-        await self._send(update)
+        await self.send(update)
 
     async def __call__(self, event: AgentEvent) -> None:
         if isinstance(event, TurnStarting):
@@ -109,12 +106,12 @@ class V2SessionView:
         elif isinstance(event, TurnSettled):
             if event.last_usage is not None:
                 used = event.last_usage.input_tokens + event.last_usage.output_tokens
-                await self._send(su1.UsageUpdate(used=used, size=event.window))
+                await self.send(su1.UsageUpdate(used=used, size=event.window))
             reason, error = idle_of(event, self._data_dir)
             await self.foreground.end(reason, error)
         elif isinstance(event, UserMessageRecorded):
             content = [block_for(part) for part in event.content]
-            await self._send(su.UserMessage(message_id=event.message_id, content=content))
+            await self.send(su.UserMessage(message_id=event.message_id, content=content))
         elif isinstance(event, MessageChunk):
             await self._output(
                 su.AgentMessageChunk(
@@ -130,7 +127,7 @@ class V2SessionView:
                 )
             )
         elif isinstance(event, ModelWaiting):
-            await self._send(
+            await self.send(
                 su1.UsageUpdate(
                     used=event.used,
                     size=event.window,
@@ -190,7 +187,7 @@ class V2SessionView:
         if event.status == "in_progress":
             if command is not None and not terminals.is_open(call_id):
                 await self._output(terminals.opened(call_id, command))
-                await self._send(
+                await self.send(
                     ToolCallUpdate(
                         tool_call_id=call_id,
                         status="in_progress",
@@ -260,7 +257,7 @@ class V2SessionView:
             )
         )
         if event.status == "completed" and event.tokens is not None and event.window is not None:
-            await self._send(su1.UsageUpdate(used=event.tokens, size=event.window))
+            await self.send(su1.UsageUpdate(used=event.tokens, size=event.window))
 
     async def consent_asked(self, call_id: str, title: str, commands: str, path: str) -> None:
         await self._output(
@@ -275,6 +272,6 @@ class V2SessionView:
         )
 
     async def consent_answered(self, call_id: str, allowed: bool) -> None:
-        await self._send(
+        await self.send(
             ToolCallUpdate(tool_call_id=call_id, status="completed" if allowed else "failed")
         )

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from acp_server.process.background import BackgroundItems
 from acp_server.tools.ask_user import AskUser, FormAsker
 from acp_server.tools.base import Tool
 from acp_server.tools.budget import ToolBudget
+from acp_server.tools.builtin.background import BashOutput, BashStop
 from acp_server.tools.builtin.files import EditFile, ReadFile, WriteFile
 from acp_server.tools.builtin.list_dir import ListDir
 from acp_server.tools.builtin.plan import TodoWrite
@@ -31,6 +33,8 @@ from acp_server.tools.workspace import CommandRunner, FileAccess, PathRoots
 
 __all__ = [
     "Bash",
+    "BashOutput",
+    "BashStop",
     "EditFile",
     "Glob",
     "Grep",
@@ -57,6 +61,7 @@ def builtin_tools(
     checkpoints: Checkpoints | None = None,
     forms: FormAsker | None = None,
     html_converter: HtmlConverter | None = None,
+    background: BackgroundItems | None = None,
 ) -> list[Tool]:
     """The built-in tools for one session, in the order the model is shown them, each shaping
     its results to fit `budget`: the one list of them. `ripgrep` runs grep's and glob's `rg`
@@ -64,8 +69,9 @@ def builtin_tools(
     `[web_fetch]` of the config file; `checkpoints` keeps what write_file and edit_file replace
     (for a rewind); `ask_user` is offered with `forms` only (a client that shows forms);
     `html_converter` runs web_fetch's conversions (registered with the server's process
-    registry; by default with none). `skill_tool` makes the last one, which the toolbox offers
-    once a skill exists."""
+    registry; by default with none); `background` is the session's background items (`bash`
+    starts them, `bash_output` and `bash_stop` follow them; without it neither is offered).
+    `skill_tool` makes the last one, which the toolbox offers once a skill exists."""
     body, results = budget.body_bytes, budget.max_search_results
     ripgrep = ripgrep if ripgrep is not None else Ripgrep()
     tools: list[Tool] = [
@@ -81,7 +87,20 @@ def builtin_tools(
         ListDir(path_roots, max_entries=results, max_bytes=body),
         Glob(path_roots, max_results=results, max_bytes=body, ripgrep=ripgrep),
         Grep(path_roots, max_matches=results, max_bytes=body, ripgrep=ripgrep),
-        Bash(path_roots, commands, max_bytes=body, command_sandbox=command_sandbox),
+        Bash(
+            path_roots,
+            commands,
+            max_bytes=body,
+            command_sandbox=command_sandbox,
+            background=background,
+        ),
+    ]
+    if background is not None:
+        tools += [
+            BashOutput(path_roots, background, max_bytes=body),
+            BashStop(path_roots, background, max_bytes=body),
+        ]
+    tools += [
         TodoWrite(path_roots),
         WebFetch(path_roots, web_fetch, max_bytes=body, converter=html_converter),
     ]

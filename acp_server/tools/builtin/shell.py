@@ -10,11 +10,13 @@ import anyio
 import msgspec
 
 from acp_server.cancellation import TurnAborted, TurnSignal
+from acp_server.process.background import BackgroundClosed, BackgroundItems, TooManyItems
 from acp_server.tools.base import ProcessExit, ToolCallContext, ToolKind, ToolOutput
 from acp_server.tools.budget import ToolBudget, keep_head_and_tail
 from acp_server.tools.builtin._common import BuiltinTool, failed, shorten, str_arg
 from acp_server.tools.command_sandbox import CommandPlan, CommandSandbox, Need, refusal_note
 from acp_server.tools.live_output import LiveOutput
+from acp_server.tools.local_commands import default_shell
 from acp_server.tools.workspace import CommandRunner, CommandWatch, PathRoots
 
 BASH_DEFAULT_TIMEOUT = 120.0
@@ -41,6 +43,17 @@ class BashArgs(msgspec.Struct, forbid_unknown_fields=True):
             )
         ),
     ] = None
+    background: Annotated[
+        bool | None,
+        msgspec.Meta(
+            description=(
+                "Start the command in the background and answer at once with its id (`bg_1`): "
+                "for servers, watchers and long builds. It runs until it exits, bash_stop stops "
+                "it, or the session ends; `timeout_ms` does not apply. Read its output with "
+                "bash_output."
+            )
+        ),
+    ] = None
 
 
 def _seconds(value: float) -> str:
@@ -59,7 +72,8 @@ class Bash(BuiltinTool[BashArgs]):
         "test, run git, and so on; prefer read_file, grep and glob to look at files. In sandboxed "
         "mode it runs in a sandbox: only the workspace (and a private /tmp) is writable and "
         "there is no network; declare `needs` when the command needs more, and the user is "
-        "asked first."
+        "asked first. With `background: true` it keeps running after this call (a dev server, "
+        "a watcher)."
     )
 
     def __init__(
@@ -70,16 +84,20 @@ class Bash(BuiltinTool[BashArgs]):
         default_timeout: float = BASH_DEFAULT_TIMEOUT,
         max_bytes: int = ToolBudget().body_bytes,
         command_sandbox: CommandSandbox | None = None,
+        background: BackgroundItems | None = None,
     ) -> None:
         super().__init__(path_roots)
         self.commands = commands
         self.command_sandbox = command_sandbox
+        self.background = background
+        """The session's background items (None: `background: true` is refused)."""
         self.default_timeout = default_timeout
         self.max_bytes = max_bytes
 
     def title(self, arguments: Mapping[str, Any]) -> str:
         command = str_arg(arguments, "command")
-        return f"Run `{shorten(command)}`" if command else "Run command"
+        where = " in the background" if arguments.get("background") is True else ""
+        return f"Run `{shorten(command)}`{where}" if command else f"Run command{where}"
 
     def plan(self, arguments: Mapping[str, Any]) -> CommandPlan:
         """How this call runs: confined or not, with or without the network."""
@@ -93,6 +111,8 @@ class Bash(BuiltinTool[BashArgs]):
         """Run the command, shown on the tool call while it runs."""
         if not args.command.strip():
             return failed("command is empty: give the shell command to run")
+        if args.background:
+            return await self._start(args, call)
         live = LiveOutput(call)
         aborted: TurnAborted | None = None
         async with anyio.create_task_group() as tg:
@@ -106,6 +126,36 @@ class Bash(BuiltinTool[BashArgs]):
         if aborted is not None:
             raise aborted
         return output
+
+    async def _start(self, args: BashArgs, call: ToolCallContext) -> ToolOutput:
+        """Start the command as a background item of the session, always locally (a client's
+        terminal is out of our runner's reach), confined as the mode says."""
+        if self.background is None:
+            return failed("background commands are not available here: run it without it")
+        argv = [default_shell(), "-c", args.command]
+        plan = self.plan({"needs": sorted(args.needs or ())})
+        confined = plan.confined and self.command_sandbox is not None
+        if confined and self.command_sandbox is not None:
+            argv = self.command_sandbox.confined_argv(argv, plan.network)
+        try:
+            item = await self.background.start(
+                argv,
+                command=args.command,
+                call_id=call.call_id,
+                cwd=self.path_roots.cwd,
+                keeper=not confined,  # bwrap dies with us by itself (--die-with-parent)
+            )
+        except TooManyItems as exc:
+            return failed(f"not started: {exc}; stop one with bash_stop first")
+        except BackgroundClosed as exc:
+            return failed(f"not started: {exc}")
+        except OSError as exc:
+            return failed(f"not started: {exc.strerror or exc}")
+        return ToolOutput(
+            f"Started in the background as {item.name}. It runs until it exits, bash_stop "
+            "stops it, or the session ends. Read its output with bash_output; each of your "
+            "requests lists it with its new lines while it runs."
+        )
 
     async def _run(self, args: BashArgs, watch: CommandWatch, signal: TurnSignal) -> ToolOutput:
         timeout = args.timeout_ms / 1000 if args.timeout_ms is not None else self.default_timeout

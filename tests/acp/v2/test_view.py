@@ -80,6 +80,14 @@ class RecordingPeer:
 
 @asynccontextmanager
 async def view_of(tmp_path: Path) -> AsyncIterator[tuple[V2SessionView, RecordingPeer]]:
+    async with presented(tmp_path) as (view, peer, _):
+        yield view, peer
+
+
+@asynccontextmanager
+async def presented(
+    tmp_path: Path,
+) -> AsyncIterator[tuple[V2SessionView, RecordingPeer, V2Presenter]]:
     peer = RecordingPeer()
     async with anyio.create_task_group() as tg:
         context = BridgeContext(
@@ -90,8 +98,9 @@ async def view_of(tmp_path: Path) -> AsyncIterator[tuple[V2SessionView, Recordin
         )
         presenter = V2Presenter(context)
         context.presenter = presenter
-        view = V2SessionView(presenter, context, SESSION, str(tmp_path), [])
-        yield view, peer
+        view = presenter.session_view(SESSION, str(tmp_path), [])
+        assert isinstance(view, V2SessionView)
+        yield view, peer, presenter
     for frame in peer.frames:
         validate_agent_frame_v2(frame)
 
@@ -332,9 +341,9 @@ async def test_the_plan_is_one_plan_update_and_emptying_it_clears_it(tmp_path: P
 
 
 async def test_nothing_is_sent_for_a_closed_session(tmp_path: Path) -> None:
-    async with view_of(tmp_path) as (view, peer):
+    async with presented(tmp_path) as (view, peer, presenter):
         await view(TurnStarting(TURN))
-        view._presenter.closed(SESSION)
+        presenter.closed(SESSION)
         await view(MessageChunk(TURN, "msg_1", "late"))
         await view(settled(rec.Aborted()))
     assert peer.states() == ["running"]

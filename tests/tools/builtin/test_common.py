@@ -1,4 +1,6 @@
-"""Counts in tool results read as English: "1 line", "2 lines", never "1 lines" or "line(s)"."""
+"""What the built-in tools share (acp_server/tools/builtin/_common.py): counts that read as
+English ("1 line", "2 lines", never "1 lines" or "line(s)"), titles cut to their first line,
+line counts, lines that fit a byte budget, and arguments read for titles that never fail."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ import pytest
 from acp_server.cancellation import TurnCancellation
 from acp_server.tools.base import ToolOutput
 from acp_server.tools.builtin import builtin_tools
-from acp_server.tools.builtin._common import plural
+from acp_server.tools.builtin._common import count_lines, fitting, plural, shorten, str_arg
 from acp_server.tools.local_commands import LocalCommands
 from acp_server.tools.local_files import LocalFiles
 from acp_server.tools.workspace import PathRoots
@@ -24,6 +26,34 @@ def test_plural() -> None:
     assert plural(1, "match", "matches") == "1 match" and plural(3, "match", "matches") == (
         "3 matches"
     )
+
+
+def test_a_title_is_the_first_line_cut_to_the_limit() -> None:
+    assert shorten("  short  ") == "short"
+    assert shorten("first\nsecond") == "first…"
+    assert shorten("x" * 61) == "x" * 59 + "…"
+    assert shorten("x" * 60) == "x" * 60
+    assert shorten("") == ""
+
+
+def test_lines_are_counted_with_or_without_a_final_break() -> None:
+    assert [count_lines(t) for t in ("", "a", "a\n", "a\nb", "a\nb\n", "\n")] == [0, 1, 1, 2, 2, 1]
+
+
+def test_only_the_lines_that_fit_with_their_breaks_are_kept() -> None:
+    assert fitting(["abc", "é", "next"], 7) == ["abc", "é"]  # 4 + 3 bytes
+    assert fitting(["abc", "é", "next"], 6) == ["abc"]
+    assert fitting(["too long"], 3) == []
+
+
+def test_an_argument_for_a_title_is_a_non_empty_string_or_none() -> None:
+    arguments = {"path": "a.py", "empty": "", "number": 3}
+    assert [str_arg(arguments, k) for k in ("path", "empty", "number", "missing")] == [
+        "a.py",
+        None,
+        None,
+        None,
+    ]
 
 
 @pytest.fixture
