@@ -197,7 +197,8 @@ def non_public(address: str) -> str | None:
         refused = [(ipv4, kind) for ipv4 in carried if (kind := _non_public_kind(ipv4))]
         if refused and ip in _NAT64_LOCAL:
             *others, last = (
-                f"{ipv4} (/{length})" for ipv4, length in zip(carried, _NAT64_LOCAL_LENGTHS)
+                f"{ipv4} (/{length})"
+                for ipv4, length in zip(carried, _NAT64_LOCAL_LENGTHS, strict=True)
             )
             ipv4, kind = refused[0]
             return (
