@@ -143,6 +143,18 @@ def head_commit() -> str:
     return commit + ("+changes" if dirty else "")
 
 
+def tests_run(counts: dict[str, int]) -> int:
+    """Tests that ran (passed, failed or errored), at least 1."""
+    return max(1, counts.get("passed", 0) + counts.get("failed", 0) + counts.get("errors", 0))
+
+
+def per_test(results: Result, key: str) -> float:
+    """This checkout's figure per test run against the baseline's."""
+    baseline, subject = results["rows"]
+    ratio = subject[key] / tests_run(subject["counts"])
+    return float(ratio / (baseline[key] / tests_run(baseline["counts"])))
+
+
 def render_suite(results: Result) -> str:
     lines = render_header(
         results,
@@ -156,15 +168,18 @@ def render_suite(results: Result) -> str:
     )
     lines += [
         "",
-        "| tree | commit | wall s | CPU s | CPU / wall | passed | skipped | failed | exit |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---|",
+        "| tree | commit | wall s | CPU s | CPU / wall | wall ms / test | CPU ms / test"
+        " | passed | skipped | failed | exit |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     for row in results["rows"]:
         counts = row["counts"]
         commit = row["commit"][:7] + ("+changes" if row["commit"].endswith("+changes") else "")
+        tests = tests_run(counts)
         lines.append(
             f"| {row['tree']} | {commit}"
             f" | {row['wall_s']:.1f} | {row['cpu_s']:.1f} | {row['cpu_s'] / row['wall_s']:.2f}"
+            f" | {row['wall_s'] * 1000 / tests:.0f} | {row['cpu_s'] * 1000 / tests:.0f}"
             f" | {counts.get('passed', 0)} | {counts.get('skipped', 0)}"
             f" | {counts.get('failed', 0) + counts.get('errors', 0)}"
             f" | {', '.join(str(e) for e in row['exits'])} |"
@@ -173,7 +188,8 @@ def render_suite(results: Result) -> str:
     lines += [
         "",
         f"This checkout against the baseline: wall {metrics['wall_ratio']:.2f}x,"
-        f" CPU {metrics['cpu_ratio']:.2f}x.",
+        f" CPU {metrics['cpu_ratio']:.2f}x; per test run (the two trees need not have the same"
+        f" tests): wall {per_test(results, 'wall_s'):.2f}x, CPU {per_test(results, 'cpu_s'):.2f}x.",
     ]
     lines += render_verdicts(results)
     before, after = results["load"]

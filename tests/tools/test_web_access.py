@@ -62,6 +62,18 @@ def test_anything_else_is_refused_saying_why(url: str, why: str) -> None:
     assert fetch_origin(url) is None
 
 
+def test_a_host_label_too_long_for_dns_is_refused_before_it_is_encoded() -> None:
+    """Python's IDNA codec encodes a label before checking its length, in time quadratic in it
+    (a label of 8,000 characters took 11 s); such a label is refused without encoding it, while
+    one that nameprep shortens to 63 characters (soft hyphens are dropped) is still read."""
+    with pytest.raises(UrlRefused) as refused:
+        parse_url("https://" + "\u4e00\u4e8c" * 4000 + ".example/")
+    assert "a label of it is longer than 63 characters" in str(refused.value)
+    assert parse_url("https://" + "a\u00ad" * 40 + "\u00e9.de/").host == (
+        "xn--" + "a" * 40 + "-ftd.de"
+    )
+
+
 def test_a_url_argument_that_is_not_a_string_has_no_origin() -> None:
     assert fetch_origin(["https://example.com"]) is None
 
@@ -75,6 +87,14 @@ def test_a_url_argument_that_is_not_a_string_has_no_origin() -> None:
         ("::1", "::1, a loopback"),
         ("::ffff:192.168.0.1", "an IPv4-mapped address of 192.168.0.1, a private"),
         ("fe80::1%eth0", "fe80::1, a private, link-local or reserved"),
+        ("fec0::1", "fec0::1, a site-local address"),
+        ("feff::1", "feff::1, a site-local address"),
+        (
+            "64:ff9b:1::808:808",  # local-use NAT64: each prefix length puts the address elsewhere
+            "64:ff9b:1::808:808, a local-use NAT64 address of 0.0.0.0 (/48), 0.0.0.0 (/56), "
+            "0.0.0.8 (/64) or 8.8.8.8 (/96), by the network's prefix length; 0.0.0.0 is a "
+            "private, link-local or reserved address",
+        ),
         ("not-an-ip", "not-an-ip, which is not an IP address"),
     ],
 )

@@ -255,7 +255,7 @@ class WebFetch(BuiltinTool[WebFetchArgs]):
         charset = response.charset_encoding
         if shape == "html" and charset is None:
             charset = meta_charset(data)
-        text, problem = decode(data, charset)
+        text, problem = await decode(data, charset)
         notes = [self._cut_note(response, body)] if body.cut else []
         notes += [problem] if problem else []
         described = mime or "text"

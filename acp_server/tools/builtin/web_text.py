@@ -1,11 +1,15 @@
 """What `web_fetch` makes of a response body: which content types are text, and text decoded by
-its charset (HTML is then converted in a child process: web_convert.py).
+its charset, as browsers read charsets (HTML is then converted in a child process:
+web_convert.py).
 See docs/rfc/implemented/feature/2026-12-01-web-fetch.md."""
 
 from __future__ import annotations
 
 import re
 from typing import NamedTuple
+
+import anyio.lowlevel
+import webencodings
 
 _HTML = frozenset({"text/html", "application/xhtml+xml"})
 _TEXT_APPLICATIONS = frozenset(
@@ -52,6 +56,12 @@ def meta_charset(data: bytes) -> str | None:
     return match[1].decode("ascii") if match else None
 
 
+_DECODE_STEP = 16 * 1024
+"""Bytes decoded between two checkpoints: the slowest accepted codec (a single-byte one whose
+every byte is undefined, each replaced through Python's error handler) takes about 10 ms for
+this much on a shared machine, so a cancel or the fetch's deadline is never held longer."""
+
+
 class Decoded(NamedTuple):
     text: str
     problem: str | None
@@ -59,18 +69,33 @@ class Decoded(NamedTuple):
     is then UTF-8)."""
 
 
-def decode(data: bytes, encoding: str | None) -> Decoded:
-    """`data` as text in `encoding` (UTF-8 when none is named), undecodable bytes replaced. A
-    charset Python does not know, or one that is not a text encoding (`rot13`, `base64`), or
-    one that cannot replace bad bytes (`idna`), is read as UTF-8 and said in `problem`."""
-    if encoding:
-        try:
-            return Decoded(data.decode(encoding, errors="replace"), None)
-        except (LookupError, UnicodeError, ValueError):
-            shown = encoding[:40]
-            problem = (
-                f"the page names the charset {shown!r}, which web_fetch cannot read text in, "
-                "so it was read as UTF-8"
-            )
-            return Decoded(data.decode("utf-8", errors="replace"), problem)
-    return Decoded(data.decode("utf-8", errors="replace"), None)
+def web_encoding(label: str) -> webencodings.Encoding | None:
+    """The encoding a browser reads for `label` (the WHATWG Encoding Standard's labels), or
+    None when browsers read no text in it: an unknown label, or one of the `replacement`
+    labels (`iso-2022-kr`, `hz-gb-2312`, ...)."""
+    encoding = webencodings.lookup(label)
+    if encoding is None or encoding.name == "replacement":
+        return None
+    return encoding
+
+
+async def decode(data: bytes, label: str | None) -> Decoded:
+    """`data` as text in the encoding `label` names (UTF-8 when none is named), as a browser
+    reads it: a byte order mark wins over the label, undecodable bytes are replaced. A label
+    browsers do not read text in (`punycode`, `rot13`, `idna`, an unknown name) is read as
+    UTF-8 and said in `problem`. Decoded in steps with a checkpoint between them, so that a
+    cancel or the fetch's deadline stops it."""
+    problem = None
+    encoding = web_encoding(label) if label else None
+    if label and encoding is None:
+        problem = (
+            f"the page names the charset {label[:40]!r}, which web_fetch cannot read text in, "
+            "so it was read as UTF-8"
+        )
+    decoder = webencodings.IncrementalDecoder(encoding or webencodings.UTF8, errors="replace")
+    parts = []
+    for start in range(0, len(data), _DECODE_STEP):
+        parts.append(decoder.decode(data[start : start + _DECODE_STEP]))
+        await anyio.lowlevel.checkpoint()
+    parts.append(decoder.decode(b"", final=True))
+    return Decoded("".join(parts), problem)

@@ -43,8 +43,9 @@ async def fetch(web: WebFetch, url: str) -> ToolOutput:
         ("2002:a9fe:a9fe::1", "169.254.169.254"),  # 6to4 of the cloud metadata address
         ("64:ff9b::7f00:1", "127.0.0.1, a loopback"),  # NAT64, the well-known prefix
         ("64:ff9b::a00:1", "10.0.0.1, a private"),
-        ("64:ff9b:1:7f00:0:100::", "127.0.0.1, a loopback"),  # local-use NAT64, read as /48
-        ("64:ff9b:1::c0a8:1", "a NAT64 address of"),  # local-use NAT64, read as /96
+        ("64:ff9b:1:7f00:0:100::", "127.0.0.1 is a loopback"),  # local-use NAT64, read as /48
+        ("64:ff9b:1::c0a8:1", "or 192.168.0.1 (/96)"),  # local-use NAT64, read as /96
+        ("fec0::1", "fec0::1, a site-local address"),  # deprecated, Python calls it global
     ],
 )
 async def test_an_ipv6_form_of_a_private_ipv4_address_is_refused_before_connecting(
@@ -88,6 +89,25 @@ async def test_a_charset_that_cannot_be_used_is_one_sentence_and_the_text_still_
             )
             assert sentence in output.text
             assert "Error" not in output.text and "codecs" not in output.text
+
+
+async def test_a_page_in_punycode_is_read_as_utf8_not_decoded_in_quadratic_time(
+    tmp_path: Path,
+) -> None:
+    """Python's punycode decoder takes time quadratic in its input (14.6 s of the event loop for
+    400 KB, which no cancel or deadline could stop); browsers do not read text in it, and
+    neither does web_fetch, whether the header or a `<meta>` names it."""
+    words = b"-" + b"abcdefghijklmnopqrstuvwxyz" * 16_000
+    pages = {
+        "/puny.txt": Page(words, "text/plain; charset=punycode"),
+        "/puny": Page(b'<html><head><meta charset="punycode"></head><body>' + words, "text/html"),
+    }
+    with serve_pages(pages) as server:
+        for path in pages:
+            output = await fetch(tool(tmp_path), f"{server.url}{path}")
+            assert not output.failed, output.text
+            assert "[the page names the charset 'punycode', which web_fetch cannot" in output.text
+            assert "-abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz" in output.text
 
 
 MiB = 1 << 20
