@@ -24,6 +24,7 @@ from acp_protocol.session_update import AvailableCommandsUpdate, NoticeSeverity
 
 if TYPE_CHECKING:
     from acp_server.agent import AgentEvent
+    from acp_server.process.background import BackgroundItems
     from acp_server.session import records as rec
     from acp_server.tools.permissions import PermissionAsker
     from acp_server.tools.toolbox import FormAsker
@@ -51,6 +52,10 @@ class SessionView(Protocol):
 
     async def consent_answered(self, call_id: str, allowed: bool) -> None:
         """End that tool call: run (`completed`) or not (`failed`)."""
+
+    def show_background(self, items: BackgroundItems) -> None:
+        """Show the session's background commands from now on, as the wire allows (v1 has no
+        way between turns: nothing; v2: display terminals and the state's background list)."""
 
 
 class Presenter(Protocol):

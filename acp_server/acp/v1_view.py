@@ -11,6 +11,7 @@ from typing import Any
 from acp_protocol.content import TextContent
 from acp_protocol.tool_call import ContentToolCallContent, ToolCall, ToolCallUpdate
 from acp_server.agent import AgentEvent
+from acp_server.process.background import BackgroundItems
 from acp_server.session import records as rec
 
 from .client_requests import AcpFormAsker, AcpPermissionAsker
@@ -44,6 +45,11 @@ class V1SessionView:
 
     async def __call__(self, event: AgentEvent) -> None:
         await self._updates(event)
+
+    def show_background(self, items: BackgroundItems) -> None:
+        """Nothing: v1 cannot show work between turns; the model's `bash_output` and
+        `bash_stop` calls show the items in the turns that touch them (the background-work
+        RFC)."""
 
     async def consent_asked(self, call_id: str, title: str, commands: str, path: str) -> None:
         await self._updates.send(

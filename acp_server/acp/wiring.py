@@ -86,6 +86,8 @@ class SessionWiring:
             session_id, cwd, extra_roots, log_, state, view
         )
         follow_background(toolbox, log_, records)
+        if toolbox.background is not None:
+            view.show_background(toolbox.background)
         handle = None
         client_prompt = ClientPrompt()
         if state.system_prompt is not None:
@@ -304,10 +306,10 @@ def follow_background(toolbox: Toolbox, session_log: SessionLog, records: list[r
         return
     recorder = session_log.recorder
 
-    def started(item: BackgroundItem) -> None:
+    async def started(item: BackgroundItem) -> None:
         recorder.background_started(item.name, item.command, item.call_id)
 
-    def ended(item: BackgroundItem) -> None:
+    async def ended(item: BackgroundItem) -> None:
         if item.end is not None:
             end = item.end
             recorder.background_ended(item.name, end.how, end.exit_code, end.posix_signal)

@@ -11,7 +11,8 @@ call ends, SIGTERM to the tree, `grace` seconds, SIGKILL, the join. A closed reg
 nothing more. At most `limit` items are kept: an ended item makes room for a new one, a running
 one does not (`TooManyItems` names them).
 
-Listeners hear each start and each end (the session journals them). Items that ended with an
+Listeners hear each start and each end, in order, awaited (the session journals them; a v2
+client is shown them). Items that ended with an
 earlier agent process are `restore`d as ended with an unknown outcome. See
 docs/rfc/implemented/architecture/2026-12-06-background-work.md.
 """
@@ -42,6 +43,10 @@ OUTPUT_BYTES = 256 * 1024
 
 _DRAIN_TIMEOUT = 1.0
 """After the tree is gone, how long to wait for the rest of its output (see runner.py)."""
+
+
+Listener = Callable[["BackgroundItem"], Awaitable[None]]
+"""Hears an item start or end."""
 
 
 class TooManyItems(RuntimeError):
@@ -129,7 +134,7 @@ class BackgroundItem:
         env: Mapping[str, str] | None,
         grace: float,
         keeper: bool,
-        on_end: Callable[[BackgroundItem], None],
+        on_end: Listener,
         task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED,
     ) -> None:
         """Spawn it, say it started (errors before that reach `start`'s caller), read its
@@ -169,7 +174,8 @@ class BackgroundItem:
                     exit_code=code if code is not None and code >= 0 else None,
                     posix_signal=-code if code is not None and code < 0 else None,
                 )
-                on_end(self)
+                with anyio.CancelScope(shield=True):  # told even when the task is cancelled
+                    await on_end(self)
             self._done.set()
 
     def request_stop(self) -> None:
@@ -198,8 +204,8 @@ class BackgroundItems:
         self._items: dict[str, BackgroundItem] = {}
         self._count = 0
         self._closed = False
-        self._on_start: list[Callable[[BackgroundItem], None]] = []
-        self._on_end: list[Callable[[BackgroundItem], None]] = []
+        self._on_start: list[Listener] = []
+        self._on_end: list[Listener] = []
 
     @property
     def items(self) -> list[BackgroundItem]:
@@ -213,10 +219,12 @@ class BackgroundItems:
     def get(self, name: str) -> BackgroundItem | None:
         return self._items.get(name)
 
-    def on_start(self, listener: Callable[[BackgroundItem], None]) -> None:
+    def on_start(self, listener: Listener) -> None:
+        """Await `listener` with each item once it runs (before `start` returns)."""
         self._on_start.append(listener)
 
-    def on_end(self, listener: Callable[[BackgroundItem], None]) -> None:
+    def on_end(self, listener: Listener) -> None:
+        """Await `listener` with each item once it ended and its tree is gone."""
         self._on_end.append(listener)
 
     def restore(self, name: str, command: str, call_id: str | None) -> BackgroundItem:
@@ -272,7 +280,7 @@ class BackgroundItems:
             del self._items[item.name]
             raise
         for listener in list(self._on_start):
-            _tell(listener, item)
+            await _tell(listener, item)
         return item
 
     async def stop(self, item: BackgroundItem) -> None:
@@ -301,15 +309,15 @@ class BackgroundItems:
             if not old.running and old is not item:
                 del self._items[old.name]
 
-    def _ended(self, item: BackgroundItem) -> None:
+    async def _ended(self, item: BackgroundItem) -> None:
         for listener in list(self._on_end):
-            _tell(listener, item)
+            await _tell(listener, item)
 
 
-def _tell(listener: Callable[[BackgroundItem], None], item: BackgroundItem) -> None:
+async def _tell(listener: Listener, item: BackgroundItem) -> None:
     """A listener's failure (a closed journal) is logged, never raised into the item."""
     try:
-        listener(item)
+        await listener(item)
     except Exception:
         log.exception("a background listener failed for %s", item.name)
 

@@ -124,6 +124,13 @@ class OutputRing:
             left=self.written - self._read_at,
         )
 
+    def tail(self, max_bytes: int) -> str:
+        """The last `max_bytes` of what is kept, decoded, without moving the reader (what a
+        display of the item shows)."""
+        data = self._slice(max(self.start, self.written - max_bytes), self.written)
+        data = data[_orphans(data) : len(data) - _unfinished(data)]
+        return data.decode("utf-8", errors="replace")
+
     def _slice(self, begin: int, end: int) -> bytes:
         """The kept bytes between two absolute offsets (both within what is kept)."""
         data = b"".join(self._chunks)

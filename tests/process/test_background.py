@@ -55,8 +55,12 @@ async def wait_for_output(item: BackgroundItem, text: str) -> None:
 
 async def test_an_item_runs_after_the_start_returns_and_its_end_is_heard(tmp_path: Path) -> None:
     ended: list[BackgroundItem] = []
+
+    async def heard(item: BackgroundItem) -> None:
+        ended.append(item)
+
     async with session_items() as items:
-        items.on_end(ended.append)
+        items.on_end(heard)
         script = "echo hello; while [ ! -e go ]; do sleep 0.01; done; exit 3"
         item = await start(items, script, tmp_path)
         assert item.running and item.name == "bg_1" and item.pid is not None

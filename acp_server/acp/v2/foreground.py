@@ -13,8 +13,12 @@ of the work while no wait is left also resumes `running`.
 
 Every change is decided synchronously and its update queued on the one ordered writer before
 anything else can run, so the update order is the order of the decisions. Every state update
-is built by `_update`: the one place the session's `background` list (issue 33; omitted until
-then) is to join them.
+is built by `_update`, which adds the session's background list.
+
+The session's background commands are listed on every state update once the first one started
+(`background`, each as its display terminal); a change of the list alone is a repeated snapshot
+of the current state (an idle one without a stop reason: not a completion). See
+docs/rfc/implemented/architecture/2026-12-06-background-work.md.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from msgspec import UNSET
 
 from acp_protocol.jsonrpc import ErrorObject
 from acp_protocol.v2.session_update import ForegroundState, StateUpdate, StopReason
+from acp_protocol.v2.tool_call import BackgroundTerminal, BackgroundWork
 
 __all__ = ["Foreground"]
 
@@ -39,6 +44,8 @@ class Foreground:
         self._waits = 0
         self._cancelled = False
         """A wait ended because the work was cancelled: its idle follows, never `running`."""
+        self._background: list[BackgroundWork] | None = None
+        """The background list, once reported (None: not reporting yet)."""
 
     @property
     def busy(self) -> bool:
@@ -49,6 +56,33 @@ class Foreground:
         """The current state, as a resume reports it after its replay (an idle snapshot has
         no stop reason: it is not a completion)."""
         return self._update(self.state)
+
+    def _update(
+        self,
+        state: ForegroundState,
+        stop_reason: StopReason | None = None,
+        error: ErrorObject | None = None,
+    ) -> StateUpdate:
+        """A state update carrying the background list once it is reported."""
+        return StateUpdate(
+            state=state,
+            stop_reason=UNSET if stop_reason is None else stop_reason,
+            error=UNSET if error is None else error,
+            background=UNSET if self._background is None else list(self._background),
+        )
+
+    async def background(self, terminals: list[str]) -> None:
+        """The background commands running now changed: a snapshot of the current state with
+        the new list (`terminals`: their display terminals' ids)."""
+        self._background = [BackgroundTerminal(terminal_id=name) for name in terminals]
+        await self._send(self.snapshot())
+
+    async def closed_background(self) -> None:
+        """A close stopped background commands: the session is idle, `cancelled`, and nothing
+        runs in its background."""
+        self.state = "idle"
+        self._background = []
+        await self._send(self._update("idle", "cancelled"))
 
     async def begin(self) -> None:
         """Foreground work starts (a turn, or a local command's answer)."""
@@ -88,15 +122,3 @@ class Foreground:
         if self.state == "requires_action" and self._waits == 0 and not self._cancelled:
             self.state = "running"
             await self._send(self._update("running"))
-
-    def _update(
-        self,
-        state: ForegroundState,
-        stop_reason: StopReason | None = None,
-        error: ErrorObject | None = None,
-    ) -> StateUpdate:
-        return StateUpdate(
-            state=state,
-            stop_reason=stop_reason if stop_reason is not None else UNSET,
-            error=error if error is not None else UNSET,
-        )

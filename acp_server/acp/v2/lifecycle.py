@@ -127,6 +127,7 @@ class V2Sessions:
             for update in replay_v2(retained(session.log.records), session.cwd):
                 await view.send(update)
             await view.send(su.ReplayComplete())
+        await view.background.announce()
         await view.send(view.foreground.snapshot())
         self._sessions.tell_after(request, session)
         return ResumeSessionResponse(config_options=self._options(session))
@@ -136,8 +137,13 @@ class V2Sessions:
     ) -> CloseSessionResponse:
         session = self._context.sessions.get(close.session_id)
         if session is not None:
-            # Cancelled first: the turn's idle `cancelled` is sent before this returns.
+            items = session.toolbox.background
+            stops_background = items is not None and bool(items.running)
+            # Cancelled first: the turn's idle `cancelled` is sent before this returns; then
+            # each background command's exit, and the snapshot without it.
             await self._wiring.release(session)
+            if stops_background:
+                await v2_view(session).foreground.closed_background()
         self._presenter.closed(close.session_id)
         return CloseSessionResponse()
 
@@ -165,20 +171,30 @@ class V2Sessions:
     async def cancel_tool_call(
         self, request: IncomingRequest, cancel: CancelToolCallRequest
     ) -> CancelToolCallResponse:
-        # No tool call advertises `capabilities.cancel` (background work, issue 33, will).
+        # No tool call advertises `capabilities.cancel`: a background command is listed and
+        # cancelled as its terminal, and a foreground call stops with its turn.
         raise RpcError(
             errors.INVALID_PARAMS,
             "The tool call is unknown or cannot be cancelled alone; session/cancel stops the "
-            "turn's work",
+            "turn's work, terminal/cancel a background command",
             {"toolCallId": cancel.tool_call_id},
         )
 
     async def cancel_terminal(
         self, request: IncomingRequest, cancel: CancelTerminalRequest
     ) -> CancelTerminalResponse:
-        raise RpcError(
-            errors.INVALID_PARAMS,
-            "The terminal is unknown or cannot be cancelled alone; session/cancel stops the "
-            "turn's work",
-            {"terminalId": cancel.terminal_id},
-        )
+        """Stop one background command (its terminal advertises `capabilities.cancel`): the
+        answer says it is accepted; its terminal's exit status confirms the stop, and the
+        others run on. A foreground command's terminal stops with its turn."""
+        session = self._context.sessions.get(cancel.session_id)
+        items = session.toolbox.background if session is not None else None
+        item = items.get(cancel.terminal_id) if items is not None else None
+        if item is None or not item.running:
+            raise RpcError(
+                errors.INVALID_PARAMS,
+                "The terminal is unknown, has exited or cannot be cancelled alone; "
+                "session/cancel stops the turn's work",
+                {"terminalId": cancel.terminal_id},
+            )
+        item.request_stop()
+        return CancelTerminalResponse()

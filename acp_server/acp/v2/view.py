@@ -13,7 +13,8 @@ Runtime event -> what the client is sent:
 - `PlanUpdated`: `plan_update` of the plan `todo` (emptied: `entries: []`);
 - `CompactionStarted`, `CompactionEnded`: `compaction_update` (then the size, `usage_update`);
 - `ModelWaiting`: `usage_update` with how long the request has been quiet;
-- `TurnSettled`: the turn's `usage_update`, then `state_update` idle with its stop reason.
+- `TurnSettled`: the turn's `usage_update`, then `state_update` idle with its stop reason;
+- the session's background commands (not events of a turn): acp/v2/background.py.
 
 `TurnSettled` is the turn's last event (after its durability flush), and the next turn starts
 after it, so nothing of a turn follows its idle. Every update goes through the presenter's
@@ -49,6 +50,7 @@ from acp_server.agent import (
     UserMessageRecorded,
 )
 from acp_server.printable import one_line
+from acp_server.process.background import BackgroundItems
 from acp_server.session import records as rec
 
 from ..client_requests import AcpFormAsker
@@ -56,6 +58,7 @@ from ..context import BridgeContext
 from ..plans import PLAN_ID, view_after
 from ..replay import block_for
 from ..updates import AGENT_ORIGIN, compaction_summary, location_of
+from .background import BackgroundTerminals
 from .client_requests import V2FormAsker, V2PermissionAsker, command_of
 from .diffs import diff_content
 from .foreground import Foreground
@@ -94,6 +97,11 @@ class V2SessionView:
             context.peer, session_id, cwd, self._inputs, self.foreground
         )
         self.forms = V2FormAsker(AcpFormAsker(context.peer, session_id), self.foreground)
+        self.background = BackgroundTerminals(self.send, self.foreground, cwd, context.task_group)
+
+    def show_background(self, items: BackgroundItems) -> None:
+        """The session's background commands as display terminals (acp/v2/background.py)."""
+        self.background.follow(items)
 
     async def _output(self, update: su.SessionUpdate) -> None:
         """Output of the foreground work: it is running again if it had waited on the user."""
