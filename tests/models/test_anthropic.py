@@ -364,6 +364,18 @@ async def test_404_says_check_model_and_base_url() -> None:
     assert "Check the model name and ANTHROPIC_BASE_URL" in info.value.message
 
 
+async def test_a_redirect_is_not_followed_so_the_key_goes_nowhere_else() -> None:
+    """httpx would keep `x-api-key` on a redirect to another host (it drops only
+    `Authorization`); the provider's client follows no redirect, and says what it got."""
+    async with serve(json_reply(200, {})) as other:
+        moved = json_reply(302, {}, {"location": f"{other.url}/v1/messages"})
+        async with serve(moved) as server:
+            with pytest.raises(ModelError) as info:
+                await collect(provider(server.url))
+    assert other.requests == []
+    assert "HTTP 302" in info.value.message
+
+
 async def test_529_overloaded_with_retry_after_then_success() -> None:
     body = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
     async with serve(json_reply(529, body, {"retry-after": "1"}), recorded("anthropic_text")) as (
