@@ -17,6 +17,7 @@ from acp_server.models.base import (
     ImagePart,
     ModelError,
     TextPart,
+    ToolCallDraft,
     ToolCallEvent,
     ToolCallRequest,
     ToolResultMessage,
@@ -191,6 +192,25 @@ async def test_invalid_tool_json_names_the_tool() -> None:
     assert call.arguments_error is not None
     assert call.arguments_error.startswith("the arguments are not valid JSON")
     assert finish(events) == "tool_calls"
+
+
+async def test_a_second_tool_use_under_an_earlier_ones_id_gets_an_id_of_its_own() -> None:
+    """A server repeating `toolu_1` for two calls of one response: they are drafted and
+    completed apart, and their results can be told apart in the next request (as on OpenAI)."""
+    blocks = []
+    for index, name in enumerate(["read_file", "list_dir"]):
+        use = {"type": "tool_use", "id": "toolu_1", "name": name, "input": {}}
+        blocks += [
+            {"type": "content_block_start", "index": index, "content_block": use},
+            {"type": "content_block_stop", "index": index},
+        ]
+    async with serve(anthropic_events(message(blocks, stop_reason="tool_use"))) as server:
+        events = await collect(provider(server.url))
+    [(first, _, _), (second, _, _)] = calls(events)
+    assert first == "toolu_1" != second
+    assert second.startswith("toolu_")
+    drafts = [e.call_id for e in events if isinstance(e, ToolCallDraft)]
+    assert drafts == [first, second]
 
 
 async def test_malformed_event_names_the_provider() -> None:
