@@ -275,8 +275,8 @@ class SessionMethods:
     def _reopen(
         self, reopen: LoadSessionWithPrompt | ResumeSessionWithPrompt, *, same_cwd: bool = False
     ) -> AcpSession:
-        """The active session, or the one its journal holds, wired again (`same_cwd`: only in
-        the cwd it works in)."""
+        """The active session (only in the cwd it works in), or the one its journal holds,
+        wired again in the cwd asked for (`same_cwd`: only in the journal's, as v2 asks)."""
         session_id, cwd = reopen.session_id, reopen.cwd
         extra_roots = list(reopen.additional_directories or [])
         mcp_servers: list[object] = list(reopen.mcp_servers or [])
@@ -285,8 +285,9 @@ class SessionMethods:
             require_absolute("additionalDirectories", path)
         active = self.context.sessions.get(session_id)
         if active is not None:
-            if same_cwd:
-                require_same_cwd(session_id, active.cwd, cwd)
+            # Open here, it keeps the cwd its tools and roots were wired for: another is
+            # refused rather than answered as if taken (v1 moves only a journaled session).
+            require_same_cwd(session_id, active.cwd, cwd, open_here=not same_cwd)
             return active
         if not is_session_id(session_id):
             raise session_not_found(session_id)
@@ -312,12 +313,22 @@ class SessionMethods:
         return session
 
 
-def require_same_cwd(session_id: str, works_in: str, asked: str) -> None:
-    """-32602 for a cwd other than the one the session works in."""
-    if asked != works_in:
+def require_same_cwd(
+    session_id: str, works_in: str, asked: str, *, open_here: bool = False
+) -> None:
+    """-32602 for a cwd other than the one the session works in, naming both; `open_here`:
+    the session is open in this agent (v1 opens a journaled one in another cwd, not this)."""
+    if asked == works_in:
+        return
+    if open_here:
         raise invalid_params(
-            f"session {session_id} works in {works_in!r}, not {asked!r}: resume it there"
+            f"session {session_id} is open in this agent and works in {works_in!r}, not "
+            f"{asked!r}: open it there, or close it (session/close) and open it again in "
+            f"{asked!r}"
         )
+    raise invalid_params(
+        f"session {session_id} works in {works_in!r}, not {asked!r}: resume it there"
+    )
 
 
 def apply_prompt(session: AcpSession, requested: Requested | None) -> None:
