@@ -18,6 +18,7 @@ from typing import Literal
 from acp_server.cancellation import TurnAborted, TurnSignal
 from acp_server.models.base import ToolCallRequest
 from acp_server.session.log import SessionLog
+from acp_server.session.stopped_calls import ABORTED_CALL_OUTPUT
 from acp_server.tools.base import PlanItem, Tool, ToolOutput
 from acp_server.tools.budget import cap_output
 
@@ -98,14 +99,18 @@ class ToolCalls:
                         started = True
                         output = await self._run_tool(turn_id, tool, call, signal)
             except TurnAborted:
+                # This shape (unset `synthetic` when it started, this output, then the turn's
+                # aborted end) is how a replay tells a stopped call: session/stopped_calls.py.
                 self._session.recorder.tool_result(
                     shown,
-                    ToolOutput("cancelled: the turn was aborted", failed=True),
+                    ToolOutput(ABORTED_CALL_OUTPUT, failed=True),
                     None if started else "not_run",
                 )
                 # `cancelled`: the abort stopped it running (it never ran: it failed).
                 status: Literal["cancelled", "failed"] = "cancelled" if started else "failed"
-                await self._emit(ToolCallProgress(turn_id, call.call_id, status, "cancelled"))
+                await self._emit(
+                    ToolCallProgress(turn_id, call.call_id, status, ABORTED_CALL_OUTPUT)
+                )
                 raise
             if repeats.stop_message is None and failures.stop_message is None:
                 # One stop note at most: the first limit reached ends the turn.

@@ -25,6 +25,7 @@
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import AsyncGenerator, Callable
 from contextlib import aclosing
 from typing import Any, TypeVar
@@ -330,6 +331,7 @@ class AnthropicProvider:
         headers = _ROW.auth_headers(self._api_key)
         body = msgspec.json.encode(request_body(endpoint.model, request, self.default_max_tokens))
         tools: dict[int, _ToolBlock] = {}
+        call_ids: set[str] = set()  # this response's: a server repeating one gets one of ours
         finished: list[ToolCallRequest] = []
         input_tokens: int | None = None
         output_tokens: int | None = None
@@ -372,8 +374,14 @@ class AnthropicProvider:
                     elif block.type == "tool_use":
                         if not block.id or not block.name:
                             raise malformed_chunk(endpoint, data, "tool_use without id or name")
-                        tools[start.index] = _ToolBlock(block.id, block.name, block.input)
-                        yield ToolCallDraft(call_id=block.id, name=block.name)
+                        call_id = block.id
+                        if call_id in call_ids:
+                            # Two calls under one id: the model step would take them for one,
+                            # and their results could not be told apart in the next request.
+                            call_id = f"toolu_{uuid.uuid4().hex[:24]}"
+                        call_ids.add(call_id)
+                        tools[start.index] = _ToolBlock(call_id, block.name, block.input)
+                        yield ToolCallDraft(call_id=call_id, name=block.name)
                 elif kind == "content_block_stop":
                     index = _decode(endpoint, _decode_block_stop, data).index
                     tool = tools.pop(index, None)

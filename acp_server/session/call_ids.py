@@ -13,7 +13,9 @@ the journal uses: the agent's own ids never hold a `~`) and keeps the model's id
 `model_call_id`, so the model is sent exactly what it was sent before. A result belongs to the
 earliest call of its turn with its id that has no result yet (as crash repair pairs them,
 acp_server/session/repair.py) and takes that call's id. A log whose ids are unique comes back
-unchanged. Nothing is written back: the journal stays as it was written.
+unchanged. Nothing is written back: the journal stays as it was written. `written_call_id`
+gives back the id a call was written with, which subagent journals of that time name their
+parent's call by (acp_server/acp/child_sessions.py pairs them).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ import msgspec
 
 from . import records as rec
 
-__all__ = ["unique_call_ids"]
+__all__ = ["unique_call_ids", "written_call_id"]
 
 
 def unique_call_ids(records: Sequence[rec.Record]) -> list[rec.Record]:
@@ -51,6 +53,18 @@ def unique_call_ids(records: Sequence[rec.Record]) -> list[rec.Record]:
                     record = msgspec.structs.replace(record, call_id=call_id)
         out.append(record)
     return out
+
+
+def written_call_id(call: rec.ToolCallRecord) -> str:
+    """The id `call` has in its journal: its `call_id`, unless `unique_call_ids` renamed it
+    `<id>~<n>` on load, keeping the written id in `model_call_id`. (A subagent's journal names
+    its parent's call by the written id.)"""
+    written = call.model_call_id
+    if written is not None:
+        number = call.call_id.removeprefix(f"{written}~")
+        if number != call.call_id and number.isdigit():
+            return written
+    return call.call_id
 
 
 class _Ids:

@@ -38,6 +38,8 @@ async def test_initialize_answers_version_1_and_describes_the_agent() -> None:
         "resume": {},
         "close": {},
         "delete": {},
+        # new, load, resume and fork take extra roots (tests/e2e/test_sessions.py)
+        "additionalDirectories": {},
         "fork": {},  # unstable schema's session/fork
         # append and override (tests/e2e/test_client_system_prompt.py)
         "systemPrompt": {"mode": {"override": {}}},

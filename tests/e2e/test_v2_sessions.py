@@ -10,8 +10,10 @@ from typing import Any
 
 import pytest
 
+from tests.support.processes import wait_for_pids
 from tests.support.raw_client import RawClient, new_session, new_session_v2, raw_agent, text
 from tests.support.scripted_model import script
+from tests.support.tool_client import DONE, SANDBOXED, call
 from tests.support.wire_v2 import validate_agent_frame_v2
 
 pytestmark = [
@@ -22,8 +24,8 @@ pytestmark = [
 SLOW = [{"text": "tick ", "repeat": 400, "delay_ms": 20}]
 
 
-def v2_agent(*args: str) -> Any:
-    return raw_agent(*args, validate=validate_agent_frame_v2)
+def v2_agent(*args: str, env: dict[str, str] | None = None) -> Any:
+    return raw_agent(*args, env=env, validate=validate_agent_frame_v2)
 
 
 def tags(client: RawClient, session_id: str) -> list[str]:
@@ -177,3 +179,59 @@ async def test_the_journal_of_a_v2_run_is_the_journal_of_the_same_v1_run(
         [journal] = (data / "sessions").rglob("*.jsonl")
         journals.append(journal.read_bytes())
     assert journals[0] == journals[1]
+
+
+def tool_calls_shown(client: RawClient, session_id: str) -> dict[str, dict[str, Any]]:
+    """Each tool call as the client holds it once every update was applied (v1's `tool_call`
+    and both wires' `tool_call_update`: a member replaces the one before). Display terminals
+    are left out: live-only on v2 (not journaled, not replayed)."""
+    calls: dict[str, dict[str, Any]] = {}
+    for update in client.updates(session_id):
+        if update["sessionUpdate"] in ("tool_call", "tool_call_update"):
+            shown = calls.setdefault(update["toolCallId"], {})
+            shown.update({k: v for k, v in update.items() if k != "sessionUpdate"})
+            if "content" in update:
+                shown["content"] = [c for c in update["content"] if c["type"] != "terminal"]
+    return calls
+
+
+@pytest.mark.parametrize("version", [1, 2])
+async def test_a_call_the_cancel_stopped_replays_as_it_was_shown_live(
+    tmp_path: Path, ws: Path, version: int
+) -> None:
+    """v2 shows a command the cancel stopped `cancelled`, live and in a resume's replay; v1 has
+    no such status and shows it `failed`, live and in a load's replay. Same text either way."""
+    data = str(tmp_path / "data")
+    pidfile = tmp_path / "pids"
+    spec = script(tmp_path, call("bash", command=f"echo $$ > {pidfile}; sleep 300"), DONE)
+    argv = ("--model", spec, "--mode", "bypass", "--data-dir", data)
+    agent = v2_agent(*argv, env=SANDBOXED) if version == 2 else raw_agent(*argv, env=SANDBOXED)
+    async with agent as client:
+        sid = await (new_session_v2 if version == 2 else new_session)(client, str(ws))
+        running = await client.start("session/prompt", {"sessionId": sid, "prompt": text("go")})
+        await wait_for_pids(pidfile)  # the command runs: the call has started
+        await client.notify("session/cancel", {"sessionId": sid})
+        if version == 2:
+            await client.wait_for(
+                lambda f: (f.get("params") or {}).get("update", {}).get("state") == "idle"
+            )
+        else:
+            assert (await client.response(running))["result"]["stopReason"] == "cancelled"
+        [live] = tool_calls_shown(client, sid).values()
+    assert live["status"] == ("cancelled" if version == 2 else "failed")
+    assert live["content"] == [
+        {"type": "content", "content": {"type": "text", "text": "cancelled: the turn was aborted"}}
+    ]
+    agent = v2_agent(*argv, env=SANDBOXED) if version == 2 else raw_agent(*argv, env=SANDBOXED)
+    async with agent as client:
+        if version == 2:
+            await client.call(
+                "initialize", {"protocolVersion": 2, "info": {"name": "t", "version": "1"}}
+            )
+            reopen = {"sessionId": sid, "cwd": str(ws), "replayFrom": {"type": "start"}}
+            await client.call("session/resume", reopen)
+        else:
+            await client.call("initialize", {"protocolVersion": 1})
+            await client.call("session/load", {"sessionId": sid, "cwd": str(ws), "mcpServers": []})
+        [replayed] = tool_calls_shown(client, sid).values()
+    assert replayed == live

@@ -1,8 +1,8 @@
 """Tool-call ids unique within a session on load, for journals written before the agent made its
 own: a model id reused in two turns or twice in one response gets a fresh id for its later
 calls (the model's kept beside it), each result follows its own call, the journal on disk is
-left as written, the same ids come back at every load, and rewind sees each call as itself
-(replay: tests/acp/test_replay.py)."""
+left as written, the same ids come back at every load, the id each call was written with is
+known again, and rewind sees each call as itself (replay: tests/acp/test_replay.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import msgspec
 
 from acp_server.session import records as rec
-from acp_server.session.call_ids import unique_call_ids
+from acp_server.session.call_ids import unique_call_ids, written_call_id
 from acp_server.session.journal import JournalHeader, JournalStore
 from acp_server.session.rewind import changes_since
 from tests.support.legacy_calls import AT, LEGACY, asked, call, result, turn
@@ -36,6 +36,17 @@ def test_a_reused_model_id_gets_fresh_ids_and_each_result_follows_its_call() -> 
         "call_1~3": "beta",
         "call_1~4": "a.txt b.txt",
     }
+
+
+def test_the_written_id_of_each_call_is_known_after_load() -> None:
+    """A subagent's journal names its parent's call by the id written in the parent's journal,
+    so the pairing on load needs it back (tests/acp/test_child_sessions.py)."""
+    written = [written_call_id(c) for c in calls_of(unique_call_ids(LEGACY))]
+    assert written == ["call_1"] * 4
+    ours = rec.ToolCallRecord(call_id="call_ab", model_call_id="call_1", name="x", arguments={})
+    assert written_call_id(ours) == "call_ab"
+    odd = rec.ToolCallRecord(call_id="call_1~x", model_call_id="call_1", name="x", arguments={})
+    assert written_call_id(odd) == "call_1~x"
 
 
 def test_unique_ids_come_back_as_they_were() -> None:

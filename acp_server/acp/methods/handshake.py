@@ -35,6 +35,7 @@ from acp_protocol.initialize import (
     LogoutResponse,
     McpCapabilities,
     PromptCapabilities,
+    SessionAdditionalDirectoriesCapabilities,
     SessionCloseCapabilities,
     SessionDeleteCapabilities,
     SessionListCapabilities,
@@ -77,6 +78,8 @@ AGENT_CAPABILITIES = AgentCapabilities(
         resume=SessionResumeCapabilities(),
         close=SessionCloseCapabilities(),
         delete=SessionDeleteCapabilities(),
+        # Extra roots on new, load, resume and fork (explicit on each; session/list names them).
+        additional_directories=SessionAdditionalDirectoriesCapabilities(),
         fork=SessionForkCapabilities(),
         # `append` and `override`: acp_server/acp/system_prompt.py.
         system_prompt=SessionSystemPromptCapabilities(

@@ -111,7 +111,7 @@ class SessionMethods:
         )
         if shows_subagents(self.context.client_capabilities):
             # Each `task` call followed by its child's announcement and history.
-            children = child_histories(self.wiring.store, session.id)
+            children = child_histories(self.wiring.store, session.id, session.log.records)
             await replay_with_children(self.context, session.id, replayed, children)
         else:
             for update in replayed:

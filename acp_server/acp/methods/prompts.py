@@ -287,10 +287,9 @@ class PromptMethods:
             return f"The {name} was not changed: {exc.data}"
 
     async def _say(self, session: AcpSession, message: str) -> None:
-        """An agent message outside the model's turn (a command's answer)."""
-        ids = self.context.options.ids
-        message_id = ids("cmd") if ids is not None else f"cmd_{rec.utc_now()}"
-        await self.context.presenter.say(session.id, message, message_id)
+        """An agent message outside the model's turn (a command's answer), under a fresh id
+        of the connection's id source (unique in the session, as every message id is)."""
+        await self.context.presenter.say(session.id, message, self.context.ids("cmd"))
 
     async def announce_title(self, session: AcpSession, text: str | None) -> None:
         """Send the session's title once, derived from its first prompt."""

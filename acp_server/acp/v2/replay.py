@@ -9,10 +9,11 @@ one plan; compactions and rewinds at their place. Config changes (mode, model) a
 history: the resume's answer and later updates carry the current values. Context and steering
 the agent added itself were never shown, so they are not replayed; notices are live-only.
 
-One difference from what a live client saw: a call the turn's abort stopped while it ran was
-shown `cancelled`, and is replayed as the failed result the journal holds (the journal does not
-change with the wire). Display terminals are not replayed; the call's result text carries the
-command's output, and for a background command that has ended, how it ended (as v1's replay).
+A call the turn's abort stopped while it ran was shown `cancelled`; the journal holds it as a
+failed result (the records do not change with the wire), and the replay reads the status back
+from how the loop writes it (acp_server/session/stopped_calls.py). Display terminals are not
+replayed; the call's result text carries the command's output, and for a background command
+that has ended, how it ended (as v1's replay).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from acp_protocol.v2 import session_update as su
 from acp_protocol.v2.tool_call import ToolCallContent, ToolCallUpdate
 from acp_server.printable import one_line
 from acp_server.session import records as rec
+from acp_server.session.stopped_calls import stopped_calls
 
 from ..plans import PLAN_ID
 from ..replay import background_endings, block_for
@@ -59,6 +61,7 @@ def replay_v2(records: Sequence[rec.Record], cwd: str) -> list[su.SessionUpdate]
     """Every update that shows the conversation in `records`, in conversation order."""
     results = {(r.turn_id, r.call_id): r for r in records if isinstance(r, rec.ToolResult)}
     endings = background_endings(records)
+    stopped = stopped_calls(records)
     updates: list[su.SessionUpdate] = []
     plan_shown = False
     for record in records:
@@ -94,7 +97,9 @@ def replay_v2(records: Sequence[rec.Record], cwd: str) -> list[su.SessionUpdate]
             updates.append(
                 ToolCallUpdate(
                     tool_call_id=record.call_id,
-                    status=record.status,
+                    status="cancelled"
+                    if (record.turn_id, record.call_id) in stopped
+                    else record.status,
                     content=_result_content(record, endings.get(record.call_id, "")),
                     locations=[
                         ToolCallLocation(path=loc.path)

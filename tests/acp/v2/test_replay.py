@@ -11,6 +11,7 @@ from acp_protocol.v2.tool_call import ToolCallUpdate
 from acp_server.acp.replay import replay_updates
 from acp_server.acp.v2.replay import replay_v2
 from acp_server.session import records as rec
+from acp_server.session.stopped_calls import ABORTED_CALL_OUTPUT
 from tests.support.legacy_calls import AT, asked, call, result, turn
 
 
@@ -40,3 +41,26 @@ def test_a_background_commands_end_follows_its_calls_output_as_on_v1() -> None:
     assert texts(v2_result.content) == texts(v1_result.content)
     [shown] = texts(v2_result.content)
     assert shown.startswith("started bg_1\n[bg_1 has ended: it ")
+
+
+def test_a_call_the_abort_stopped_is_replayed_cancelled_on_v2_and_failed_on_v1() -> None:
+    records: list[rec.Record] = [
+        rec.TurnStart(turn_id="t1", at=AT),
+        asked("t1", call("c1", "bash", command="sleep 60")),
+        rec.ToolResult(
+            turn_id="t1",
+            call_id="c1",
+            status="failed",
+            output=ABORTED_CALL_OUTPUT,
+            title="sleep 60",
+            kind="execute",
+            at=AT,
+        ),
+        rec.TurnEndRecord(turn_id="t1", outcome=rec.Aborted(), at=AT),
+    ]
+    [v2_result] = [
+        u for u in replay_v2(records, "/") if isinstance(u, ToolCallUpdate) and u.content
+    ]
+    [v1_result] = [u for u in replay_updates(records) if isinstance(u, ToolCallUpdateV1)]
+    assert (v2_result.status, v1_result.status) == ("cancelled", "failed")
+    assert texts(v2_result.content) == texts(v1_result.content) == [ABORTED_CALL_OUTPUT]
