@@ -8,6 +8,7 @@ lifeline, a lost watchdog replaced): tests/process/test_lifeline.py."""
 from __future__ import annotations
 
 import os
+import secrets
 import signal
 import subprocess
 import sys
@@ -33,6 +34,9 @@ pytestmark = [
 DEADLINE = 20.0
 TERM_IGNORED = ["", "trap '' TERM; "]
 TERM_IDS = ["obeys-term", "ignores-term"]
+# Tokens of this run alone: a watchdog of a test run beside this one stops what carries its
+# tokens, so fixed ones let it kill this module's processes.
+A1, B2, C3 = (secrets.token_hex(8) for _ in range(3))
 
 
 @pytest.fixture
@@ -186,9 +190,9 @@ def started(escapee: Escapee, env: dict[str, str]) -> tuple[subprocess.Popen[byt
 
 async def test_a_forgotten_call_and_one_never_told_are_left_alone(escapee: Escapee) -> None:
     watchdog = Lifeline()
-    forgotten, start = started(escapee, {TOKEN_VARIABLE: "a1"})
-    stranger, _ = started(escapee, {TOKEN_VARIABLE: "b2"})
-    watchdog.tell("w a1 0.1", f"g a1 {forgotten.pid} {start}", "f a1", "w c3 0.1")
+    forgotten, start = started(escapee, {TOKEN_VARIABLE: A1})
+    stranger, _ = started(escapee, {TOKEN_VARIABLE: B2})
+    watchdog.tell(f"w {A1} 0.1", f"g {A1} {forgotten.pid} {start}", f"f {A1}", f"w {C3} 0.1")
     assert watchdog.close() == 0
     assert forgotten.poll() is None and stranger.poll() is None
     for process in (forgotten, stranger):
@@ -203,7 +207,9 @@ async def test_a_leader_is_signalled_only_while_it_is_the_process_registered(
     watchdog = Lifeline()
     same, start = started(escapee, {})
     other, other_start = started(escapee, {})
-    watchdog.tell("w a1 0.1", f"g a1 {same.pid} {start}", "w b2 0.1", f"g b2 {other.pid} 1")
+    watchdog.tell(
+        f"w {A1} 0.1", f"g {A1} {same.pid} {start}", f"w {B2} 0.1", f"g {B2} {other.pid} 1"
+    )
     assert watchdog.close() == 0
     assert same.wait(DEADLINE) == -signal.SIGTERM
     assert other.poll() is None and other_start != 1
@@ -227,7 +233,7 @@ async def test_without_the_token_the_leaders_session_and_what_is_below_it_die(
     await wait_until(lambda: (tmp_path / "ready1").exists() and (tmp_path / "ready2").exists())
     stat = read_stat(leader.pid)
     assert stat is not None
-    watchdog.tell("w a1 0.3", f"g a1 {leader.pid} {stat.start}")
+    watchdog.tell(f"w {A1} 0.3", f"g {A1} {leader.pid} {stat.start}")
     assert watchdog.close() == 0
     leader.wait(DEADLINE)
     await wait_until(lambda: not escapee.survivors())
