@@ -35,7 +35,6 @@ from acp_server.session import records as rec
 from acp_server.session.call_ids import written_call_id
 from acp_server.session.journal import JournalStore
 from acp_server.session.journal_format import JournalError
-from acp_server.session.rewind import retained
 
 from .context import BridgeContext
 from .plans import PlanView, shows_plan_operations
@@ -239,7 +238,7 @@ async def replay_with_children(
         child_sender = SessionUpdates(context.peer, child.session_id)
         plans = PlanView(shows_plan_operations(capabilities))
         for shown in replay_updates(
-            retained(child.records), compaction=shows_compactions(capabilities), plans=plans
+            child.records, compaction=shows_compactions(capabilities), plans=plans
         ):
             await child_sender.send(shown)
         links[update.tool_call_id] = child.session_id

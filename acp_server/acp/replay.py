@@ -32,6 +32,7 @@ from acp_protocol.tool_call import ToolCall, ToolCallLocation, ToolCallUpdate, T
 from acp_server.printable import one_line
 from acp_server.process.background import ItemEnd
 from acp_server.session import records as rec
+from acp_server.session.rewind import through_rewinds
 
 from .plans import PlanView
 from .rewind_text import rewind_text
@@ -88,11 +89,14 @@ def replay_updates(
     plans: PlanView | None = None,
     cwd: str = "/",
 ) -> list[NewerSessionUpdate]:
-    """Every update that shows the conversation in `records`, in conversation order.
-    Compactions are shown at their place: as `compaction_update` when the client advertised
-    `session.compaction` (`compaction`), else as a short thought. Plans go through `plans`
-    (`plan`, or plan operations), which ends as the live view did."""
+    """Every update that shows the conversation in `records` (a session's whole log, read
+    through its rewinds here), in conversation order. Compactions are shown at their place: as
+    `compaction_update` when the client advertised `session.compaction` (`compaction`), else as
+    a short thought. Plans go through `plans` (`plan`, or plan operations), which ends as the
+    live view did. A rewind is its notice, under its id and in the words `/rewind` said."""
     plans = plans if plans is not None else PlanView(operations=False)
+    log = through_rewinds(records)
+    records = log.records
     # By turn and id: a call's ids are ours and unique in the session (journals older than
     # that are made so on load, acp_server/session/call_ids.py); the turn is a second guard.
     results = {(r.turn_id, r.call_id): r for r in records if isinstance(r, rec.ToolResult)}
@@ -161,7 +165,9 @@ def replay_updates(
         elif isinstance(record, rec.Rewind):
             updates.append(
                 AgentMessageChunk(
-                    content=TextContent(text=rewind_text(record, None, cwd)),
+                    content=TextContent(
+                        text=rewind_text(record, log.numbers.get(record.rewind_id), cwd)
+                    ),
                     message_id=record.rewind_id,
                     meta=AGENT_ORIGIN,
                 )

@@ -18,25 +18,55 @@ from dataclasses import dataclass, field
 from . import records as rec
 from .state import SETTINGS
 
-__all__ = ["Changes", "FileChange", "Turn", "changes_since", "fingerprint", "retained", "turns"]
+__all__ = [
+    "Changes",
+    "FileChange",
+    "ThroughRewinds",
+    "Turn",
+    "changes_since",
+    "fingerprint",
+    "retained",
+    "through_rewinds",
+    "turns",
+]
 
 
-def retained(records: Iterable[rec.Record]) -> list[rec.Record]:
-    """The records that still count once every rewind in `records` is applied, in log order
-    (the rewinds themselves included, at their place)."""
+@dataclass(frozen=True)
+class ThroughRewinds:
+    """A log read through its rewinds (`through_rewinds`)."""
+
+    records: list[rec.Record]
+    """The records that still count, in log order (the rewinds themselves included, at their
+    place): see `retained`."""
+    numbers: dict[str, int]
+    """For each rewind (by `rewind_id`), the number its turn had when it was made, as
+    `/rewind N` counted it (and its notice said): a later rewind may have cut the turns before
+    it, so the retained records alone cannot tell."""
+
+
+def through_rewinds(records: Iterable[rec.Record]) -> ThroughRewinds:
+    """`records` read through every rewind they hold, in one pass."""
     kept: list[rec.Record] = []
+    numbers: dict[str, int] = {}
     starts: dict[str, int] = {}
     """Index in `kept` of each retained turn's `turn/start`."""
     for record in records:
         if isinstance(record, rec.Rewind):
             start = starts.get(record.turn_id)
             if start is not None:
+                numbers[record.rewind_id] = 1 + sum(1 for i in starts.values() if i < start)
                 kept[start:] = [r for r in kept[start:] if isinstance(r, (*SETTINGS, rec.Rewind))]
                 starts = {turn: i for turn, i in starts.items() if i < start}
         elif isinstance(record, rec.TurnStart):
             starts[record.turn_id] = len(kept)
         kept.append(record)
-    return kept
+    return ThroughRewinds(kept, numbers)
+
+
+def retained(records: Iterable[rec.Record]) -> list[rec.Record]:
+    """The records that still count once every rewind in `records` is applied, in log order
+    (the rewinds themselves included, at their place)."""
+    return through_rewinds(records).records
 
 
 def text_of(message: rec.UserMessage) -> str:

@@ -11,6 +11,7 @@ tests/e2e/test_rewind_acp.py. Every agent frame is schema-checked (tests/support
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -21,7 +22,8 @@ import anyio
 import pytest
 
 from acp_server.acp import rewind as bridge_rewind
-from acp_server.agent import rewind_to
+from acp_server.acp.rewind_text import rewind_text
+from acp_server.agent import RewindDone, rewind_to
 from acp_server.cancellation import TurnSignal
 from acp_server.session import records as rec
 from acp_server.session.rewind import Turn
@@ -186,3 +188,33 @@ async def test_closing_the_session_stops_its_rewind_with_nothing_changed(
         assert (ws / "a.txt").read_text() == "agent a\n"
         assert (ws / "b.txt").read_text() == "agent b\n"
         assert journal_types(bridge, sid) == before
+
+
+async def test_a_rewind_not_saved_yet_says_so_apart_from_its_notice(
+    tmp_path: Path, ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The notice keeps the rewind's id and the words its replay shows; that the journal could
+    not take it yet is a second message, under an id of its own (it is about that moment)."""
+
+    async def unsaved_rewind(*args: Any, **kwargs: Any) -> RewindDone:
+        done = await rewind_to(*args, **kwargs)
+        return dataclasses.replace(done, not_saved=OSError("No space left on device"))
+
+    async with in_process_bridge(model(), tmp_path / "data") as bridge:
+        sid = await one_turn(bridge, ws, monkeypatch)
+        monkeypatch.setattr(bridge_rewind, "rewind_to", unsaved_rewind)
+        rewind = {"sessionId": sid, "prompt": [{"type": "text", "text": "/rewind 1"}]}
+        assert (await bridge.call("session/prompt", rewind))["stopReason"] == "end_turn"
+        *_, notice, note = [
+            f["params"]["update"]
+            for f in bridge.frames
+            if f.get("method") == "session/update"
+            and f["params"]["update"]["sessionUpdate"] == "agent_message_chunk"
+        ]
+        [record] = [r for r in bridge.agent(sid).session.records if isinstance(r, rec.Rewind)]
+    assert notice["messageId"] == record.rewind_id
+    assert notice["content"]["text"] == rewind_text(record, 1, str(ws))
+    assert note["messageId"] != record.rewind_id
+    assert note["content"]["text"].startswith(
+        "The rewind is not saved to the data directory yet (No space left on device)"
+    )

@@ -16,6 +16,7 @@ from acp_server.session.rewind import (
     changes_since,
     fingerprint,
     retained,
+    through_rewinds,
     turns,
 )
 
@@ -95,6 +96,17 @@ def test_turns_are_numbered_from_one_with_their_prompt_and_the_reply_before_them
     assert found[0].prompt == prompt("t1", "prompt of t1") and found[0].last_reply is None
     assert found[1].last_reply == reply("t1")
     assert found[2].prompt is None  # opened without a prompt of its own
+
+
+def test_each_rewind_keeps_the_number_its_turn_had_when_it_was_made() -> None:
+    # The second rewind cuts before the turns the first counted: the retained records alone
+    # would number t4 as turn 2; the notice said turn 4.
+    log = [*turn("t1"), *turn("t2"), *turn("t3"), *turn("t4"), rewind_to("t4")]
+    log += [*turn("t5"), rewind_to("t2"), *turn("t6"), rewind_to("t6"), rewind_to("t9")]
+    read = through_rewinds(log)
+    assert read.records == retained(log)
+    assert read.numbers == {"r-t4": 4, "r-t2": 2, "r-t6": 2}  # t9 is no turn: no number
+    assert [t.number for t in turns(retained(log[: log.index(rewind_to("t6"))]))] == [1, 2]
 
 
 def test_a_message_is_fingerprinted_by_the_sha256_of_its_text() -> None:

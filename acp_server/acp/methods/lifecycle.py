@@ -32,7 +32,6 @@ from acp_server.session.journal_format import (
     JournalLocked,
     is_session_id,
 )
-from acp_server.session.rewind import retained
 from acp_server.session.state import SessionState
 from acp_server.tools.permissions import workspace_key
 
@@ -107,7 +106,7 @@ class SessionMethods:
         compaction = shows_compactions(self.context.client_capabilities)
         plans = PlanView(shows_plan_operations(self.context.client_capabilities))
         replayed = replay_updates(
-            retained(session.log.records), compaction=compaction, plans=plans, cwd=session.cwd
+            session.log.records, compaction=compaction, plans=plans, cwd=session.cwd
         )
         if shows_subagents(self.context.client_capabilities):
             # Each `task` call followed by its child's announcement and history.

@@ -29,7 +29,7 @@ from ..context import BridgeContext
 from ..custom_commands import CommandUnreadable, custom_invocation, expand, refresh_commands
 from ..errors import no_model
 from ..mode_options import slash_command
-from ..rewind import RewindMethods
+from ..rewind import RewindMethods, RewindNotice
 from ..sessions import AcpSession
 from ..stop_reasons import not_saved_error, stop_reason_for
 from ..updates import SessionUpdates
@@ -139,13 +139,13 @@ class PromptMethods:
         text = prompt_text(prompt)
         step = await self.step(session, prompt)
         if isinstance(step, LocalCommand):
-            await self._say(session, await self.run_command(request, session, step))
+            await self.say(session, await self.run_command(request, session, step))
             return PromptResponse(stop_reason="end_turn")
         if isinstance(step, Compaction):
             return await self._compact(request, session, step.instructions)
         if isinstance(step, Unreadable):
             request.admit()
-            await self._say(session, step.message)
+            await self.say(session, step.message)
             return PromptResponse(stop_reason="end_turn")
         agent, parts = await self.follow_up(session, step.prompt)
         ticket = agent.followup(parts)
@@ -260,10 +260,11 @@ class PromptMethods:
 
     async def run_command(
         self, request: IncomingRequest, session: AcpSession, command: LocalCommand
-    ) -> str:
+    ) -> str | RewindNotice:
         """Run a slash command (see `mode_options.COMMANDS`) here, without the model; the text
-        that answers it. Without an argument `/mode` and `/model` show the current value and
-        the choices, as `/rewind` lists the turns."""
+        that answers it (a rewind's notice for `/rewind N` that rewound). Without an argument
+        `/mode` and `/model` show the current value and the choices, as `/rewind` lists the
+        turns."""
         name, argument = command.name, command.argument
         if name == "rewind":
             return await self.rewinds.command(request, session, argument)
@@ -286,10 +287,17 @@ class PromptMethods:
         except RpcError as exc:
             return f"The {name} was not changed: {exc.data}"
 
-    async def _say(self, session: AcpSession, message: str) -> None:
-        """An agent message outside the model's turn (a command's answer), under a fresh id
-        of the connection's id source (unique in the session, as every message id is)."""
-        await self.context.presenter.say(session.id, message, self.context.ids("cmd"))
+    async def say(self, session: AcpSession, answer: str | RewindNotice) -> None:
+        """A command's answer as the agent's message, outside the model's turn: a text under
+        a fresh id of the connection's id source (unique in the session, as every message id
+        is); a rewind's notice under the rewind's own id, the one its replay shows."""
+        say = self.context.presenter.say
+        if isinstance(answer, str):
+            await say(session.id, answer, self.context.ids("cmd"))
+            return
+        await say(session.id, answer.text, answer.message_id)
+        if answer.not_saved is not None:
+            await say(session.id, answer.not_saved, self.context.ids("cmd"))
 
     async def announce_title(self, session: AcpSession, text: str | None) -> None:
         """Send the session's title once, derived from its first prompt."""

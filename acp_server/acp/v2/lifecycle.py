@@ -47,7 +47,6 @@ from acp_protocol.v2.unstable import (
 from acp_server.rpc.dispatch import Route
 from acp_server.rpc.handlers import RpcError
 from acp_server.rpc.peer import IncomingRequest
-from acp_server.session.rewind import retained
 
 from ..context import BridgeContext
 from ..errors import invalid_params
@@ -124,7 +123,7 @@ class V2Sessions:
         self._presenter.reopened(session.id)
         view = v2_view(session)
         if replay:
-            for update in replay_v2(retained(session.log.records), session.cwd):
+            for update in replay_v2(session.log.records, session.cwd):
                 await view.send(update)
             await view.send(su.ReplayComplete())
         await view.background.announce()

@@ -46,6 +46,7 @@ from ..methods.prompts import (
     prompt_text,
     refuse_while_rewinding,
 )
+from ..rewind import RewindNotice
 from ..sessions import AcpSession
 from ..stop_reasons import stop_reason_for
 from .view import V2SessionView
@@ -137,12 +138,13 @@ class V2Prompts:
         message_id = await self._echo(session, view, content)
         await view.foreground.begin()
         try:
+            answer: str | RewindNotice
             if isinstance(step, Unreadable):
                 request.admit()
                 answer = step.message
             else:
                 answer = await self._prompts.run_command(request, session, step)
-            await self._context.presenter.say(session.id, answer, self._context.ids("cmd"))
+            await self._prompts.say(session, answer)
         finally:
             with anyio.CancelScope(shield=True):
                 await view.foreground.end("end_turn")

@@ -31,6 +31,7 @@ from acp_protocol.v2 import session_update as su
 from acp_protocol.v2.tool_call import ToolCallContent, ToolCallUpdate
 from acp_server.printable import one_line
 from acp_server.session import records as rec
+from acp_server.session.rewind import through_rewinds
 from acp_server.session.stopped_calls import stopped_calls
 
 from ..plans import PLAN_ID
@@ -58,7 +59,10 @@ def _result_content(result: rec.ToolResult, ending: str) -> list[ToolCallContent
 
 
 def replay_v2(records: Sequence[rec.Record], cwd: str) -> list[su.SessionUpdate]:
-    """Every update that shows the conversation in `records`, in conversation order."""
+    """Every update that shows the conversation in `records` (a session's whole log, read
+    through its rewinds here), in conversation order."""
+    log = through_rewinds(records)
+    records = log.records
     results = {(r.turn_id, r.call_id): r for r in records if isinstance(r, rec.ToolResult)}
     endings = background_endings(records)
     stopped = stopped_calls(records)
@@ -122,7 +126,9 @@ def replay_v2(records: Sequence[rec.Record], cwd: str) -> list[su.SessionUpdate]
             updates.append(
                 su.AgentMessageChunk(
                     message_id=record.rewind_id,
-                    content=TextContent(text=rewind_text(record, None, cwd)),
+                    content=TextContent(
+                        text=rewind_text(record, log.numbers.get(record.rewind_id), cwd)
+                    ),
                     meta=AGENT_ORIGIN,
                 )
             )
