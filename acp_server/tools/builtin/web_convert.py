@@ -15,8 +15,8 @@ from 50 MB to 1,487 MB (issue 35). In a child:
   aborts and the page's plain text is taken instead. The agent holds only the page and at
   most `limit` + 1 bytes of what the child writes: reading stops there, and the result says
   the text was cut;
-- **an agent killed outright** (SIGKILL): the child runs under the keeper
-  (`acp_server.process.keeper`), which stops it when the agent is gone, as every command does;
+- **an agent killed outright** (SIGKILL): the agent's watchdog
+  (`acp_server.process.watchdog`) stops the child when the agent is gone, as it does every command;
   its processor time is capped at the pass's time limit as well (`RLIMIT_CPU`).
 
 See docs/rfc/implemented/feature/2026-12-01-web-fetch.md.
@@ -115,13 +115,7 @@ class HtmlConverter:
         output, errors = bytearray(), bytearray()
         cut = False
         async with spawn(
-            argv,
-            registry=self.registry,
-            cwd="/",
-            stdin=PIPE,
-            stderr=PIPE,
-            grace=_GRACE,
-            keeper=True,  # dies with the agent, even one killed by SIGKILL
+            argv, registry=self.registry, cwd="/", stdin=PIPE, stderr=PIPE, grace=_GRACE
         ) as child:
             process = child.process
             with signal.linked_scope(), anyio.move_on_after(seconds) as timer:

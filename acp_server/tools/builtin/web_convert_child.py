@@ -15,7 +15,7 @@ was more). Before reading, the address space is capped at MEMORY_LIMIT bytes, th
 time at CPU_SECONDS, and core dumps are turned off: past the memory cap the converter's
 allocator aborts the process (SIGABRT) or Python raises MemoryError, past the time the kernel
 ends it (SIGXCPU), and the parent sees a failed run. The parent stops a pass by its own clock
-first; the time cap holds where that clock is gone (an agent killed outright, whose keeper was
+first; the time cap holds where that clock is gone (an agent killed outright, whose watchdog was
 killed too).
 
 Imports nothing of the project (it starts in about 50 ms). See

@@ -7,7 +7,7 @@ with SIGKILL, and Markdown longer than the cap is cut with a note.
 
 A stand-in converter (a small Python program taking the same arguments) makes "a conversion
 that never ends" certain without reading a clock: only the kill can end it; it also outlives
-an agent killed with SIGKILL unless the keeper stops it."""
+an agent killed with SIGKILL unless the agent's watchdog stops it."""
 
 from __future__ import annotations
 
@@ -190,11 +190,11 @@ anyio.run(lambda: converter.convert("<p>x</p>", limit=1000, signal=TurnCancellat
 """
 
 
-@pytest.mark.skipif(sys.platform != "linux", reason="the keeper is Linux's")
+@pytest.mark.skipif(sys.platform != "linux", reason="the watchdog is Linux's")
 async def test_the_converter_dies_with_an_agent_killed_by_sigkill(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Its process, like every command's, runs under the keeper: before, a conversion went on
+    """Its process, like every command's, is watched by the agent's watchdog: before, a conversion went on
     to its end (or the hour of this stand-in) after the agent was gone."""
     program = stand_in(tmp_path, monkeypatch, markdown="hang", text="hang")
     agent = await anyio.open_process([sys.executable, "-c", AGENT, str(program)])
@@ -206,7 +206,7 @@ async def test_the_converter_dies_with_an_agent_killed_by_sigkill(
     [(pid, _)] = started(tmp_path / "pids")
     try:
         with anyio.fail_after(60):
-            while alive(pid):  # noqa: ASYNC110 - the keeper stops it, in another process
+            while alive(pid):  # noqa: ASYNC110 - the watchdog stops it, in another process
                 await anyio.sleep(0.02)
     finally:
         if alive(pid):  # what a failing run leaves
