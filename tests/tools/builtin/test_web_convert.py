@@ -194,8 +194,8 @@ anyio.run(lambda: converter.convert("<p>x</p>", limit=1000, signal=TurnCancellat
 async def test_the_converter_dies_with_an_agent_killed_by_sigkill(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Its process, like every command's, is watched by the agent's watchdog: before, a conversion went on
-    to its end (or the hour of this stand-in) after the agent was gone."""
+    """Its process, like every command's, is watched by the agent's watchdog: before, a
+    conversion went on to its end (or the hour of this stand-in) after the agent was gone."""
     program = stand_in(tmp_path, monkeypatch, markdown="hang", text="hang")
     agent = await anyio.open_process([sys.executable, "-c", AGENT, str(program)])
     async with agent:
