@@ -59,8 +59,6 @@ ENVIRONMENT: dict[str, str] = {
     "HOME": "Where `~` is, for the config and data dirs and the sandbox's hidden directories.",
     "XDG_RUNTIME_DIR": "Hidden from commands in sandboxed mode (it holds sockets).",
     "SHELL": "Named in the system prompt's environment block (default `/bin/sh`).",
-    "PATH": "Where the program of a command, hook or MCP server is found: the child's own "
-    "`PATH`, read before it starts under the keeper (as the exec itself would read it).",
 }
 """What each environment variable the code reads does, for the page."""
 

@@ -430,7 +430,6 @@ class SessionHooks:
                 stdin_data=json.dumps(payload).encode(),
                 timeout=hook.timeout_ms / 1000,
                 grace=self._grace,
-                keeper=True,  # dies with the agent, even one killed by SIGKILL
             )
         except TurnAborted:
             raise

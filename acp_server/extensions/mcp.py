@@ -332,7 +332,6 @@ class McpServers:
             stdin=PIPE,
             stderr=None,  # the server's log is our stderr's business, never fd 1
             grace=STOP_GRACE,
-            keeper=True,  # dies with the agent, even one killed by SIGKILL
         ) as child:
             process = child.process
             connection.pgid = process.pid

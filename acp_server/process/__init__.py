@@ -25,10 +25,11 @@ recorded pid is gone, reaping exited processes that are our children on the way,
 rescans at the end for processes forked or re-parented meanwhile. It is bounded
 (`JOIN_TIMEOUT`); pids still there are reported in `ProcessResult.survivors` and logged.
 
-Under the keeper (`spawn(..., keeper=True)`, `keeper.py`), a command's tree dies with us even
-when we are killed with SIGKILL: a small process between us and the command stops it when a
-pipe only we hold closes. A session's background items (`background.py`) are the one kind of
-call that outlives the turn that started it; their session stops them.
+Every call's tree dies with us even when we are killed with SIGKILL: one watchdog process
+per agent (`lifeline.py`, `watchdog.py`), told about each call from before its fork until its
+join, stops what is left when a pipe only we hold closes. A session's background items
+(`background.py`) are the one kind of call that outlives the turn that started it; their
+session stops them.
 
 The registry (`ProcessRegistry`) is created once by the server and passed to everything
 that spawns; server shutdown calls its `kill_all`, which refuses later spawns and stops

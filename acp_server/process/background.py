@@ -2,7 +2,7 @@
 the session.
 
 `BackgroundItems` is one session's registry (its subagents share it). `start` spawns a command
-through `spawn` (its own process group, the descendants' token, the keeper when asked) in a
+through `spawn` (its own process group, the descendants' token, the watchdog) in a
 task of the session's task group, not of the turn: the turn's signal never reaches it, so a
 cancelled turn leaves it running. Its stdout and stderr go through one pipe into an
 `OutputRing` (the last `output_bytes` bytes, with counts of what was cut). `stop` ends one item
@@ -133,7 +133,6 @@ class BackgroundItem:
         cwd: str,
         env: Mapping[str, str] | None,
         grace: float,
-        keeper: bool,
         on_end: Listener,
         task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED,
     ) -> None:
@@ -145,7 +144,7 @@ class BackgroundItem:
         exited = False
         try:
             async with spawn(
-                argv, registry=registry, cwd=cwd, env=env, stderr=STDOUT, grace=grace, keeper=keeper
+                argv, registry=registry, cwd=cwd, env=env, stderr=STDOUT, grace=grace
             ) as child:
                 process = child.process
                 self.pid = process.pid
@@ -249,7 +248,6 @@ class BackgroundItems:
         call_id: str | None,
         cwd: str,
         env: Mapping[str, str] | None = None,
-        keeper: bool = True,
     ) -> BackgroundItem:
         """Start `argv` in the background (`command` is what it is called); return it once
         its process runs. Raises `BackgroundClosed`, `TooManyItems`, or what spawning raises
@@ -271,7 +269,6 @@ class BackgroundItems:
                     cwd=cwd,
                     env=env,
                     grace=self.grace,
-                    keeper=keeper,
                     on_end=self._ended,
                     task_status=task_status,
                 )

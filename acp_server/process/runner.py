@@ -57,7 +57,7 @@ async def run_process(
     output_limit: int = 1 << 20,
     grace: float = 2.0,
     on_output: Callable[[bytes], None] | None = None,
-    keeper: bool = False,
+    watched: bool = True,
 ) -> ProcessResult:
     """Run `argv` through `spawn` and return once its whole tree is gone.
 
@@ -67,7 +67,7 @@ async def run_process(
     - `timeout` (seconds from the spawn) expired: the tree is stopped, `timed_out=True`.
     - Stopping is SIGTERM to the group and every recorded descendant, up to `grace`
       seconds, SIGKILL, and the join.
-    - `registry` and `env`: as for `spawn`.
+    - `registry`, `env` and `watched`: as for `spawn`.
     - `stdin_data` is written to the child's stdin, which is then closed; without it
       stdin is `/dev/null`.
     - stdout and stderr keep their last `output_limit` bytes each (`*_truncated` says
@@ -76,7 +76,6 @@ async def run_process(
       propagates.
     - `on_output` is called with each chunk of stdout or stderr as it is read (for showing
       a command's output while it runs); it must not block.
-    - `keeper`: as for `spawn` (the tree dies with this process even on SIGKILL).
     """
     if output_limit < 0:
         raise ValueError("output_limit must not be negative")
@@ -91,7 +90,7 @@ async def run_process(
         env=env,
         stdin=PIPE if stdin_data else DEVNULL,
         grace=grace,
-        keeper=keeper,
+        watched=watched,
     ) as child:
         process = child.process
         async with anyio.create_task_group() as tg:

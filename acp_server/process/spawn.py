@@ -9,10 +9,7 @@ package docstring for the rules.
 from __future__ import annotations
 
 import contextlib
-import errno
 import os
-import shutil
-import sys
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from subprocess import DEVNULL, PIPE
@@ -22,9 +19,7 @@ from anyio.abc import Process
 
 from acp_server.process.descendants import TOKEN_VARIABLE, new_token
 from acp_server.process.groups import JOIN_TIMEOUT, ProcessRegistry, ProcessTree, stop_trees
-
-KEEPER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "keeper.py")
-"""The keeper script (`acp_server.process.keeper`), run by path: it imports nothing of ours."""
+from acp_server.process.lifeline import LIFELINE
 
 _LEADER_TIMEOUT = 1.0
 """After the tree is gone, how long to wait for the event loop to report the leader's
@@ -75,7 +70,7 @@ async def spawn(
     stdin: int = DEVNULL,
     stderr: int | None = PIPE,
     grace: float = 2.0,
-    keeper: bool = False,
+    watched: bool = True,
 ) -> AsyncIterator[Child]:
     """Start `argv` in its own session and group; yield it; stop and join its whole tree
     when the block ends, however it ends.
@@ -87,8 +82,10 @@ async def spawn(
       descendants' token is added to it.
     - stdout is always a pipe; `stdin` is `/dev/null` unless the caller asks for a pipe;
       `stderr` is a pipe, or None for our fd 2 (never fd 1: that is the protocol).
-    - `keeper`: start `argv` under the keeper (`acp_server.process.keeper`), which stops the
-      tree if this process dies without doing so (SIGKILL). Linux only; ignored elsewhere.
+    - The watchdog (`acp_server.process.lifeline`) watches the call from before the fork
+      until its tree is joined: if this process dies without stopping the tree (SIGKILL),
+      the watchdog does. Linux only. `watched=False` is for a child that dies with us by
+      itself (bubblewrap's `--die-with-parent`): the watchdog is neither told nor started.
     """
     if not argv:
         raise ValueError("argv must not be empty")
@@ -99,18 +96,16 @@ async def spawn(
         )
     environment = dict(env)
     environment[TOKEN_VARIABLE] = token
-    lifeline: tuple[int, int] | None = None
-    if keeper and sys.platform.startswith("linux"):
-        _check_executable(argv[0], cwd, environment)
-        lifeline = os.pipe()  # both ends close-on-exec; the keeper gets the read end alone
-        keeper_argv = [sys.executable, "-I", "-S", "-B", KEEPER, str(lifeline[0]), str(grace)]
-        argv = [*keeper_argv, token, "--", *argv]
     # Shielded: a cancellation must not land between the fork and our holding the handle.
     with anyio.CancelScope(shield=True):
         if registry is not None:
             registry.check_open()
             registry.spawning += 1
         try:
+            # Before the fork: our death from here on is seen by the watchdog only after the
+            # child exec'd (the child holds the lifeline until then), carrying the token.
+            if watched:
+                LIFELINE.watch(token, grace)
             process = await anyio.open_process(
                 list(argv),
                 stdin=stdin,
@@ -119,21 +114,19 @@ async def spawn(
                 cwd=cwd,
                 env=environment,
                 start_new_session=True,
-                pass_fds=(lifeline[0],) if lifeline is not None else (),
             )
             # A session leader leads its own group: pgid == pid.
             child = Child(process, ProcessTree(process.pid, token))
+            if watched:
+                LIFELINE.identify(token, process.pid)
             if registry is not None:
                 registry.register(child.tree)
         except BaseException:
-            if lifeline is not None:
-                os.close(lifeline[1])
+            LIFELINE.forget(token)
             raise
         finally:
             if registry is not None:
                 registry.spawning -= 1
-            if lifeline is not None:
-                os.close(lifeline[0])  # the keeper's end: ours would hold the pipe open
     try:
         if registry is not None:
             # Shutdown began while we forked: it may not have seen this tree.
@@ -141,29 +134,21 @@ async def spawn(
         yield child
     finally:
         with anyio.CancelScope(shield=True):
+            survivors: list[int] | None = None
             try:
-                await child.settle(grace if registry is None or registry.is_open else 0.0)
+                survivors = await child.settle(
+                    grace if registry is None or registry.is_open else 0.0
+                )
             finally:
                 # Unregistered only once the event loop has its exit status, so that
                 # `reap_strays` never takes it.
                 await _close(process)
-                if lifeline is not None:
-                    os.close(lifeline[1])
                 if registry is not None:
                     registry.unregister(child.tree)
                     registry.reap_strays()
-
-
-def _check_executable(program: str, cwd: str | None, env: Mapping[str, str]) -> None:
-    """Fail as a direct start would (`FileNotFoundError`) when `program` cannot be found:
-    under the keeper, the exec happens in the keeper's child, too late to raise here."""
-    if os.sep in program:
-        found = os.path.join(cwd or os.getcwd(), program)
-        if os.path.isfile(found) and os.access(found, os.X_OK):
-            return
-    elif shutil.which(program, path=env.get("PATH", os.defpath)) is not None:
-        return
-    raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), program)
+                if survivors == []:
+                    # Survivors stay watched: the watchdog tries again if we die.
+                    LIFELINE.forget(token)
 
 
 async def _close(process: Process) -> None:

@@ -89,9 +89,6 @@ class LocalCommands:
             output_limit=self.output_limit,
             grace=self.grace,
             on_output=on_output,
-            # bwrap dies with us (--die-with-parent) and its namespace with it; a command
-            # run as it is needs the keeper for that.
-            keeper=self.wrap is None,
         )
         if result.aborted:
             signal.raise_if_aborted()

@@ -27,7 +27,7 @@ from tests.support.tool_client import DONE, FS_AND_TERMINAL, SANDBOXED, ToolClie
 
 pytestmark = [
     pytest.mark.anyio,
-    pytest.mark.skipif(sys.platform != "linux", reason="/proc, the keeper and the subreaper"),
+    pytest.mark.skipif(sys.platform != "linux", reason="/proc, the watchdog and the subreaper"),
 ]
 
 WAIT_S = 30.0
@@ -163,7 +163,7 @@ async def test_a_user_cancel_leaves_the_item_running_and_the_sessions_end_stops_
 async def test_the_end_of_the_agent_leaves_nothing_of_an_item(
     tmp_path: Path, ws: Path, escapee: Escapee, how: str
 ) -> None:
-    # With SIGTERM ignored by the item; after SIGKILL the keeper stops it.
+    # With SIGTERM ignored by the item; after SIGKILL the agent's watchdog stops it.
     spec = model(
         tmp_path,
         call("bash", command=background(escapee, tmp_path, "trap '' TERM; "), background=True),
@@ -225,7 +225,7 @@ async def test_a_sandboxed_background_command_is_confined_and_dies_with_the_agen
 ) -> None:
     # Sandboxed mode runs it under bubblewrap without a question: it writes in the workspace,
     # not in the home directory; SIGKILL of the agent ends it through bwrap's
-    # --die-with-parent (no keeper needed).
+    # --die-with-parent.
     escapee = Escapee(ws)  # in the workspace: the sandbox's /tmp is its own
     outside = Path.home() / f".{escapee.name}"
     command = (

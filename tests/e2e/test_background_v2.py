@@ -25,7 +25,7 @@ from tests.support.wire_v2 import validate_agent_frame_v2
 
 pytestmark = [
     pytest.mark.anyio,
-    pytest.mark.skipif(sys.platform != "linux", reason="/proc, the keeper and the subreaper"),
+    pytest.mark.skipif(sys.platform != "linux", reason="/proc, the watchdog and the subreaper"),
 ]
 
 WAIT_S = 30.0

@@ -173,13 +173,12 @@ async def test_a_child_cannot_read_the_keys_from_the_agents_proc_environ(
     tmp_path: Path, ws: Path
 ) -> None:
     # An unsandboxed command (bypass mode) reads the agent's initial environment block, the
-    # one /proc/<pid>/environ shows whatever os.environ does later; the agent is the parent of
-    # its keeper (acp_server/process/keeper.py), its own parent.
+    # one /proc/<pid>/environ shows whatever os.environ does later; the agent is its parent.
     # Failed before the fix: the block held all three keys and the URL's password.
     out = tmp_path / "environ"
     command = (
-        f"read -r _ _ _ agent _ < /proc/$PPID/stat; echo PPID=$agent > {out}; "
-        f"tr '\\0' '\\n' < /proc/$agent/environ >> {out}; echo OWN: >> {out}; env >> {out}"
+        f"echo PPID=$PPID > {out}; "
+        f"tr '\\0' '\\n' < /proc/$PPID/environ >> {out}; echo OWN: >> {out}; env >> {out}"
     )
     env = environment(tmp_path)
     env["OPENAI_BASE_URL"] = f"http://alice:{URL_PASSWORD}@127.0.0.1:9/v1"

@@ -3,7 +3,7 @@ and group, gets the environment it is given plus the descendants' token, stdin a
 start at all when the registry is closed or the argv is empty; its whole tree is gone when the
 block ends, whether the leader ended or not. Every stop path (timeout, signal, cancelled
 caller, SIGKILL after the grace) through the runner built on it: tests/process/test_runner.py;
-the keeper's: tests/process/test_keeper.py."""
+the watchdog's: tests/process/test_watchdog.py and tests/process/test_lifeline.py."""
 
 from __future__ import annotations
 

@@ -13,5 +13,5 @@ NOISY_SERVER = str(_HERE / "noisy_server.py")
 """The real server whose `initialize` writes to fd 1 behind the protocol writer's back."""
 
 SPAWNER = str(_HERE / "spawner.py")
-"""A stand-in for the agent: starts `bash -c SCRIPT` (under the keeper with `--keeper`), says
-`started` on stderr, and waits for the test to kill it."""
+"""A stand-in for the agent: `spawner.py MODE SCRIPT` starts `bash -c SCRIPT` as an MCP server,
+a hook or a background item is started, says `started` on stderr, and waits to be killed."""

@@ -143,7 +143,6 @@ class Bash(BuiltinTool[BashArgs]):
                 command=args.command,
                 call_id=call.call_id,
                 cwd=self.path_roots.cwd,
-                keeper=not confined,  # bwrap dies with us by itself (--die-with-parent)
             )
         except TooManyItems as exc:
             return failed(f"not started: {exc}; stop one with bash_stop first")

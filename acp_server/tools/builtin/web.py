@@ -257,6 +257,7 @@ class WebFetch(BuiltinTool[WebFetchArgs]):
             charset = meta_charset(data)
         text, problem = await decode(data, charset)
         notes = [self._cut_note(response, body)] if body.cut else []
+        notes += [body.left_out] if body.left_out else []
         notes += [problem] if problem else []
         described = mime or "text"
         if shape == "html":

@@ -14,7 +14,10 @@ from 50 MB to 1,487 MB (issue 35). In a child:
 - **memory**: the child's address space is capped (`memory_limit`); past it the converter
   aborts and the page's plain text is taken instead. The agent holds only the page and at
   most `limit` + 1 bytes of what the child writes: reading stops there, and the result says
-  the text was cut.
+  the text was cut;
+- **an agent killed outright** (SIGKILL): the agent's watchdog
+  (`acp_server.process.watchdog`) stops the child when the agent is gone, as it does every command;
+  its processor time is capped at the pass's time limit as well (`RLIMIT_CPU`).
 
 See docs/rfc/implemented/feature/2026-12-01-web-fetch.md.
 """
@@ -22,6 +25,7 @@ See docs/rfc/implemented/feature/2026-12-01-web-fetch.md.
 from __future__ import annotations
 
 import contextlib
+import math
 import signal as posix_signal
 import sys
 from collections.abc import Sequence
@@ -106,7 +110,8 @@ class HtmlConverter:
         # The enclosing deadline is the fetch's (infinite when there is none).
         seconds = min(CONVERT_SECONDS, anyio.current_effective_deadline() - anyio.current_time())
         memory = memory_limit(limit)
-        argv = [*self.program, mode, str(limit), str(memory)]
+        cpu = max(math.ceil(seconds), 1)
+        argv = [*self.program, mode, str(limit), str(memory), str(cpu)]
         output, errors = bytearray(), bytearray()
         cut = False
         async with spawn(
@@ -135,13 +140,15 @@ class HtmlConverter:
         code = process.returncode
         if code == 0:
             return _Pass(bytes(output), False, None)
-        return _Pass(b"", False, _failure(code, memory, errors))
+        return _Pass(b"", False, _failure(code, memory, cpu, errors))
 
 
-def _failure(code: int | None, memory: int, errors: bytes | bytearray) -> str:
+def _failure(code: int | None, memory: int, cpu: int, errors: bytes | bytearray) -> str:
     said = errors.decode("utf-8", errors="replace")
     if "memory allocation of" in said or "MemoryError" in said:
         return f"it needed more than its {memory // _MiB} MiB of memory"
+    if code == -posix_signal.SIGXCPU:
+        return f"it needed more than its {cpu} s of processor time"
     first = said.strip().partition("\n")[0][:200]
     detail = f": {first}" if first else ""
     if code is not None and code < 0:

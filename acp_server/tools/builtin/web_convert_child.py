@@ -1,7 +1,8 @@
 """The HTML conversion of `web_fetch`, run in a child process of its own (started by
 `web_convert.py`), so that the agent can stop it and its memory is not the agent's.
 
-`python -P web_convert_child.py MODE OUTPUT_LIMIT MEMORY_LIMIT`, the page on stdin as UTF-8:
+`python -P web_convert_child.py MODE OUTPUT_LIMIT MEMORY_LIMIT CPU_SECONDS`, the page on stdin as
+UTF-8:
 
 - MODE `markdown`: html-to-markdown (ATX headings, `-` bullets, no front matter; scripts,
   styles, `<noscript>` and `<template>` dropped). A page it gives nothing for while the page
@@ -10,9 +11,12 @@
   time and output linear in the page): what is left when the converter failed.
 
 stdout gets at most OUTPUT_LIMIT + 1 bytes of UTF-8 (one more than the limit says that there
-was more). Before reading, the address space is capped at MEMORY_LIMIT bytes and core dumps
-are turned off: past the cap the converter's allocator aborts the process (SIGABRT) or
-Python raises MemoryError, and the parent sees a failed run.
+was more). Before reading, the address space is capped at MEMORY_LIMIT bytes, the processor
+time at CPU_SECONDS, and core dumps are turned off: past the memory cap the converter's
+allocator aborts the process (SIGABRT) or Python raises MemoryError, past the time the kernel
+ends it (SIGXCPU), and the parent sees a failed run. The parent stops a pass by its own clock
+first; the time cap holds where that clock is gone (an agent killed outright, whose watchdog was
+killed too).
 
 Imports nothing of the project (it starts in about 50 ms). See
 docs/rfc/implemented/feature/2026-12-01-web-fetch.md.
@@ -78,21 +82,29 @@ def plain_text(text: str) -> str:
     return "\n".join(parser.parts)
 
 
-def _cap_memory(limit: int) -> None:
+def cap_resources(memory: int, cpu_seconds: int) -> None:
+    """No core dumps, at most `memory` bytes of address space and `cpu_seconds` of processor
+    time (then SIGXCPU; SIGKILL a second later), within the limits this process has."""
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    _, hard = resource.getrlimit(resource.RLIMIT_AS)
-    if hard != resource.RLIM_INFINITY:
-        limit = min(limit, hard)
-    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    for kind, soft, hard in (
+        (resource.RLIMIT_AS, memory, memory),
+        (resource.RLIMIT_CPU, cpu_seconds, cpu_seconds + 1),
+    ):
+        _, ceiling = resource.getrlimit(kind)
+        if ceiling != resource.RLIM_INFINITY:
+            soft, hard = min(soft, ceiling), min(hard, ceiling)
+        resource.setrlimit(kind, (soft, hard))
 
 
 def main(argv: list[str]) -> int:
     """Convert stdin to stdout as MODE says; 2 for wrong arguments."""
-    if len(argv) != 4 or argv[1] not in ("markdown", "text"):
-        print(f"usage: {argv[0]} markdown|text OUTPUT_LIMIT MEMORY_LIMIT", file=sys.stderr)
+    if len(argv) != 5 or argv[1] not in ("markdown", "text"):
+        print(
+            f"usage: {argv[0]} markdown|text OUTPUT_LIMIT MEMORY_LIMIT CPU_SECONDS", file=sys.stderr
+        )
         return 2
-    mode, output_limit, memory_limit = argv[1], int(argv[2]), int(argv[3])
-    _cap_memory(memory_limit)
+    mode, output_limit = argv[1], int(argv[2])
+    cap_resources(int(argv[3]), int(argv[4]))
     page = sys.stdin.buffer.read().decode("utf-8", errors="replace")
     result = html_to_markdown(page) if mode == "markdown" else plain_text(page)
     sys.stdout.buffer.write(result.encode("utf-8")[: output_limit + 1])

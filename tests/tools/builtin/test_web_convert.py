@@ -2,14 +2,17 @@
 through the tool and a real HTTP server on 127.0.0.1: a cancel during a conversion that
 would never end stops it and the process is gone when the tool returns, a conversion past
 its time limit gives the page's text instead, the fetch's deadline holds over it, a failing
-converter is said, and Markdown longer than the cap is cut with a note.
+converter is said (past its processor time too), the converter dies with an agent killed
+with SIGKILL, and Markdown longer than the cap is cut with a note.
 
 A stand-in converter (a small Python program taking the same arguments) makes "a conversion
-that never ends" certain without reading a clock: only the kill can end it."""
+that never ends" certain without reading a clock: only the kill can end it; it also outlives
+an agent killed with SIGKILL unless the agent's watchdog stops it."""
 
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -24,6 +27,7 @@ from acp_server.tools.builtin.web import WebFetch
 from acp_server.tools.builtin.web_convert import HtmlConverter
 from acp_server.tools.web_access import WebFetchSettings
 from acp_server.tools.workspace import PathRoots
+from tests.support.processes import alive
 from tests.support.tool_call import a_call
 from tests.support.turns import fresh_signal
 from tests.support.web_server import Page, serve_pages
@@ -33,7 +37,7 @@ pytestmark = pytest.mark.anyio
 PAGE = b"<h1>Title</h1><p>some words</p>"
 
 STAND_IN = """
-import os, sys, time
+import os, signal, sys, time
 mode = sys.argv[1]
 with open(os.environ["PIDS"], "a") as pids:
     pids.write(f"{os.getpid()} {mode}\\n")
@@ -43,6 +47,8 @@ if behaviour == "hang":
     time.sleep(3600)
 elif behaviour == "fail":
     sys.exit("the stand-in fails on purpose")
+elif behaviour == "xcpu":  # what the kernel sends past RLIMIT_CPU
+    os.kill(os.getpid(), signal.SIGXCPU)
 else:
     sys.stdout.write(behaviour)
 """
@@ -159,6 +165,52 @@ async def test_a_converter_that_fails_twice_is_said(
     assert output.failed
     failure = "the converter failed with exit code 1: the stand-in fails on purpose"
     assert f"could not be converted to Markdown ({failure}), nor its text taken" in output.text
+
+
+async def test_a_converter_past_its_processor_time_is_said(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    program = stand_in(tmp_path, monkeypatch, markdown="xcpu", text="Title\nsome words")
+    with serve_pages({"/page": Page(PAGE)}) as server:
+        output = await fetch(tool(tmp_path, program), f"{server.url}/page")
+    assert not output.failed, output.text
+    assert (
+        "[the page could not be converted to Markdown (it needed more than its 10 s of "
+        "processor time); its text follows]"
+    ) in output.text
+
+
+AGENT = """
+import sys, anyio
+from acp_server.cancellation import TurnCancellation
+from acp_server.tools.builtin.web_convert import HtmlConverter
+
+converter = HtmlConverter(None, [sys.executable, sys.argv[1]])
+anyio.run(lambda: converter.convert("<p>x</p>", limit=1000, signal=TurnCancellation().signal))
+"""
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the watchdog is Linux's")
+async def test_the_converter_dies_with_an_agent_killed_by_sigkill(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its process, like every command's, is watched by the agent's watchdog: before, a
+    conversion went on to its end (or the hour of this stand-in) after the agent was gone."""
+    program = stand_in(tmp_path, monkeypatch, markdown="hang", text="hang")
+    agent = await anyio.open_process([sys.executable, "-c", AGENT, str(program)])
+    async with agent:
+        with anyio.fail_after(60):
+            while not started(tmp_path / "pids"):  # noqa: ASYNC110 - another process's file
+                await anyio.sleep(0.01)
+        agent.kill()
+    [(pid, _)] = started(tmp_path / "pids")
+    try:
+        with anyio.fail_after(60):
+            while alive(pid):  # noqa: ASYNC110 - the watchdog stops it, in another process
+                await anyio.sleep(0.02)
+    finally:
+        if alive(pid):  # what a failing run leaves
+            os.kill(pid, signal.SIGKILL)
 
 
 async def test_markdown_longer_than_the_cap_is_cut_with_a_note(tmp_path: Path) -> None:

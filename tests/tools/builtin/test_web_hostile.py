@@ -196,6 +196,23 @@ async def test_a_corrupt_encoding_is_said(tmp_path: Path) -> None:
     assert output.failed and "the answer's gzip encoding is corrupt" in output.text
 
 
+async def test_every_gzip_member_is_read_and_data_after_the_end_is_said(tmp_path: Path) -> None:
+    gzip = {"content-encoding": "gzip"}
+    pages = {
+        "/members": Page(gzip_of(b"first ") + gzip_of(b"second"), "text/plain", headers=gzip),
+        "/trailing": Page(gzip_of(b"body") + b"GARBAGE" * 100, "text/plain", headers=gzip),
+    }
+    with serve_pages(pages) as server:
+        members = await fetch(tool(tmp_path), f"{server.url}/members")
+        trailing = await fetch(tool(tmp_path), f"{server.url}/trailing")
+    assert not members.failed and members.text.endswith("\n\nfirst second"), members.text
+    assert not trailing.failed and trailing.text.endswith("\n\nbody"), trailing.text
+    assert (
+        "[the bytes after the end of the answer's gzip data are not gzip and were left out]"
+        in trailing.text
+    )
+
+
 def nested_blockquotes(size: int) -> bytes:
     depth = size // 2 // len(b"<blockquote>t ")
     return b"<blockquote>t " * depth + b"x" + b"</blockquote>" * depth
