@@ -11,7 +11,7 @@
 ARG PYTHON_IMAGE=python:3.11-slim
 
 # ---- builder: wheels of the project and of its locked runtime dependencies --------------
-# (jsonrpcserver is published as an sdist only: --use-pep517 builds it in an isolated
+# (--use-pep517: should a dependency be published as an sdist only, it is built in an isolated
 # environment whatever the base's pip version.)
 FROM ${PYTHON_IMAGE} AS builder
 ENV PIP_DISABLE_PIP_VERSION_CHECK=1 \

@@ -75,12 +75,13 @@ INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
 
 
-def valid_request_id(value: Any) -> bool:
-    """True for an id ACP accepts: an int64 (not a bool), a string, or null.
+def valid_request_id(value: Any, *, null: bool = True) -> bool:
+    """True for an id ACP accepts: an int64 (not a bool), a string, or null (ACP v1; v2 refuses
+    null ids: `null=False`).
 
     JSON decodes integers of any size; an id outside int64 is refused rather than echoed,
     because a client in a language with 64-bit integers could not match the echo to its request.
     """
     if type(value) is int:
         return INT64_MIN <= value <= INT64_MAX
-    return value is None or isinstance(value, str)
+    return (null and value is None) or isinstance(value, str)

@@ -2,7 +2,7 @@
 `plan_removed`, for clients that advertise `clientCapabilities.plan: {}`; others get `plan`.
 
 Newer than the stable schema we vendored: checked against `schema.unstable.json` (`PlanUpdate`,
-`PlanItems`, `PlanRemoved`, `PlanCapabilities`; tests/protocol/test_protocol_newer.py). From
+`PlanItems`, `PlanRemoved`, `PlanCapabilities`; tests/protocol/test_newer.py). From
 agentclientprotocol.com/rfds/plan-operations and protocol/v2/draft/agent-plan: every plan
 carries a required `planId`; `plan_update` replaces the whole plan with that id;
 `plan_removed` dismisses it.

@@ -2,7 +2,7 @@
 `session/resume` and `session/fork`, advertised by `sessionCapabilities.systemPrompt`.
 
 Newer than the stable schema we vendored: checked against `schema.unstable.json` (its
-`SystemPrompt`, `SessionSystemPrompt*Capabilities`; tests/protocol/test_protocol_newer.py).
+`SystemPrompt`, `SessionSystemPrompt*Capabilities`; tests/protocol/test_newer.py).
 Stabilized in ACP v1 on 2026-11-06 (agentclientprotocol.com/announcements/
 client-system-prompt-stabilized; protocol/v1/session-setup#system-prompt): `mode` is required
 (`append`, or `override` where advertised; any other is an error), `content` holds text blocks

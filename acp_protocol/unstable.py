@@ -1,7 +1,7 @@
 """Wire types of the unstable ACP schema that this agent implements: `session/fork`.
 
 Kept apart from the stable types, which are checked against the stable schema; these are
-checked against `schema.unstable.json` (tests/protocol/test_protocol_unstable.py).
+checked against `schema.unstable.json` (tests/protocol/test_unstable.py).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Token usage of a prompt turn, on the `session/prompt` response (`PromptResponse.usage`).
 
 Newer than the stable schema we vendored (tests/data/acp/schema.json has no `usage`): checked
-against `schema.unstable.json` (tests/protocol/test_protocol_newer.py). The shape is the one of
+against `schema.unstable.json` (tests/protocol/test_newer.py). The shape is the one of
 the End-Turn Token Usage RFD (agentclientprotocol.com/rfds/end-turn-token-usage): `totalTokens`,
 `inputTokens`, `outputTokens` required; `thoughtTokens`, `cachedReadTokens`,
 `cachedWriteTokens` optional and nullable (omitted and null both mean "not reported").

@@ -110,10 +110,19 @@ def default_data_dir() -> Path:
 
 def _config_access() -> ConfigAccess[Config]:
     """The config file for `setup` and `doctor`: only this module imports its reader."""
-    from acp_server.config import MODEL_ENV, Config, choose_model_spec, config_path, load_config
+    from acp_server.config import (
+        MODEL_ENV,
+        Config,
+        choose_model_spec,
+        config_from_text,
+        config_path,
+        load_config,
+    )
     from acp_server.firstrun.config_access import ConfigAccess
 
-    return ConfigAccess(config_path(), load_config, Config, choose_model_spec, MODEL_ENV)
+    return ConfigAccess(
+        config_path(), load_config, config_from_text, Config, choose_model_spec, MODEL_ENV
+    )
 
 
 def _positive_int(text: str) -> int:
@@ -213,6 +222,7 @@ def main(argv: list[str] | None = None) -> int:
             offered_models=offered,
             load_model=functools.partial(load_model, providers=config.providers),
             config_path=config_path(),
+            forget_keys=_forget_stored_keys,
             turn_limits=config.turn,
             mode=mode,
             ids=ids,
@@ -225,6 +235,14 @@ def main(argv: list[str] | None = None) -> int:
         )
     )
     return 0
+
+
+def _forget_stored_keys() -> tuple[str, ...]:
+    """Logout's edit of the config file (run by the bridge when a client logs out)."""
+    from acp_server.config import config_path
+    from acp_server.firstrun.stored_key import forget_stored_keys
+
+    return forget_stored_keys(config_path())
 
 
 if __name__ == "__main__":

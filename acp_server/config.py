@@ -58,8 +58,8 @@ Example:
     writable = ["~/.cache"]              # writable besides the workspace
 
     [web_fetch]                          # the web_fetch tool
-    max_bytes = 2097152                  # the most of one response downloaded
-    timeout = 30                         # seconds one fetch may take, redirects included
+    max_bytes = 2097152                  # the most of one response downloaded, undone, converted
+    timeout = 30                         # seconds one fetch may take, conversion included
     max_redirects = 5                    # same-host redirects followed
     allow_private_addresses = false      # fetch loopback / private / link-local hosts
 
@@ -125,6 +125,7 @@ __all__ = [
     "MODEL_ENV",
     "Config",
     "choose_model_spec",
+    "config_from_text",
     "config_path",
     "load_config",
 ]
@@ -219,15 +220,25 @@ def load_config(path: str | Path | None = None, environ: Mapping[str, str] = os.
         return Config()
     except OSError as exc:
         raise ModelConfigError(f"config file {file}: cannot read: {exc.strerror}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ModelConfigError(f"config file {file}: not UTF-8 ({exc.reason})") from None
+    return config_from_text(text, file)
+
+
+def config_from_text(text: str, file: Path) -> Config:
+    """What the config file says when it holds `text`; messages name `file`. `setup` checks the
+    file it is about to write this way, without writing it anywhere first.
+
+    Raises ModelConfigError as `load_config` does.
+    """
     # Only when there is a file: without one, no spawn pays for the parser (~5 ms) before
     # `session/new` is answered (the ready-before-the-runtime RFC).
     import tomllib
 
     try:
-        text = data.decode("utf-8")
         table = tomllib.loads(text)
-    except UnicodeDecodeError as exc:
-        raise ModelConfigError(f"config file {file}: not UTF-8 ({exc.reason})") from None
     except tomllib.TOMLDecodeError as exc:
         raise ModelConfigError(f"config file {file}: invalid TOML: {exc}") from None
     return _Reader(file, text).config(table)

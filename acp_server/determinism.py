@@ -3,10 +3,10 @@
 `acp-server --deterministic` (or `ACP_SERVER_DETERMINISTIC=1`) creates one `Determinism` at
 start-up. Its `ids` is passed down explicitly: the ACP bridge takes session ids from it
 (`sess_0001`, `sess_0002`, ...) and gives it to every agent as the id factory of turns and
-messages (`turn_0001`, `msg_0001`, ...): one counter per prefix, per process. The bridge skips
-session ids whose journal exists and, if another process takes an id first, the next one: ids
-never collide on a shared data directory and stay reproducible on one of their own. Tool-call ids
-are already deterministic per session in the scripted model (`call_1`, `call_2`, ...).
+messages (`turn_0001`, `msg_0001`, ...), and tool calls (`call_0001`, ...; the model's own ids
+never reach the client): one counter per prefix, per process. The bridge skips session ids
+whose journal exists and, if another process takes an id first, the next one: ids never collide
+on a shared data directory and stay reproducible on one of their own.
 
 Timestamps are the one process-wide piece: `install()` sets the clock that
 `acp_server.session.records.utc_now` reads, a `SteppingClock` that starts at

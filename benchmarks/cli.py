@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 
 from benchmarks import __doc__ as package_doc
 from benchmarks.mode import discover
+from benchmarks.other_build import built
 from benchmarks.report import update_docs_section
 
 
@@ -23,7 +25,12 @@ def main() -> int:
         )
     args = parser.parse_args()
     mode = modes[args.mode]
-    results = mode.run(args)
+    with contextlib.ExitStack() as builds:
+        # A mode that measures another build names its commit; it is built once, here, and
+        # removed when the mode is done (benchmarks/other_build.py).
+        commit = getattr(args, "baseline", None)
+        args.baseline_build = builds.enter_context(built(commit)) if commit else None
+        results = mode.run(args)
     report = mode.render(results)
     print(json.dumps(results, indent=2) if args.json else report)
     if args.write_docs:

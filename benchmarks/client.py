@@ -46,8 +46,12 @@ class AgentProcess:
         argv: list[str],
         env: dict[str, str] | None = None,
         response_timeout: float = RESPONSE_TIMEOUT_S,
+        version: int = 1,
     ) -> None:
+        """`version`: the ACP version to speak (acp-server speaks 1 and 2; a v2 turn ends with
+        its `idle` state update, not with the prompt's answer)."""
         self.name = name
+        self.version = version
         self.response_timeout = response_timeout
         self.proc = subprocess.Popen(
             argv,
@@ -64,6 +68,7 @@ class AgentProcess:
         self.chunks = 0  # agent_message_chunk notifications read so far
         self.updates = 0  # session/update notifications of any kind read so far
         self.tool_statuses: list[str] = []  # the status of every tool_call_update, in order
+        self.idles: list[tuple[float, str, Any]] = []  # v2: (read time, session, stopReason)
         self.texts: list[str] | None = None  # set to a list to collect the chunks' text
         self.chunk_times: list[float] | None = None  # set to a list to collect their read times
         self.exit_code: int | None = None
@@ -124,6 +129,9 @@ class AgentProcess:
                     self.chunk_times.append(t)
             elif kind == "tool_call_update" and "status" in update:
                 self.tool_statuses.append(update["status"])
+            elif kind == "state_update" and update.get("state") == "idle":
+                session_id = message["params"]["sessionId"]
+                self.idles.append((t, session_id, update.get("stopReason")))
         elif method is None:
             self._responses[message.get("id")] = (t, message)
         elif "id" in message:  # a request to the client; these benchmarks expect none
@@ -163,13 +171,32 @@ class AgentProcess:
     def call(self, method: str, params: Result) -> Any:
         return self.wait_response(self.request(method, params)[0])[1]
 
+    def turn_end(self, request_id: int, session_id: str) -> tuple[float, Any]:
+        """Read until the prompt `request_id`'s turn ended: (the time its end was read, its stop
+        reason). v1: the prompt's answer; v2: the session's next `idle` state (the prompt was
+        answered at its insertion, earlier)."""
+        if self.version == 1:
+            t, result = self.wait_response(request_id)
+            return t, (result or {}).get("stopReason")
+        seen = len(self.idles)
+        while not any(s == session_id for _, s, _ in self.idles[seen:]):
+            self._read()
+        self.wait_response(request_id)  # answered before the idle: already read
+        t, _, reason = next(i for i in self.idles[seen:] if i[1] == session_id)
+        return t, reason
+
     def initialize(self) -> None:
-        result = self.call("initialize", {"protocolVersion": 1, "clientCapabilities": {}})
-        if (result or {}).get("protocolVersion") != 1:
+        if self.version == 1:
+            params: Result = {"protocolVersion": 1, "clientCapabilities": {}}
+        else:
+            params = {"protocolVersion": 2, "info": {"name": "benchmarks", "version": "1"}}
+        result = self.call("initialize", params)
+        if (result or {}).get("protocolVersion") != self.version:
             raise AgentError(f"{self.name}: initialize answered {result!r}")
 
     def new_session(self, cwd: str) -> str:
-        return str(self.call("session/new", {"cwd": cwd, "mcpServers": []})["sessionId"])
+        params: Result = {"cwd": cwd, "mcpServers": []} if self.version == 1 else {"cwd": cwd}
+        return str(self.call("session/new", params)["sessionId"])
 
     def rss_mib(self) -> float:
         return vm_rss_mib(self.proc.pid)

@@ -20,6 +20,8 @@ IDLE_SETTLE_S = 0.5
 RESPONSE_TIMEOUT_S = 30.0
 EXIT_TIMEOUT_S = 5.0
 SUBJECT = "acp-server"
+SUBJECT_V2 = "acp-server, ACP v2"
+"""This checkout's acp-server, driven as an ACP v2 client (the same build, one more series)."""
 # (label, metric key, operator, limit): each is checked as "value OP limit".
 Target = tuple[str, str, str, float]
 

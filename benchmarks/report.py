@@ -22,6 +22,9 @@ section in place (each mode is one module in `benchmarks/modes/`). Principles:
   official ACP Python SDK's echo example agent at the SDK version in `uv.lock`, fetched at run
   time into `~/.cache/acp-server-bench/` and never committed here). Absolute figures belong to
   one machine; the ratio of two agents measured moments apart on it is what carries over.
+- **Baselines are commits.** A mode that measures another build of acp-server takes
+  `--baseline COMMIT` and builds it itself (a worktree of that commit with its own venv,
+  removed after the run), so anyone can rerun a figure.
 - **Alternated.** Runs go A B A B ... after one uncounted warm-up of each (bytecode compilation,
   cold caches), so background load hits both agents alike rather than one whole series.
 - **Medians, not means.** Medians (with p90 and min) shrug off the outliers machine noise makes.

@@ -102,7 +102,7 @@ MUTANTS = (
                 "            ticket.resolve(outcome)\n",
             ),
         ),
-        ("tests/agent/test_loop_semantics.py", "tests/acp/test_answer_after_fsync.py"),
+        ("tests/agent/test_loop.py", "tests/acp/test_answer_after_fsync.py"),
     ),
     Mutant(
         "error-after-cancel-wins",
@@ -153,7 +153,7 @@ MUTANTS = (
         "steering-survives-cancel",
         "7: staged steering does not outlive a keep-inbox cancel",
         (Edit("        self.inbox.steering.clear()\n        if opened:", "        if opened:"),),
-        ("tests/acp/test_contract_pins.py", "tests/agent/test_loop_semantics.py"),
+        ("tests/acp/test_contract_pins.py", "tests/agent/test_loop.py"),
     ),
     Mutant(
         "pre-run-cancel-silent",
@@ -198,7 +198,7 @@ MUTANTS = (
         "wait-ignores-abort",
         "10: wait() on an aborted signal returns at once",
         (Edit("        await self._event.wait()\n", "        await anyio.Event().wait()\n"),),
-        ("tests/agent/test_cancellation.py", "-k", "already_aborted"),
+        ("tests/test_cancellation.py", "-k", "already_aborted"),
     ),
     Mutant(
         "peer-close-keeps-handlers",
@@ -209,7 +209,7 @@ MUTANTS = (
                 "",
             ),
         ),
-        ("tests/rpc/test_peer_requests.py", "-k", "close_abandons"),
+        ("tests/rpc/test_peer.py", "-k", "close_abandons"),
     ),
     Mutant(
         "close-without-dispose",
@@ -257,7 +257,7 @@ MUTANTS = (
                 '        self._event = __import__("asyncio").Event()\n',
             ),
         ),
-        ("tests/agent/test_cancellation.py",),
+        ("tests/test_cancellation.py",),
     ),
     Mutant(
         "dispose-loses-to-cancel",
@@ -280,7 +280,7 @@ MUTANTS = (
                 "        self._reason = reason\n",
             ),
         ),
-        ("tests/agent/test_cancellation.py", "tests/agent/test_loop_semantics.py"),
+        ("tests/test_cancellation.py", "tests/agent/test_loop.py"),
     ),
     Mutant(
         "child-user-cause",
@@ -329,7 +329,7 @@ MUTANTS = (
                 "                    self._armed = None\n",
             ),
         ),
-        ("tests/agent/test_loop_semantics.py",),
+        ("tests/agent/test_loop.py",),
     ),
 )
 

@@ -26,6 +26,7 @@ try:
     from acp_server.agent.instructions import DEFAULT_SYSTEM_PROMPT
     from acp_server.models.base import ModelRequest, ToolSpec
     from acp_server.models.budget import BYTES_PER_TOKEN
+    from acp_server.process.background import BackgroundItems
     from acp_server.tools.builtin import builtin_tools
     from acp_server.tools.local_commands import LocalCommands
     from acp_server.tools.local_files import LocalFiles
@@ -50,7 +51,10 @@ def tokens(url: str, text: str) -> int:
 def requests() -> dict[str, ModelRequest]:
     with tempfile.TemporaryDirectory() as root:
         tools = builtin_tools(
-            PathRoots(str(Path(root).resolve()), []), LocalFiles(), LocalCommands()
+            PathRoots(str(Path(root).resolve()), []),
+            LocalFiles(),
+            LocalCommands(),
+            background=BackgroundItems(None, None),  # a session's: bash_output, bash_stop
         )
         specs = [ToolSpec(name=t.name, description=t.description, parameters=dict(t.parameters))
                  for t in tools]  # fmt: skip

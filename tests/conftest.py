@@ -1,5 +1,6 @@
 import os
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -9,26 +10,57 @@ from tests.support.processes import subreaper
 
 @pytest.fixture
 def anyio_backend() -> str:
-    """Production runs on asyncio (jsonrpcserver's async path needs it); so do the tests."""
+    """Production runs on asyncio (`anyio.run`'s default); so do the tests."""
     return "asyncio"
+
+
+@contextmanager
+def environment_for_the_run(changes: dict[str, str | None]) -> Iterator[None]:
+    """Set (a string) or remove (None) variables of this process's environment, which every
+    process a test starts inherits; restore them afterwards."""
+    previous = {name: os.environ.get(name) for name in changes}
+    for name, value in changes.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+    try:
+        yield
+    finally:
+        for name, value in previous.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 @pytest.fixture(autouse=True, scope="session")
 def private_xdg_homes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """Every server the tests start journals into a throwaway directory and reads no config
     file or hooks file of the person running the tests."""
-    homes = {
+    homes: dict[str, str | None] = {
         "XDG_DATA_HOME": str(tmp_path_factory.mktemp("xdg-data")),
         "XDG_CONFIG_HOME": str(tmp_path_factory.mktemp("xdg-config")),
     }
-    previous = {name: os.environ.get(name) for name in homes}
-    os.environ.update(homes)
-    yield
-    for name, value in previous.items():
-        if value is None:
-            del os.environ[name]
-        else:
-            os.environ[name] = value
+    with environment_for_the_run(homes):
+        yield
+
+
+@pytest.fixture(autouse=True, scope="session")
+def bytecode_caches_for_started_processes(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[None]:
+    """The Python processes the tests start (hundreds of agents) run from bytecode caches, as
+    an installed agent does, also where the runner's environment says PYTHONDONTWRITEBYTECODE:
+    the caches go to a throwaway directory of this run (PYTHONPYCACHEPREFIX), not beside the
+    sources. Without them every agent compiles its modules again, which doubled its start-up
+    CPU (docs/rfc/implemented/testing/2026-12-06-suite-in-minutes.md)."""
+    if not os.environ.get("PYTHONDONTWRITEBYTECODE"):
+        yield  # bytecode is written beside the sources as usual
+        return
+    prefix = str(tmp_path_factory.mktemp("pycache"))
+    with environment_for_the_run({"PYTHONDONTWRITEBYTECODE": None, "PYTHONPYCACHEPREFIX": prefix}):
+        yield
 
 
 @pytest.fixture(scope="module")

@@ -32,9 +32,9 @@ from acp_protocol.subagents import (
 from acp_protocol.tool_call import ToolCall, ToolCallUpdate
 from acp_server.agent import Agent, TicketResult
 from acp_server.session import records as rec
+from acp_server.session.call_ids import written_call_id
 from acp_server.session.journal import JournalStore
 from acp_server.session.journal_format import JournalError
-from acp_server.session.rewind import retained
 
 from .context import BridgeContext
 from .plans import PlanView, shows_plan_operations
@@ -124,10 +124,13 @@ class ChildHistory:
     records: list[rec.Record]
 
 
-def child_histories(store: JournalStore, parent_session_id: str) -> dict[str, ChildHistory]:
-    """The journaled children of a session, by the parent's tool call that started each.
-    A child journal that cannot be read (in use, damaged) is left out with a warning."""
-    found: dict[str, ChildHistory] = {}
+def child_histories(
+    store: JournalStore, parent_session_id: str, parent_records: Sequence[rec.Record]
+) -> dict[str, ChildHistory]:
+    """The journaled children of a session, by the id of the parent's `task` call that started
+    each (`_pair_children`). A child journal that cannot be read (in use, damaged) is left out
+    with a warning."""
+    found: dict[str, list[_Child]] = {}
     for summary in store.list():
         if summary.parent_session_id != parent_session_id:
             continue
@@ -142,8 +145,52 @@ def child_histories(store: JournalStore, parent_session_id: str) -> dict[str, Ch
             log.warning("closing child session %s failed: %s", summary.session_id, exc)
         call_id = loaded.header.parent_tool_call_id
         if call_id is not None:
-            found[call_id] = ChildHistory(summary.session_id, loaded.records)
-    return found
+            history = ChildHistory(summary.session_id, loaded.records)
+            found.setdefault(call_id, []).append(_Child(loaded.header.created_at, history))
+    return _pair_children(found, parent_records)
+
+
+@dataclass(frozen=True)
+class _Child:
+    created_at: str
+    history: ChildHistory
+
+    def order(self) -> tuple[str, int]:
+        """Creation order: the time, then the number of `<parent>.task<N>` (one millisecond
+        may see several children start)."""
+        number = self.history.session_id.rpartition(".task")[2]
+        return self.created_at, int(number) if number.isdigit() else 0
+
+
+def _pair_children(
+    found: dict[str, list[_Child]], parent_records: Sequence[rec.Record]
+) -> dict[str, ChildHistory]:
+    """Each child by the parent's call that started it. A child journal names that call by the
+    id it was written with; a journal written before the agent made its own ids may hold one
+    id for several `task` calls (the model's `call_1` in every turn), which its load renamed
+    `call_1`, `call_1~2`, ... (acp_server/session/call_ids.py), while their children all name
+    `call_1`. So the children of one written id are paired with the `task` calls of that id in
+    order, as they were created, skipping a call that had ended before the child was created
+    (it started none: refused, or its arguments did not decode)."""
+    calls: dict[str, list[tuple[str, str]]] = {}
+    """Written id -> the `task` calls of that id, in order: (unique id, when it ended)."""
+    ended = {r.call_id: r.at for r in parent_records if isinstance(r, rec.ToolResult)}
+    for record in parent_records:
+        if isinstance(record, rec.AssistantMessage):
+            for call in record.tool_calls:
+                if call.name == "task":
+                    never = "\uffff"  # no result (a crash): later than any time
+                    entry = (call.call_id, ended.get(call.call_id, never))
+                    calls.setdefault(written_call_id(call), []).append(entry)
+    paired: dict[str, ChildHistory] = {}
+    for written, children in found.items():
+        candidates = iter(calls.get(written, []))
+        for child in sorted(children, key=_Child.order):
+            for call_id, end in candidates:
+                if end >= child.created_at:
+                    paired[call_id] = child.history
+                    break
+    return paired
 
 
 def _described(raw_input: Any) -> str:
@@ -191,7 +238,7 @@ async def replay_with_children(
         child_sender = SessionUpdates(context.peer, child.session_id)
         plans = PlanView(shows_plan_operations(capabilities))
         for shown in replay_updates(
-            retained(child.records), compaction=shows_compactions(capabilities), plans=plans
+            child.records, compaction=shows_compactions(capabilities), plans=plans
         ):
             await child_sender.send(shown)
         links[update.tool_call_id] = child.session_id

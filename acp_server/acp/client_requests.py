@@ -75,12 +75,17 @@ PERMISSION_OPTIONS = [
     PermissionOption(option_id="allow_always", name="Always allow", kind="allow_always"),
     PermissionOption(option_id="reject_always", name="Always reject", kind="reject_always"),
 ]
-_ANSWERS: dict[str, Answer] = {o.option_id: o.kind for o in PERMISSION_OPTIONS}
+ANSWERS: dict[str, Answer] = {o.option_id: o.kind for o in PERMISSION_OPTIONS}
+"""The answer each option stands for (any other option id is a rejection)."""
 
 TERMINAL_OUTPUT_LIMIT = 1 << 20
 
 
-async def _ask(peer: Peer, method: str, params: object, result: type[T], signal: TurnSignal) -> T:
+async def ask_within(
+    peer: Peer, method: str, params: object, result: type[T], signal: TurnSignal
+) -> T:
+    """Send a request and wait for its answer while the turn runs: a cancel of the turn stops
+    the wait at once (the peer withdraws the request) and raises `TurnAborted`."""
     with signal.linked_scope():
         return await peer.request(method, params, result)
     signal.raise_if_aborted()
@@ -120,7 +125,7 @@ class AcpPermissionAsker:
             session_id=self._session_id, tool_call=fields, options=PERMISSION_OPTIONS
         )
         try:
-            response = await _ask(
+            response = await ask_within(
                 self._peer, m.SESSION_REQUEST_PERMISSION, request, RequestPermissionResponse, signal
             )
         except (PeerClosed, RemoteError) as exc:
@@ -132,7 +137,7 @@ class AcpPermissionAsker:
             return "reject_once"
         outcome = response.outcome
         if isinstance(outcome, SelectedPermissionOutcome):
-            return _ANSWERS.get(outcome.option_id, "reject_once")
+            return ANSWERS.get(outcome.option_id, "reject_once")
         return "cancelled"
 
 
@@ -146,7 +151,7 @@ class ClientFiles:
     async def read_text(self, path: str, signal: TurnSignal) -> str:
         request = ReadTextFileRequest(session_id=self._session_id, path=path)
         try:
-            response = await _ask(
+            response = await ask_within(
                 self._peer, m.FS_READ_TEXT_FILE, request, ReadTextFileResponse, signal
             )
         except RemoteError as exc:
@@ -165,7 +170,7 @@ class ClientFiles:
     async def write_text(self, path: str, content: str, signal: TurnSignal) -> None:
         request = WriteTextFileRequest(session_id=self._session_id, path=path, content=content)
         try:
-            await _ask(
+            await ask_within(
                 self._peer,
                 m.FS_WRITE_TEXT_FILE,
                 request,
@@ -191,7 +196,7 @@ class ClientTerminals:
         signal: TurnSignal,
         watch: CommandWatch | None = None,
     ) -> CommandResult:
-        created = await _ask(
+        created = await ask_within(
             self._peer,
             m.TERMINAL_CREATE,
             CreateTerminalRequest(
@@ -258,7 +263,7 @@ class ClientTerminals:
 class AcpFormAsker:
     """The `ask_user` tool's questions as `elicitation/create` (form mode) scoped to the
     session and the tool call. A turn cancel while the question is open stops the wait at once
-    and withdraws the request with `$/cancel_request` (`_ask`)."""
+    and withdraws the request with `$/cancel_request` (`ask_within`)."""
 
     def __init__(self, peer: Peer, session_id: str) -> None:
         self._peer = peer
@@ -281,7 +286,7 @@ class AcpFormAsker:
             tool_call_id=call_id,
         )
         try:
-            answer = await _ask(
+            answer = await ask_within(
                 self._peer, m.ELICITATION_CREATE, params, CreateElicitationResponse, signal
             )
         except (RemoteError, MalformedAnswer, PeerClosed) as exc:

@@ -25,7 +25,6 @@ from acp_server.agent import user_instructions_file
 
 from .context import BridgeContext
 from .mode_options import COMMANDS, MODEL_COMMAND, available_commands
-from .update_sender import send_update
 
 if TYPE_CHECKING:
     from acp_server.tools.toolbox import CommandScan, SkillPlaces
@@ -76,7 +75,6 @@ async def advertise(
     listing = scan.listing()
     if always or context.commands_shown.get(session_id) != listing:
         context.commands_shown[session_id] = listing
-        await send_update(
-            context.peer, session_id, commands_update(context.options.offered_models, scan)
-        )
+        update = commands_update(context.options.offered_models, scan)
+        await context.presenter.commands(session_id, update)
     return scan

@@ -1,15 +1,19 @@
-"""One client connection: the route table of every ACP method, and how it ends.
+"""One client connection: its route table, and how it ends.
 
-The connection composes the method groups around one `BridgeContext`. The handshake and the
-part of `session/new` its answer waits for (acp/opening.py) are built at once and import no
-runtime; they are the table's early methods, run by the router itself, without its
-jsonrpcserver engine. The groups that need the runtime (acp/methods/runtime.py) are loaded by
-the warm-up: after the first `session/new` answer is queued (or on the first call that needs
-them, if that comes first), in a worker thread, so the event loop keeps serving. The warm-up
-then wires every session answered meanwhile; every call that needs the runtime,
-`session/prompt` and `session/cancel` included, waits for it before it is admitted, so it
-behaves exactly as it does later. See
-docs/rfc/implemented/architecture/2026-12-01-ready-before-the-runtime.md.
+The connection composes the method groups around one `BridgeContext`; each group declares the
+routes of its handlers (`routes()`, a row of `acp_protocol.methods.V1` and a handler each). The
+connection's first `initialize` chooses its ACP version for good: v1's table until then, v2's
+(acp_protocol/v2/methods.py, the groups of acp/v2/ and the v1 handlers of the methods v2 kept)
+from the answer of an `initialize` that chose v2 on. The
+handshake, the part of `session/new` its answer waits for (acp/opening.py) and `session/cancel`
+are routed at once and import no runtime. The groups that need the runtime
+(acp/methods/runtime.py) are loaded by the warm-up: after the first `session/new` answer is
+written (or on the first call that needs them, if that comes first), in a worker thread, so the
+event loop keeps serving; the router waits for it (`RouteTable.load`) before it routes a
+method that only those groups serve. The warm-up then wires every session answered meanwhile
+and installs the whole table; every call that needs the runtime, `session/prompt` and
+`session/cancel` included, waits for it before it is admitted, so it behaves exactly as it does
+later. See docs/rfc/implemented/architecture/2026-12-01-ready-before-the-runtime.md.
 """
 
 from __future__ import annotations
@@ -19,33 +23,20 @@ import ctypes
 import functools
 import importlib
 import logging
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING
 
 import anyio
 import anyio.to_thread
 from anyio.abc import TaskGroup
 
 from acp_protocol import errors
-from acp_protocol import methods as m
-from acp_protocol.initialize import AuthenticateRequest
-from acp_protocol.newer import (
-    LoadSessionWithPrompt,
-    NewerInitializeRequest,
-    NewSessionWithPrompt,
-    ResumeSessionWithPrompt,
-)
-from acp_protocol.session import (
-    CancelNotification,
-    CloseSessionRequest,
-    DeleteSessionRequest,
-    ListSessionsRequest,
-    NewSessionResponse,
-    PromptRequest,
-    SetSessionConfigOptionRequest,
-    SetSessionModeRequest,
-)
-from acp_protocol.unstable import ForkSessionRequest
+from acp_protocol.methods import METHODS, V1
+from acp_protocol.newer import NewSessionWithPrompt
+from acp_protocol.session import CancelNotification, NewSessionResponse
+from acp_protocol.v2 import session as v2s
+from acp_protocol.v2 import unstable as v2u
+from acp_protocol.v2.methods import METHODS as V2_METHODS
+from acp_protocol.v2.methods import V2
 from acp_server.process import ProcessRegistry
 from acp_server.process.bubblewrap import BubblewrapProbe
 from acp_server.rpc.dispatch import NotificationRoute, Route, Router, RouteTable
@@ -58,20 +49,15 @@ from .context import BridgeContext
 from .methods.handshake import Handshake
 from .opening import SessionOpening, SessionStart
 from .options import ServerOptions
-from .rewind_params import RewindRequest
 from .sessions import AcpSession
+from .v1_presenter import V1Presenter
+from .v2 import params as v2params
+from .v2 import shapes as v2shapes
 
 if TYPE_CHECKING:
     from .methods.runtime import RuntimeMethods
 
 log = logging.getLogger(__name__)
-
-P = TypeVar("P")
-R = TypeVar("R")
-Handler = Callable[[IncomingRequest, P], Awaitable[R]]
-
-REWIND_METHOD = "_session/rewind"
-"""The AIR session-rewind extension (acp/rewind.py), named as the Claude and Codex adapters do."""
 
 RUNTIME_MODULE = "acp_server.acp.methods.runtime"
 """Everything the runtime's method groups need (agent, tools, models, session wiring)."""
@@ -105,7 +91,8 @@ class AcpConnection:
         self.context = BridgeContext(
             peer, task_group, options, processes, sandbox_probe=sandbox_probe or BubblewrapProbe()
         )
-        self.handshake = Handshake(self.context)
+        self.context.presenter = V1Presenter(self.context)  # until initialize chooses v2
+        self.handshake = Handshake(self.context, on_v2=self._speak_v2)
         self.opening = SessionOpening(self.context, JournalStore(options.data_dir))
         self._router: Router | None = None
         self._runtime: RuntimeMethods | None = None
@@ -115,44 +102,32 @@ class AcpConnection:
         self._disposed = False
 
     def routes(self) -> RouteTable:
-        """Every method this agent answers, by its `acp_protocol.methods` name, with the type
-        its params decode into (the table's, or one widened by the newer surface)."""
-        deferred = self._deferred
-        return RouteTable(
-            requests={
-                m.INITIALIZE: Route(NewerInitializeRequest, self.handshake.initialize),
-                m.AUTHENTICATE: Route(AuthenticateRequest, self.handshake.authenticate),
-                m.SESSION_NEW: Route(NewSessionWithPrompt, self._new_session),
-                m.SESSION_LOAD: Route(
-                    LoadSessionWithPrompt, deferred(lambda r: r.sessions.load_session)
-                ),
-                m.SESSION_RESUME: Route(
-                    ResumeSessionWithPrompt, deferred(lambda r: r.sessions.resume_session)
-                ),
-                m.SESSION_FORK: Route(
-                    ForkSessionRequest, deferred(lambda r: r.sessions.fork_session)
-                ),
-                m.SESSION_LIST: Route(
-                    ListSessionsRequest, deferred(lambda r: r.listing.list_sessions)
-                ),
-                m.SESSION_CLOSE: Route(
-                    CloseSessionRequest, deferred(lambda r: r.sessions.close_session)
-                ),
-                m.SESSION_DELETE: Route(
-                    DeleteSessionRequest, deferred(lambda r: r.sessions.delete_session)
-                ),
-                m.SESSION_SET_MODE: Route(
-                    SetSessionModeRequest, deferred(lambda r: r.config.set_mode)
-                ),
-                m.SESSION_SET_CONFIG_OPTION: Route(
-                    SetSessionConfigOptionRequest, deferred(lambda r: r.config.set_config_option)
-                ),
-                m.SESSION_PROMPT: Route(PromptRequest, deferred(lambda r: r.prompts.prompt)),
-                REWIND_METHOD: Route(RewindRequest, deferred(lambda r: r.rewinds.extension)),
-            },
-            notifications={m.SESSION_CANCEL: NotificationRoute(CancelNotification, self._cancel)},
+        """Every method this agent answers so far in the connection's version: the handshake,
+        `session/new` and `session/cancel` from the start, the runtime's groups once the
+        warm-up has loaded them (until then, `load` waits for it)."""
+        runtime = self._runtime
+        if self.handshake.version == 2:
+            return RouteTable.of(
+                V2_METHODS,
+                [
+                    *self.handshake.v2.routes(),
+                    Route(V2.session_new, self._new_session_v2),
+                    NotificationRoute(V2.session_cancel, self._cancel),
+                    *(runtime.v2_routes() if runtime is not None else ()),
+                ],
+                gate=self.handshake.check_order,
+                load=self._load_routes if runtime is None else None,
+            )
+        return RouteTable.of(
+            METHODS,
+            [
+                *self.handshake.routes(),
+                Route(V1.session_new, self._new_session),
+                NotificationRoute(V1.session_cancel, self._cancel),
+                *(runtime.routes() if runtime is not None else ()),
+            ],
             gate=self.handshake.check_order,
-            early=frozenset({m.INITIALIZE, m.AUTHENTICATE, m.SESSION_NEW}),
+            load=self._load_routes if runtime is None else None,
         )
 
     def register(self, router: Router) -> None:
@@ -174,15 +149,29 @@ class AcpConnection:
             request.after_response.append(self.warm_up)
         return response
 
+    def _speak_v2(self) -> None:
+        """`initialize` chose v2: route by the v2 table from the next line on (its handler has
+        not returned, so the reader has not read past it)."""
+        if self._router is not None:
+            self._router.install(self.routes())
+
+    async def _new_session_v2(
+        self, request: IncomingRequest, new: v2u.NewSessionWithPrompt
+    ) -> v2s.NewSessionResponse:
+        """v2's `session/new`: v1's, its params and answer in v2's shapes."""
+        opened = await self._new_session(request, v2params.new_params(new))
+        options = opened.config_options if isinstance(opened.config_options, list) else []
+        return v2s.NewSessionResponse(
+            session_id=opened.session_id, config_options=v2shapes.config_options(options)
+        )
+
     async def warm_up(self) -> None:
-        """Load the router's engine (jsonrpcserver) and the runtime in worker threads, then
-        wire every session answered meanwhile. Once; callers meanwhile wait, callers after
-        return at once."""
+        """Load the runtime in a worker thread, then wire every session answered meanwhile
+        and route the runtime's methods. Once; callers meanwhile wait, callers after return
+        at once."""
         async with self._warming:
             if self._runtime is not None or self._disposed:
                 return
-            if self._router is not None:
-                await self._router.load()
             await anyio.to_thread.run_sync(_load_runtime)
             if self._disposed:  # the connection ended meanwhile: its journals are closed
                 return
@@ -197,6 +186,8 @@ class AcpConnection:
                     log.exception("session %s could not be started", start.session_id)
             self._starts.clear()
             self._runtime = runtime
+            if self._router is not None:
+                self._router.install(self.routes())
 
     async def dispose(self) -> None:
         """Dispose every session (running turns end `disposed`) and close its journal."""
@@ -231,13 +222,9 @@ class AcpConnection:
             raise RpcError(errors.REQUEST_CANCELLED, "Request cancelled", "the agent is stopping")
         return self._runtime
 
-    def _deferred(self, pick: Callable[[RuntimeMethods], Handler[P, R]]) -> Handler[P, R]:
-        """A handler that waits for the runtime's method groups (see `warm_up`)."""
-
-        async def handle(request: IncomingRequest, params: P) -> R:
-            return await pick(await self._methods())(request, params)
-
-        return handle
+    async def _load_routes(self) -> None:
+        """The table's `load`: the warm-up, which installs the runtime's routes."""
+        await self._methods()
 
     async def _cancel(self, cancel: CancelNotification) -> None:
         if not self._disposed:  # else nothing is left to cancel

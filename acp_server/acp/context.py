@@ -19,6 +19,7 @@ from acp_server.rpc.peer import Peer
 
 from .errors import session_not_found
 from .options import ServerOptions
+from .presenter import Presenter
 from .sessions import AcpSession, SessionRegistry
 
 if TYPE_CHECKING:
@@ -55,7 +56,13 @@ class BridgeContext:
     commands_shown: dict[str, tuple[tuple[str, str, str | None], ...]] = field(default_factory=dict)
     """By session id: the custom slash commands last advertised (`acp/command_listing.py`)."""
     clashes_told: dict[str, frozenset[str]] = field(default_factory=dict)
-    """By session id: custom command names shadowed by a built-in the user was told about."""
+    """By session id: what the user was told about their commands: names a built-in
+    overrides, and `NAME REPOSITORY_FILE` for a repository's file overriding their own."""
+    logged_out: bool = False
+    """The client logged out (acp/logout.py): prompts and logins answer the how-to."""
+    presenter: Presenter = field(init=False)
+    """How the client sees its sessions, in the connection's wire version (set by the
+    connection: v1's until `initialize` chooses)."""
 
     @property
     def ids(self) -> IdFactory:

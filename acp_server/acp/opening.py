@@ -2,7 +2,7 @@
 journal created, the sandbox probed, and the response the wired session will stand by.
 
 The user can type once `session/new` is answered; everything that answer needs is here, and
-nothing here imports the agent, the tools, the model adapters or jsonrpcserver. The connection
+nothing here imports the agent, the tools or the model adapters. The connection
 (acp/connection.py) wires the session's runtime parts from the `SessionStart` afterwards (at
 once when the runtime is already loaded, else once the warm-up has loaded it); every later
 call waits for that. See docs/rfc/implemented/architecture/2026-12-01-ready-before-the-runtime.md.

@@ -36,6 +36,9 @@ class ServerOptions:
     """Loads another offered model when a session switches to it."""
     config_path: Path | None = None
     """The config file the CLI read (or would have), which the no-model how-to names."""
+    forget_keys: Callable[[], tuple[str, ...]] | None = None
+    """Logout: removes the provider keys `acp-server setup` stored in that file (the names of
+    the providers whose key went); None: nothing to forget on disk."""
     mode: Mode = "default"
     ids: SequentialIds | None = None
     """Deterministic mode's id factory for sessions, turns and messages (acp_server/ids.py);

@@ -30,7 +30,9 @@ from acp_protocol.session_update import (
 )
 from acp_protocol.tool_call import ToolCall, ToolCallLocation, ToolCallUpdate, ToolKind
 from acp_server.printable import one_line
+from acp_server.process.background import ItemEnd
 from acp_server.session import records as rec
+from acp_server.session.rewind import through_rewinds
 
 from .plans import PlanView
 from .rewind_text import rewind_text
@@ -63,6 +65,23 @@ def block_for(part: rec.Part) -> ContentBlock:
     )
 
 
+def background_endings(records: Sequence[rec.Record]) -> dict[str, str]:
+    """For each call that started a background command which has ended, a line saying how,
+    to show after that call's output (the item outlived its turn; its end is not a turn's).
+    A journal opened from disk has an end for every item (crash repair writes the unknown
+    ones), so only an item running in this process goes without."""
+    started = {
+        r.item: r.call_id for r in records if isinstance(r, rec.BackgroundStart) and r.call_id
+    }
+    endings: dict[str, str] = {}
+    for record in records:
+        call_id = started.get(record.item) if isinstance(record, rec.BackgroundEnd) else None
+        if isinstance(record, rec.BackgroundEnd) and call_id is not None:
+            end = ItemEnd(record.how, record.exit_code, record.posix_signal)
+            endings[call_id] = f"\n[{record.item} has ended: it {end.describe()}]"
+    return endings
+
+
 def replay_updates(
     records: Sequence[rec.Record],
     *,
@@ -70,12 +89,18 @@ def replay_updates(
     plans: PlanView | None = None,
     cwd: str = "/",
 ) -> list[NewerSessionUpdate]:
-    """Every update that shows the conversation in `records`, in conversation order.
-    Compactions are shown at their place: as `compaction_update` when the client advertised
-    `session.compaction` (`compaction`), else as a short thought. Plans go through `plans`
-    (`plan`, or plan operations), which ends as the live view did."""
+    """Every update that shows the conversation in `records` (a session's whole log, read
+    through its rewinds here), in conversation order. Compactions are shown at their place: as
+    `compaction_update` when the client advertised `session.compaction` (`compaction`), else as
+    a short thought. Plans go through `plans` (`plan`, or plan operations), which ends as the
+    live view did. A rewind is its notice, under its id and in the words `/rewind` said."""
     plans = plans if plans is not None else PlanView(operations=False)
-    results = {r.call_id: r for r in records if isinstance(r, rec.ToolResult)}
+    log = through_rewinds(records)
+    records = log.records
+    # By turn and id: a call's ids are ours and unique in the session (journals older than
+    # that are made so on load, acp_server/session/call_ids.py); the turn is a second guard.
+    results = {(r.turn_id, r.call_id): r for r in records if isinstance(r, rec.ToolResult)}
+    endings = background_endings(records)
     updates: list[NewerSessionUpdate] = []
     for record in records:
         if isinstance(record, rec.UserMessage):
@@ -98,7 +123,7 @@ def replay_updates(
                 else:
                     updates.append(AgentMessageChunk(content=text, message_id=record.message_id))
             for call in record.tool_calls:
-                result = results.get(call.call_id)
+                result = results.get((record.turn_id, call.call_id))
                 title = result.title if result is not None and result.title else call.name
                 kind = result.kind if result is not None and result.kind in _TOOL_KINDS else "other"
                 updates.append(
@@ -117,7 +142,7 @@ def replay_updates(
                     tool_call_id=record.call_id,
                     status=record.status,
                     content=tool_content(
-                        record.output,
+                        record.output + endings.get(record.call_id, ""),
                         [(d.path, d.old_text, d.new_text) for d in record.diffs],
                         None,
                         [(i.data, i.mime_type) for i in record.images],
@@ -140,7 +165,9 @@ def replay_updates(
         elif isinstance(record, rec.Rewind):
             updates.append(
                 AgentMessageChunk(
-                    content=TextContent(text=rewind_text(record, None, cwd)),
+                    content=TextContent(
+                        text=rewind_text(record, log.numbers.get(record.rewind_id), cwd)
+                    ),
                     message_id=record.rewind_id,
                     meta=AGENT_ORIGIN,
                 )

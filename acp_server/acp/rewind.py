@@ -19,16 +19,18 @@ from typing import Any
 import msgspec
 
 from acp_protocol import errors
+from acp_protocol.methods import V1
+from acp_protocol.session_rewind import HistoryPoint, RewindRequest, RewindResponse
 from acp_server.agent import RewindDone, RewindFailed, rewind_to, session_turns
 from acp_server.cancellation import TurnAborted, TurnCancellation, UserCancel
 from acp_server.printable import one_line
+from acp_server.rpc.dispatch import Route
 from acp_server.rpc.handlers import RpcError
 from acp_server.rpc.peer import IncomingRequest
 from acp_server.session import records as rec
 from acp_server.session.rewind import Turn, fingerprint, text_of
 
 from .context import BridgeContext
-from .rewind_params import HistoryPoint, RewindRequest
 from .rewind_text import rewind_text
 from .sessions import AcpSession
 
@@ -99,15 +101,34 @@ def _stale(why: str) -> RpcError:
     )
 
 
+@dataclass(frozen=True)
+class RewindNotice:
+    """What `/rewind N` says once it rewound: the notice under the rewind's id, in the words
+    `session/load` and `resume` replay it with; then, if the journal could not take the rewind
+    yet, a line saying so under a fresh id (live-only, as the agent's other warnings: it is
+    about this moment, not about the conversation)."""
+
+    text: str
+    message_id: str
+    not_saved: str | None
+
+
+def not_saved_text(done: RewindDone) -> str | None:
+    """The line that says a rewind is not in the journal yet, if it is not."""
+    if done.not_saved is None:
+        return None
+    return (
+        f"The rewind is not saved to the data directory yet ({done.not_saved}); it is saved "
+        "with the next turn that can be written."
+    )
+
+
 def report(done: RewindDone, cwd: str) -> str:
-    """What a rewind did, for the user (the `/rewind` answer and the replayed notice)."""
+    """What a rewind did, for the user (`_session/rewind`'s answer: the notice, and whether it
+    is saved)."""
     text = rewind_text(done.record, done.turn.number, cwd)
-    if done.not_saved is not None:
-        text += (
-            f"\nThe rewind is not saved to the data directory yet ({done.not_saved}); it is "
-            "saved with the next turn that can be written."
-        )
-    return text
+    note = not_saved_text(done)
+    return text if note is None else f"{text}\n{note}"
 
 
 def listing(turns: list[Turn]) -> str:
@@ -131,7 +152,11 @@ class RewindMethods:
 
     context: BridgeContext
 
-    async def extension(self, request: IncomingRequest, asked: RewindRequest) -> Any:
+    def routes(self) -> list[Route[Any]]:
+        """This group's methods."""
+        return [Route(V1.session_rewind, self.extension)]
+
+    async def extension(self, request: IncomingRequest, asked: RewindRequest) -> RewindResponse:
         """`_session/rewind` (its params decoded by the router)."""
         session = self.context.session(asked.session_id)
         self._check_idle(request, session)
@@ -146,9 +171,9 @@ class RewindMethods:
                 "the rewind was cancelled: the files and the conversation are as they were",
             ) from None
         record = done.record
-        return {
-            "rewound": True,
-            "_meta": {
+        return RewindResponse(
+            rewound=True,
+            meta={
                 META: {
                     "turn": turn.number,
                     "restored": record.restored,
@@ -164,10 +189,12 @@ class RewindMethods:
                     **({"notSaved": str(done.not_saved)} if done.not_saved else {}),
                 }
             },
-        }
+        )
 
-    async def command(self, request: IncomingRequest, session: AcpSession, argument: str) -> str:
-        """`/rewind [N]`: the text that answers it."""
+    async def command(
+        self, request: IncomingRequest, session: AcpSession, argument: str
+    ) -> str | RewindNotice:
+        """`/rewind [N]`: the text that answers it, or the notice of the rewind it made."""
         turns = session_turns(session.log)
         if not argument:
             request.admit()
@@ -187,7 +214,8 @@ class RewindMethods:
             return f"The conversation was not rewound: {exc.data or exc.message}"
         except TurnAborted:
             return "The rewind was cancelled: the files and the conversation are as they were."
-        return report(done, session.cwd)
+        text = rewind_text(done.record, done.turn.number, session.cwd)
+        return RewindNotice(text, done.record.rewind_id, not_saved_text(done))
 
     @staticmethod
     def _check_idle(request: IncomingRequest, session: AcpSession) -> None:

@@ -5,20 +5,17 @@ imported (`acp_server/server.py`), and the first session waits for the answer (`
 acp/opening.py: a new session's answer depends on it); under --deterministic it is never
 offered, so transcripts do not depend on the machine, and nobody is told (that is by request).
 Where it cannot run, sandboxed mode is left out of the offered modes and the client is told why
-once: a `notice` session update if it opted in (`clientCapabilities.session.notices`), else a
-line on stderr. A session whose journal (or `--mode`) says sandboxed starts in `default`
-instead, and that session's client is told too.
+once: a `notice` session update where the wire shows one (always on v2; on v1 if the client
+opted in, `clientCapabilities.session.notices`), else a line on stderr. A session whose journal
+(or `--mode`) says sandboxed starts in `default` instead, and that session's client is told
+too.
 """
 
 from __future__ import annotations
 
 import logging
 
-from acp_protocol.initialize import ClientSessionCapabilities, NoticeCapabilities
-from acp_protocol.session_update import Notice
-
 from .context import BridgeContext
-from .update_sender import send_update
 
 log = logging.getLogger(__name__)
 
@@ -32,13 +29,6 @@ async def tell_about_sandbox(context: BridgeContext, session_id: str, fallback: 
         messages.append(("Sandboxed mode is not available", context.sandbox_missing))
     if fallback is not None:
         messages.append(("Switched to default mode", fallback))
-    session = context.client_capabilities.session
-    opted_in = isinstance(session, ClientSessionCapabilities) and isinstance(
-        session.notices, NoticeCapabilities
-    )
     for title, description in messages:
-        if opted_in:
-            notice = Notice(severity="warning", title=title, description=description)
-            await send_update(context.peer, session_id, notice)
-        else:
+        if not await context.presenter.notice(session_id, "warning", title, description):
             log.warning("%s: %s", title, description)

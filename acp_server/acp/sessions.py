@@ -15,6 +15,8 @@ if TYPE_CHECKING:
     from acp_server.tools.permissions import PermissionPolicy
     from acp_server.tools.toolbox import Toolbox
 
+    from .presenter import SessionView
+
 
 @dataclass
 class AcpSession:
@@ -38,6 +40,8 @@ class AcpSession:
     here); the client is told once the session exists."""
     client_prompt: ClientPrompt | None = None
     """The client's `systemPrompt` in the model's system message (restored from the journal)."""
+    view: SessionView | None = None
+    """How the session is shown on the connection's wire (its presenter's view)."""
     rewind: TurnCancellation | None = None
     """The rewind running now (acp/rewind.py), which `session/cancel` stops; prompts are
     refused meanwhile."""

@@ -81,7 +81,7 @@ def update_for(event: AgentEvent) -> SessionUpdate | None:
             kind=event.kind,
             status="pending",
             raw_input=dict(event.arguments),
-            locations=[_location(loc) for loc in event.locations] or UNSET,
+            locations=[location_of(loc) for loc in event.locations] or UNSET,
         )
     if isinstance(event, ToolCallDrafted):
         raw = event.raw_input
@@ -110,27 +110,29 @@ def update_for(event: AgentEvent) -> SessionUpdate | None:
             kind=event.kind,
             status="pending",
             raw_input=dict(event.arguments),
-            locations=[_location(loc) for loc in event.locations] or UNSET,
+            locations=[location_of(loc) for loc in event.locations] or UNSET,
         )
     if isinstance(event, ToolCallProgress):
+        # v1 has no `cancelled` tool call status: a call the turn's abort stopped failed.
+        status = "failed" if event.status == "cancelled" else event.status
         if event.output is None and event.terminal_id is not None:
             return ToolCallUpdate(
                 tool_call_id=event.call_id,
-                status=event.status,
+                status=status,
                 content=[TerminalToolCallContent(terminal_id=event.terminal_id)],
             )
         if event.output is None:
-            return ToolCallUpdate(tool_call_id=event.call_id, status=event.status)
+            return ToolCallUpdate(tool_call_id=event.call_id, status=status)
         return ToolCallUpdate(
             tool_call_id=event.call_id,
-            status=event.status,
+            status=status,
             content=tool_content(
                 event.output,
                 [(d.path, d.old_text, d.new_text) for d in event.diffs],
                 event.terminal_id,
                 [(i.data, i.mime_type) for i in event.images],
             ),
-            locations=[_location(loc) for loc in event.locations] or UNSET,
+            locations=[location_of(loc) for loc in event.locations] or UNSET,
         )
     if isinstance(event, PlanUpdated):
         return Plan(
@@ -215,7 +217,8 @@ def tool_content(
     return content
 
 
-def _location(location: Location) -> ToolCallLocation:
+def location_of(location: Location) -> ToolCallLocation:
+    """A tool's location as ACP shows it (the same in v1 and v2)."""
     if location.line is None:
         return ToolCallLocation(path=location.path)
     return ToolCallLocation(path=location.path, line=location.line)

@@ -10,21 +10,19 @@ docs/rfc/implemented/architecture/2026-11-30-session-journal.md.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from msgspec import UNSET
 
-from acp_protocol.content import TextContent
 from acp_protocol.mcp import McpServer
-from acp_protocol.session_update import AgentMessageChunk
 from acp_server.agent import (
     AgentConfig,
     ClientPrompt,
     ProjectInstructions,
     Roots,
     Seams,
+    background_status,
     offered_by,
     session_task_tool,
     spawn_agent,
@@ -43,23 +41,16 @@ from acp_server.tools.permissions import MODE_IDS, Mode, PermissionPolicy, Rules
 from acp_server.tools.toolbox import Machine, Toolbox, Transports, user_commands_dir
 
 from .child_sessions import ChildSessions, shows_subagents
-from .client_requests import (
-    AcpFormAsker,
-    AcpPermissionAsker,
-    ClientFiles,
-    ClientTerminals,
-    asks_forms,
-)
+from .client_requests import ClientFiles, ClientTerminals, asks_forms
 from .context import BridgeContext
 from .hook_consent import install_hooks
 from .mode_options import starting_mode
-from .notices import send_notice
-from .plans import shows_plan_operations, view_after
+from .presenter import SessionView
 from .sessions import AcpSession
-from .updates import SessionUpdates, shows_compactions
 
 if TYPE_CHECKING:
     from acp_server.extensions.mcp import McpServerConfig, McpServers
+    from acp_server.process.background import BackgroundItem
 
 log = logging.getLogger(__name__)
 
@@ -87,17 +78,21 @@ class SessionWiring:
         log_ = SessionLog(session_id, records)
         log_.on_append(journal.append)
         state = SessionState.of(records)
-        announced: dict[str, Mapping[str, Any]] = {}  # inputs a permission request shows whole
+        # Child sessions are a v1 opt-in (a v2 client is never heard asking for them).
+        children = ChildSessions(context) if shows_subagents(context.client_capabilities) else None
+        links = children.links_of(session_id) if children is not None else None
+        view = context.presenter.session_view(session_id, cwd, records, links)
         toolbox, policy, mode_fallback = self._toolbox_for(
-            session_id, cwd, extra_roots, log_, state, announced
+            session_id, cwd, extra_roots, log_, state, view
         )
+        follow_background(toolbox, log_, records)
+        if toolbox.background is not None:
+            view.show_background(toolbox.background)
         handle = None
         client_prompt = ClientPrompt()
         if state.system_prompt is not None:
             client_prompt.set(state.system_prompt.mode, state.system_prompt.text)
         model, model_fallback = self._session_model(state)
-        caps = context.client_capabilities
-        children = ChildSessions(context) if shows_subagents(caps) else None
         if model is not None:
             ids = context.options.ids
             limits = context.options.turn_limits
@@ -138,19 +133,8 @@ class SessionWiring:
                 durability_flush=journal.flush,
             )
             toolbox.on_add(handle.agent.add_tools)  # MCP tools, a late `skill`
-            compaction = shows_compactions(context.client_capabilities)
-            plans = view_after(records, shows_plan_operations(context.client_capabilities))
-            handle.agent.subscribe(
-                SessionUpdates(
-                    context.peer,
-                    session_id,
-                    compaction=compaction,
-                    plans=plans,
-                    announced=announced,
-                    links=children.links_of(session_id) if children is not None else None,
-                )
-            )
-            install_hooks(context, handle.agent, session_id, cwd)
+            handle.agent.subscribe(view)
+            install_hooks(context, handle.agent, session_id, cwd, view)
         servers = [mcp_config(s) for s in mcp_servers if isinstance(s, McpServer)]
         if servers:
             # Imported here, not at the top: it costs ~16 ms (11 modules) that the first session
@@ -174,6 +158,7 @@ class SessionWiring:
             model_fallback=model_fallback,
             mode_fallback=mode_fallback,
             client_prompt=client_prompt,
+            view=view,
         )
         context.sessions.add(session)
         return session
@@ -189,6 +174,9 @@ class SessionWiring:
             session.rewind.abort(UserCancel())
         if session.handle is not None:
             await session.handle.dispose()
+        if session.toolbox.background is not None:
+            # Before the journal closes: each item's end is journaled.
+            await session.toolbox.background.aclose()
         mcp = self._mcp.pop(session.id, None)
         if mcp is not None:
             await mcp.aclose()
@@ -205,18 +193,15 @@ class SessionWiring:
         if mcp is None:
             return
         await mcp.ready()
+        presenter = self._context.presenter
         unshown = []
         for failure in mcp.take_failures():
             title, _, why = failure.partition(": ")
-            if not await send_notice(self._context, session.id, "warning", title, why or None):
+            if not await presenter.notice(session.id, "warning", title, why or None):
                 unshown.append(failure)
         if unshown:  # a client without notices sees them in the conversation
-            await SessionUpdates(self._context.peer, session.id).send(
-                AgentMessageChunk(
-                    content=TextContent(text="\n".join(unshown) + "\n"),
-                    message_id=self._context.ids("msg"),
-                )
-            )
+            text = "\n".join(unshown) + "\n"
+            await presenter.say(session.id, text, self._context.ids("msg"))
 
     def _seams(
         self,
@@ -228,7 +213,8 @@ class SessionWiring:
     ) -> Seams:
         """The session's listeners: the permission policy; the client's system prompt, then the
         environment (with the project's test command) and project instructions in the system
-        prompt (read again at each turn's first step)."""
+        prompt (read again at each turn's first step); the status of the background commands
+        on each request."""
         instructions = ProjectInstructions(
             Roots(Path(cwd), [Path(root) for root in extra_roots]),
             self._instructions,
@@ -238,7 +224,8 @@ class SessionWiring:
             approval=[policy.approve],
             pre_step=[instructions.refresh],
             system_prompt=[client_prompt.assemble, instructions.assemble],
-            request_config=[offered_by(policy, can_ask=True)],
+            request_config=[offered_by(policy, can_ask=True)]
+            + ([background_status(toolbox.background)] if toolbox.background is not None else []),
         )
 
     def _session_model(self, state: SessionState) -> tuple[SwitchableModel | None, str | None]:
@@ -269,7 +256,7 @@ class SessionWiring:
         extra_roots: list[str],
         session_log: SessionLog,
         state: SessionState,
-        announced: Mapping[str, Mapping[str, Any]],
+        view: SessionView,
     ) -> tuple[Toolbox, PermissionPolicy, str | None]:
         """The session's toolbox, reaching files and commands through the client when it
         offers them (unsaved buffers, live terminals), else locally; its permission policy with
@@ -287,9 +274,9 @@ class SessionWiring:
                 read=client if caps.fs.read_text_file else None,
                 write=client if caps.fs.write_text_file else None,
                 commands=ClientTerminals(peer, session_id) if caps.terminal else None,
-                forms=AcpFormAsker(peer, session_id) if asks_forms(caps) else None,
+                forms=view.forms if asks_forms(caps) else None,
             ),
-            Machine(context.options.data_dir, context.processes, context.bwrap),
+            Machine(context.options.data_dir, context.processes, context.bwrap, context.task_group),
             user_dir=user_commands_dir(user_instructions_file()),
         )
         mode: Mode = context.options.mode
@@ -307,12 +294,47 @@ class SessionWiring:
             session_log.recorder.permission_rule(kind, allow=allow, scope=scope, workspace=here)
 
         policy = toolbox.policy(
-            AcpPermissionAsker(peer, session_id, announced),
+            view.permissions,
             mode=mode,
             rules=rules,
             remember=remember,
         )
         return toolbox, policy, fallback
+
+
+def follow_background(toolbox: Toolbox, session_log: SessionLog, records: list[rec.Record]) -> None:
+    """Journal each start and end of the session's background commands; restore those the
+    records say ended with an earlier agent process since the last turn began (the model was
+    not told yet), and keep every earlier name from being handed out again."""
+    items = toolbox.background
+    if items is None:
+        return
+    recorder = session_log.recorder
+
+    async def started(item: BackgroundItem) -> None:
+        recorder.background_started(item.name, item.command, item.call_id)
+
+    async def ended(item: BackgroundItem) -> None:
+        if item.end is not None:
+            end = item.end
+            recorder.background_ended(item.name, end.how, end.exit_code, end.posix_signal)
+
+    items.on_start(started)
+    items.on_end(ended)
+    starts: dict[str, rec.BackgroundStart] = {}
+    unseen: list[str] = []
+    for record in records:
+        if isinstance(record, rec.BackgroundStart):
+            starts[record.item] = record
+            items.reserve(record.item)
+        elif isinstance(record, rec.BackgroundEnd) and record.how == "unknown":
+            unseen.append(record.item)
+        elif isinstance(record, rec.TurnStart):
+            unseen.clear()
+    for name in unseen:
+        start = starts.get(name)
+        if start is not None:
+            items.restore(name, start.command, start.call_id)
 
 
 def mcp_config(server: McpServer) -> McpServerConfig:

@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from .rewind import RewindDone, RewindFailed, rewind_to, session_turns
     from .seams import PromptSubmission, Seams, StepInfo, StepResult, TurnProgress
     from .settings import SubagentLimits, TurnLimits
+    from .status_line import background_status
     from .subagents import offered_by, session_task_tool
 
 _HOME = {
@@ -48,6 +49,7 @@ _HOME = {
     "AgentConfig": "loop",
     "AgentEvent": "events",
     "AgentHandle": "agent",
+    "background_status": "status_line",
     "Blocked": "inbox",
     "ClientPrompt": "client_prompt",
     "ClientPromptMode": "client_prompt",
@@ -127,6 +129,7 @@ __all__ = [
     "TurnSettled",
     "TurnStarting",
     "UserMessageRecorded",
+    "background_status",
     "cap_client_prompt",
     "offered_by",
     "rewind_to",

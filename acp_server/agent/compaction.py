@@ -321,6 +321,7 @@ def _with(
         messages=[*prefix, *items],
         tools=request.tools,
         max_output_tokens=request.max_output_tokens,
+        status=request.status,
     )
 
 

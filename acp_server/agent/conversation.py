@@ -83,6 +83,7 @@ class Conversation:
         "_chars",
         "_hidden_calls",
         "_items",
+        "_model_ids",
         "_positions",
         "_prompts",
         "_records",
@@ -113,6 +114,10 @@ class Conversation:
         self._block_item: int | None = None
         """The index of the last item if it is a note of edit block results (the next result
         joins it)."""
+        self._model_ids: dict[str, str] = {}
+        """The model server's id of each call waiting for its result, by ours: the model is
+        sent its own ids, so a call and its result pair up in a request as the server wrote
+        them."""
 
     @property
     def items(self) -> Sequence[model.ConversationItem]:
@@ -163,8 +168,13 @@ class Conversation:
             if any(c.from_text for c in record.tool_calls):
                 text = ""  # the text *was* the call: the model reads it back as a call
             self._block_calls.update(c.call_id for c in record.tool_calls if c.edit_block)
+            for c in record.tool_calls:
+                if c.model_call_id is not None:
+                    self._model_ids[c.call_id] = c.model_call_id
             calls = [
-                model.ToolCallRequest(call_id=c.call_id, name=c.name, arguments=c.arguments)
+                model.ToolCallRequest(
+                    call_id=c.model_call_id or c.call_id, name=c.name, arguments=c.arguments
+                )
                 for c in record.tool_calls
                 if not c.edit_block  # the text holds those: the model reads what it wrote
             ]
@@ -177,7 +187,7 @@ class Conversation:
                 return
             self._append(
                 model.ToolResultMessage(
-                    call_id=record.call_id,
+                    call_id=self._model_ids.pop(record.call_id, record.call_id),
                     output=record.output,
                     is_error=record.status == "failed",
                     images=[

@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from acp_server.models.base import Usage
 from acp_server.session.records import Outcome, Part
-from acp_server.tools.base import Diff, ImageData, Location, PlanItem, ToolKind
+from acp_server.tools.base import Diff, ImageData, Location, PlanItem, ProcessExit, ToolKind
 
 from .inbox import TicketResult
 
@@ -80,16 +80,19 @@ class ModelWaiting:
 
 @dataclass(frozen=True)
 class ToolCallProgress:
-    """A tool call started, or ended with its output."""
+    """A tool call started, or ended with its output. `cancelled`: the turn's abort stopped it
+    while it ran (its journaled result is a failed one); `process_exit`: how the command it ran
+    ended, for a command tool."""
 
     turn_id: str
     call_id: str
-    status: Literal["in_progress", "completed", "failed"]
+    status: Literal["in_progress", "completed", "failed", "cancelled"]
     output: str | None = None
     diffs: tuple[Diff, ...] = ()
     locations: tuple[Location, ...] = ()
     terminal_id: str | None = None
     images: tuple[ImageData, ...] = ()
+    process_exit: ProcessExit | None = None
 
 
 @dataclass(frozen=True)

@@ -129,6 +129,7 @@ class ModelStep:
         calls: list[ToolCallRequest] = []
         finish = "stop"
         drafts = Drafts(turn_id, self._tools, self._emit)
+        ours = _OurIds(self._ids)
         from_text: set[str] = set()
         blocks: set[str] = set()
         start = _TextStart(self._tools, self._ids) if reads_text_calls(self._model) else None
@@ -150,11 +151,11 @@ class ModelStep:
                         pieces.add("thought", event.text)
                         await self._emit(ThoughtChunk(turn_id, message_id, event.text))
                     elif isinstance(event, ToolCallDraft):
-                        await drafts.add(event)
+                        await drafts.add(ours.of_draft(event))
                         if start is not None:
                             start.stop()  # the response makes API calls
                     elif isinstance(event, ToolCallEvent):
-                        calls.append(event.call)
+                        calls.append(ours.of_call(event.call))
                         if start is not None:
                             start.stop()
                     elif isinstance(event, Usage):
@@ -186,7 +187,13 @@ class ModelStep:
             parts = pieces.parts()
             if parts or calls:
                 self._session.recorder.assistant_message(
-                    turn_id, message_id, parts, calls, from_text=from_text, edit_blocks=blocks
+                    turn_id,
+                    message_id,
+                    parts,
+                    calls,
+                    from_text=from_text,
+                    edit_blocks=blocks,
+                    model_ids=ours.model,
                 )
         await drafts.close_unfinished(
             {c.call_id for c in calls},
@@ -232,6 +239,33 @@ class ModelStep:
         if found:
             log.info("the model's answer holds %d edit block(s); applying them", len(found))
         return [block_call(block, self._ids("call")) for block in found]
+
+
+class _OurIds:
+    """Our id for each tool call of one response. The model server's id pairs a call's drafts
+    with the call, and is kept (`model`) to pair the call with its result in later requests; a
+    server reusing an id (in another step, or for a second call after the first completed)
+    changes nothing the client sees (see
+    docs/rfc/implemented/architecture/2026-12-06-tool-call-ids.md)."""
+
+    def __init__(self, ids: IdFactory) -> None:
+        self._ids = ids
+        self._drafting: dict[str, str] = {}
+        """Model id -> ours, for the calls drafted and not complete yet."""
+        self.model: dict[str, str] = {}
+        """Ours -> the model server's id, for every call of the response."""
+
+    def of_draft(self, draft: ToolCallDraft) -> ToolCallDraft:
+        ours = self._drafting.get(draft.call_id)
+        if ours is None:
+            ours = self._drafting[draft.call_id] = self._ids("call")
+            self.model[ours] = draft.call_id
+        return msgspec.structs.replace(draft, call_id=ours)
+
+    def of_call(self, call: ToolCallRequest) -> ToolCallRequest:
+        ours = self._drafting.pop(call.call_id, None) or self._ids("call")
+        self.model[ours] = call.call_id
+        return msgspec.structs.replace(call, call_id=ours)
 
 
 class _TextStart:

@@ -37,7 +37,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Annotated, Any, Protocol
 
 import anyio
 import msgspec
@@ -57,6 +57,7 @@ from acp_server.session.journal import JournalStore
 from acp_server.session.journal_format import JournalExists
 from acp_server.session.log import SessionLog
 from acp_server.session.recorder import new_header
+from acp_server.tools.arguments import StructTool
 from acp_server.tools.base import Location, ToolCallContext, ToolKind, ToolOutput
 from acp_server.tools.permissions import Answer, PermissionPolicy
 from acp_server.tools.toolbox import TASK_TOOL_NAME, Toolbox
@@ -70,6 +71,7 @@ from .loop import AgentConfig
 from .no_progress import SILENT_END
 from .seams import Seams
 from .settings import SubagentLimits
+from .status_line import background_status
 
 __all__ = [
     "ChildJournal",
@@ -208,7 +210,21 @@ class _Progress:
                 await self._call.progress(self._text[-PROGRESS_TAIL:])
 
 
-class TaskTool:
+class TaskArgs(msgspec.Struct, forbid_unknown_fields=True):
+    prompt: Annotated[str, msgspec.Meta(description="The complete job for the subagent.")]
+    description: Annotated[
+        str | None, msgspec.Meta(description="A short (3-5 word) description shown to the user.")
+    ] = None
+    fork: Annotated[
+        bool,
+        msgspec.Meta(
+            description="Seed the subagent with this conversation's finished turns.",
+            extra_json_schema={"default": False},
+        ),
+    ] = False
+
+
+class TaskTool(StructTool[TaskArgs]):
     """`task {prompt, description?, fork?}`: delegate a self-contained job to a subagent.
 
     Kind `think`: the call itself touches nothing (no files, no commands); each of the child's
@@ -224,23 +240,7 @@ class TaskTool:
         "conversation, or with this conversation's finished turns when `fork` is true. Give it "
         "a complete prompt: it sees nothing else. Returns the subagent's final message."
     )
-    parameters: Mapping[str, Any] = {
-        "type": "object",
-        "properties": {
-            "prompt": {"type": "string", "description": "The complete job for the subagent."},
-            "description": {
-                "type": "string",
-                "description": "A short (3-5 word) description shown to the user.",
-            },
-            "fork": {
-                "type": "boolean",
-                "description": "Seed the subagent with this conversation's finished turns.",
-                "default": False,
-            },
-        },
-        "required": ["prompt"],
-        "additionalProperties": False,
-    }
+    args_type = TaskArgs
     kind: ToolKind = "think"
 
     def __init__(
@@ -292,21 +292,11 @@ class TaskTool:
     def locations(self, arguments: Mapping[str, Any]) -> Sequence[Location]:
         return ()
 
-    async def run(self, arguments: Mapping[str, Any], signal: TurnSignal) -> ToolOutput:
-        return ToolOutput("the task tool needs its tool call (run_call)", failed=True)
-
     # -- one call ----------------------------------------------------------------------------
 
-    async def run_call(
-        self, arguments: Mapping[str, Any], call: ToolCallContext, signal: TurnSignal
-    ) -> ToolOutput:
-        signal.raise_if_aborted()  # already aborted: no child at all
-        prompt = arguments.get("prompt")
-        if not isinstance(prompt, str) or not prompt.strip():
+    async def act(self, args: TaskArgs, call: ToolCallContext, signal: TurnSignal) -> ToolOutput:
+        if not args.prompt.strip():
             return ToolOutput("`prompt` must be a non-empty string", failed=True)
-        fork = arguments.get("fork", False)
-        if not isinstance(fork, bool):
-            return ToolOutput("`fork` must be true or false", failed=True)
         if self.running >= self._limits.max_concurrent:
             return ToolOutput(
                 f"too many subagents at once: at most {self._limits.max_concurrent} task calls "
@@ -315,9 +305,8 @@ class TaskTool:
             )
         self.running += 1
         try:
-            description = arguments.get("description")
-            described = description.strip() if isinstance(description, str) else ""
-            return await self._run_child(prompt, described or prompt.strip(), fork, call, signal)
+            described = (args.description or "").strip() or args.prompt.strip()
+            return await self._run_child(args.prompt, described, args.fork, call, signal)
         finally:
             self.running -= 1
 
@@ -379,6 +368,8 @@ class TaskTool:
                 seams.approval.append(_ChildApproval(self._policy, tools).approve)
                 # Nobody can be asked in a child: tools that would ask are not offered.
                 seams.request_config.append(offered_by(self._policy, can_ask=False))
+            if tools.background is not None:  # the session's, which the child's calls may start
+                seams.request_config.append(background_status(tools.background))
             async with anyio.create_task_group() as tg:
                 handle = spawn_agent(
                     journal.log,

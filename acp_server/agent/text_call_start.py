@@ -11,7 +11,9 @@ runs is still decided at the end.
 
 Each character is looked at once, in the chunk that brought it: the watcher keeps its state
 between chunks and stops looking as soon as the text cannot be such a call (prose first, a
-key `text_calls.py` would refuse, an unknown tool) or once the first object has closed.
+key `text_calls.py` would refuse, an unknown tool) or once the first object has closed. (A
+partial JSON parser would re-parse the whole text at every chunk: measured against this
+scanner and turned down in the RFC, `uv run benchmarks text-call-start`.)
 
 `arguments()` gives what is known of the arguments object so far as an object: its complete
 members (those followed by a `,` or the closing `}`), parsed; None when even that does not

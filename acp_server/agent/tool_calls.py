@@ -18,7 +18,8 @@ from typing import Literal
 from acp_server.cancellation import TurnAborted, TurnSignal
 from acp_server.models.base import ToolCallRequest
 from acp_server.session.log import SessionLog
-from acp_server.tools.base import CallAwareTool, PlanItem, Tool, ToolOutput
+from acp_server.session.stopped_calls import ABORTED_CALL_OUTPUT
+from acp_server.tools.base import PlanItem, Tool, ToolOutput
 from acp_server.tools.budget import cap_output
 
 from .call_checks import RepeatedCalls, call_problem
@@ -31,6 +32,9 @@ __all__ = ["ToolCalls"]
 log = logging.getLogger(__name__)
 
 EventSink = Callable[[AgentEvent], Awaitable[None]]
+
+NOT_RUN_OUTPUT = "not run: the turn ended before this tool call started"
+"""The output of the result a call gets when its turn ended before it started."""
 
 
 class ToolCalls:
@@ -105,12 +109,18 @@ class ToolCalls:
                         started = True
                         output = await self._run_tool(turn_id, tool, call, signal)
             except TurnAborted:
-                self._tool_result(
+                # This shape (unset `synthetic` when it started, this output, then the turn's
+                # aborted end) is how a replay tells a stopped call: session/stopped_calls.py.
+                self._session.recorder.tool_result(
                     shown,
-                    ToolOutput("cancelled: the turn was aborted", failed=True),
-                    synthetic=None if started else "not_run",
+                    ToolOutput(ABORTED_CALL_OUTPUT, failed=True),
+                    None if started else "not_run",
                 )
-                await self._emit(ToolCallProgress(turn_id, call.call_id, "failed", "cancelled"))
+                # `cancelled`: the abort stopped it running (it never ran: it failed).
+                status: Literal["cancelled", "failed"] = "cancelled" if started else "failed"
+                await self._emit(
+                    ToolCallProgress(turn_id, call.call_id, status, ABORTED_CALL_OUTPUT)
+                )
                 raise
             if repeats.stop_message is None and failures.stop_message is None:
                 # One stop note at most: the first limit reached ends the turn.
@@ -119,7 +129,7 @@ class ToolCalls:
                     output = failures.check(call, output)
             # A denial's reason (a hook's) or the list of unknown tools is capped too.
             output = cap_output(output, self._max_result_bytes)
-            self._tool_result(shown, output, synthetic=None)
+            self._session.recorder.tool_result(shown, output)
             outputs[call.call_id] = output
             if not output.failed and shown.kind == "edit" and output.diffs:
                 self.edits += 1  # unchanged too: the model meant a change, the tests tell
@@ -135,6 +145,7 @@ class ToolCalls:
                     locations=tuple(output.locations),
                     terminal_id=output.terminal_id,
                     images=tuple(output.images),
+                    process_exit=output.process_exit,
                 )
             )
         return outputs
@@ -143,11 +154,8 @@ class ToolCalls:
         self, turn_id: str, tool: Tool, call: ToolCallRequest, signal: TurnSignal
     ) -> ToolOutput:
         try:
-            if isinstance(tool, CallAwareTool):
-                context = _CallContext(self._emit, turn_id, call.call_id)
-                output = await tool.run_call(call.arguments, context, signal)
-            else:
-                output = await tool.run(call.arguments, signal)
+            context = _CallContext(self._emit, turn_id, call.call_id)
+            output = await tool.run(call.arguments, context, signal)
         except TurnAborted:
             raise
         except Exception as exc:
@@ -169,37 +177,12 @@ class ToolCalls:
         self._session.recorder.plan(turn_id, plan)
         await self._emit(PlanUpdated(turn_id, tuple(plan)))
 
-    def _tool_result(
-        self,
-        shown: ToolCallAnnounced,
-        output: ToolOutput,
-        synthetic: Literal["not_run"] | None,
-    ) -> None:
-        """Record a result, with the title and kind the client was shown (for replay)."""
-        self._session.recorder.tool_result(
-            shown.turn_id,
-            shown.call_id,
-            failed=output.failed,
-            output=output.text,
-            synthetic=synthetic,
-            title=shown.title,
-            kind=shown.kind,
-            diffs=output.diffs,
-            locations=output.locations or shown.locations,
-            checkpoints=output.checkpoints,
-            images=output.images,
-        )
-
     async def close_unstarted(self, turn_id: str) -> None:
         """At turn end: a `not_run` result for every call of the turn that never started, so
         every call in the log is paired with a result."""
         for call in self._session.open_tool_calls(turn_id):
-            self._session.recorder.tool_result(
-                turn_id,
-                call.call_id,
-                failed=True,
-                output="not run: the turn ended before this tool call started",
-                synthetic="not_run",
+            self._session.recorder.synthetic_result(
+                turn_id, call.call_id, "not_run", NOT_RUN_OUTPUT
             )
             if call.call_id in self.drafted:
                 # Shown while the model wrote it: the client hears it will not run.
@@ -208,7 +191,7 @@ class ToolCalls:
                         turn_id,
                         call.call_id,
                         "failed",
-                        "not run: the turn ended before this tool call started",
+                        NOT_RUN_OUTPUT,
                     )
                 )
 
@@ -223,7 +206,7 @@ def _holds_abort(exc: BaseException) -> bool:
 
 
 class _CallContext:
-    """A call-aware tool's view of its call: the id, and progress shown on the tool call."""
+    """A tool's view of the call it serves: the id, and progress shown on the tool call."""
 
     def __init__(self, emit: EventSink, turn_id: str, call_id: str) -> None:
         self._emit = emit

@@ -32,7 +32,7 @@ from anyio.abc import Process, TaskGroup
 from acp_server.cancellation import TurnSignal
 from acp_server.process import ProcessRegistry, spawn
 from acp_server.redaction import redact
-from acp_server.tools.base import Location, Tool, ToolKind, ToolOutput
+from acp_server.tools.base import Location, Tool, ToolCallContext, ToolKind, ToolOutput
 
 if TYPE_CHECKING:
     from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
@@ -101,7 +101,10 @@ class McpTool:
     def locations(self, arguments: Mapping[str, Any]) -> Sequence[Location]:
         return ()
 
-    async def run(self, arguments: Mapping[str, Any], signal: TurnSignal) -> ToolOutput:
+    async def run(
+        self, arguments: Mapping[str, Any], call: ToolCallContext, signal: TurnSignal
+    ) -> ToolOutput:
+        """Call the tool on its server (its schema is the server's: `parameters`)."""
         from mcp import McpError
         from mcp.types import CancelledNotification, CancelledNotificationParams, ClientNotification
 
@@ -176,6 +179,10 @@ class _Connection:
     """Set once connected (or failed)."""
     stopped: anyio.Event = field(default_factory=anyio.Event)
     pgid: int | None = None
+    connected: bool = False
+    """Initialized and its tools listed; until then, closing cancels the attempt."""
+    attempt: anyio.CancelScope = field(default_factory=anyio.CancelScope)
+    """The whole life of the connection (`_serve`)."""
 
 
 class McpServers:
@@ -224,6 +231,11 @@ class McpServers:
     async def aclose(self) -> None:
         """Close every connection and stop every stdio server's process group."""
         self._closing.set()
+        for connection in self._connections:
+            # A server still starting is not waited for: closing would otherwise last until
+            # its connect timeout (30 s) ran out, and the session's close with it.
+            if not connection.connected:
+                connection.attempt.cancel()
         with anyio.CancelScope(shield=True):
             for connection in self._connections:
                 await connection.stopped.wait()
@@ -238,37 +250,39 @@ class McpServers:
     async def _serve(self, connection: _Connection) -> None:
         from mcp import ClientSession
 
-        try:
-            if self._closing.is_set():
-                return
-            async with contextlib.AsyncExitStack() as stack:
-                read, write = await stack.enter_async_context(self._transport(connection))
-                session = await stack.enter_async_context(ClientSession(read, write))
-                with anyio.fail_after(CONNECT_TIMEOUT):
-                    await session.initialize()
-                    infos: list[McpToolInfo] = []
-                    cursor: str | None = None
-                    while True:
-                        page = await session.list_tools(cursor)
-                        infos.extend(page.tools)
-                        cursor = page.nextCursor
-                        if not cursor:
-                            break
-                name = connection.config.name
-                tools: list[Tool] = [McpTool(name, session, info) for info in infos]
-                self.tools.extend(tools)
-                self._on_tools(tools)
-                log.info("MCP server %s connected: %d tools", name, len(tools))
+        with connection.attempt:
+            try:
+                if self._closing.is_set():
+                    return
+                async with contextlib.AsyncExitStack() as stack:
+                    read, write = await stack.enter_async_context(self._transport(connection))
+                    session = await stack.enter_async_context(ClientSession(read, write))
+                    with anyio.fail_after(CONNECT_TIMEOUT):
+                        await session.initialize()
+                        infos: list[McpToolInfo] = []
+                        cursor: str | None = None
+                        while True:
+                            page = await session.list_tools(cursor)
+                            infos.extend(page.tools)
+                            cursor = page.nextCursor
+                            if not cursor:
+                                break
+                    name = connection.config.name
+                    tools: list[Tool] = [McpTool(name, session, info) for info in infos]
+                    self.tools.extend(tools)
+                    self._on_tools(tools)
+                    log.info("MCP server %s connected: %d tools", name, len(tools))
+                    connection.connected = True
+                    connection.done.set()
+                    await self._closing.wait()
+            except Exception as exc:
+                if not connection.done.is_set():
+                    self._fail(connection, _describe(exc))
+                else:
+                    log.warning("MCP server %s failed: %s", connection.config.name, _describe(exc))
+            finally:
                 connection.done.set()
-                await self._closing.wait()
-        except Exception as exc:
-            if not connection.done.is_set():
-                self._fail(connection, _describe(exc))
-            else:
-                log.warning("MCP server %s failed: %s", connection.config.name, _describe(exc))
-        finally:
-            connection.done.set()
-            connection.stopped.set()
+                connection.stopped.set()
 
     @asynccontextmanager
     async def _transport(

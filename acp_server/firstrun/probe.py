@@ -14,6 +14,8 @@ from acp_server.models.base import ModelError
 from acp_server.models.providers import PROVIDERS, ProviderTables
 
 if TYPE_CHECKING:
+    import httpx
+
     from acp_server.models.base import ModelProvider
 
 __all__ = ["ProbeFailure", "list_models", "model_answers"]
@@ -22,6 +24,8 @@ FailureKind = Literal["unreachable", "key", "model", "other"]
 
 _LIST_LIMIT = 4 * 1024 * 1024
 """A model list longer than this is not read (a gateway's list is a few hundred KB)."""
+_MAX_REDIRECTS = 5
+"""Redirects on the same origin followed before the model list is given up."""
 
 
 class ProbeFailure(Exception):
@@ -45,16 +49,8 @@ def list_models(provider: str, base_url: str, key: str | None, timeout: float = 
     url = row.models_url(base_url)
     headers = {"accept": "application/json", **row.auth_headers(key)}
     try:
-        with (
-            httpx.Client(timeout=timeout, follow_redirects=True) as client,
-            client.stream("GET", url, headers=headers) as response,
-        ):
-            body = b""
-            for chunk in response.iter_bytes():
-                body += chunk
-                if len(body) > _LIST_LIMIT:
-                    raise ProbeFailure("other", f"the model list at {url} is too long to read")
-            status = response.status_code
+        with httpx.Client(timeout=timeout) as client:
+            status, body = _get_within_origin(client, url, headers)
     except (httpx.InvalidURL, httpx.UnsupportedProtocol) as exc:
         raise ProbeFailure(
             "unreachable", f"{base_url!r} is not an http:// or https:// URL ({exc})"
@@ -66,6 +62,43 @@ def list_models(provider: str, base_url: str, key: str | None, timeout: float = 
             f"cannot reach {url} ({detail}). Check the URL and that the server is running.",
         ) from None
     return _model_ids(url, status, body, key_given=bool(key))
+
+
+def _get_within_origin(
+    client: httpx.Client, url: str, headers: Mapping[str, str]
+) -> tuple[int, bytes]:
+    """The status and body (at most `_LIST_LIMIT` bytes) of `GET url`, following redirects on
+    the same origin only. The headers carry the key, and httpx drops only `Authorization` on
+    the way to another host, not `x-api-key`; the agent's provider clients follow no redirect
+    at all, so a server that sends its API elsewhere would fail there anyway: the user is told
+    where it points instead."""
+    request = client.build_request("GET", url, headers=headers)
+    for _ in range(_MAX_REDIRECTS + 1):
+        response = client.send(request, stream=True)
+        try:
+            following = response.next_request
+            if following is None:
+                body = b""
+                for chunk in response.iter_bytes():
+                    body += chunk
+                    if len(body) > _LIST_LIMIT:
+                        raise ProbeFailure("other", f"the model list at {url} is too long to read")
+                return response.status_code, body
+        finally:
+            response.close()
+        if _origin(following.url) != _origin(request.url):
+            raise ProbeFailure(
+                "unreachable",
+                f"{request.url} redirects (HTTP {response.status_code}) to {following.url}, "
+                "another server, which is not followed, so that the key goes nowhere else. If "
+                "that is the provider's address, give it as the base URL.",
+            )
+        request = following
+    raise ProbeFailure("other", f"{url} redirects more than {_MAX_REDIRECTS} times")
+
+
+def _origin(url: httpx.URL) -> tuple[str, str, int | None]:
+    return url.scheme, url.host, url.port  # httpx gives no port when it is the default one
 
 
 def _model_ids(url: str, status: int, body: bytes, *, key_given: bool) -> list[str]:

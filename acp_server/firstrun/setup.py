@@ -1,11 +1,16 @@
-"""`acp-server setup`: choose a provider, its URL, the key and a model, prove they answer, and
-write the config file (docs/rfc/implemented/feature/2026-12-01-first-run-setup.md).
+"""`acp-server setup`: choose a provider and its URL, check them, then the key and a model, prove
+they answer, and write the config file (docs/rfc/implemented/feature/2026-12-01-first-run-setup.md).
 
+What can be checked comes before what is asked: the URL must answer, and its model list, asked
+without a key, says whether the server needs one, before a key is asked for. Suggested values
+(the provider's URL, the usual key variable) are hints Enter accepts, not text to erase.
 Questions are asked with questionary (on prompt_toolkit), imported only here. Every failure a
 user can cause (an unreachable URL, a rejected key, an unknown model, a config file that is
 not TOML) gets a sentence and another try; Ctrl-C and end of input (Ctrl-D) stop without
-touching the config file. The file is written only after the model answered, atomically and
-with mode 0600 (`configfile`).
+touching the config file. The file is written only after the model answered (or, when the key
+is in a variable this shell does not have, after saying that it could not be tried),
+atomically and with mode 0600 (`configfile`). The candidate file is read back from memory: a
+typed key is written to no file but the config.
 """
 
 from __future__ import annotations
@@ -14,10 +19,8 @@ import argparse
 import contextlib
 import os
 import sys
-import tempfile
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from pathlib import Path
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from acp_server.firstrun.config_access import ConfigAccess, Settings
@@ -61,6 +64,10 @@ TYPE_KEY = "Type the key (hidden; stored in the config file, mode 0600)"
 ENV_KEY = "Read it from an environment variable"
 NO_KEY = "No key (a local server that needs none)"
 TYPE_MODEL = "(type a model name)"
+ENTER_HINT = "Enter takes the one shown"
+
+Parse = Callable[[str], Settings]
+"""The server's config reader on the text setup is about to write."""
 
 
 def say(text: str = "") -> None:
@@ -117,7 +124,7 @@ def run_setup(args: argparse.Namespace, config: ConfigAccess[S]) -> int:
     say("Ctrl-C stops at any time and leaves that file as it is.\n")
     try:
         with _questions_on_stderr():
-            choice, answer = _choose(existing, config.read)
+            choice, answer = _choose(existing, lambda text: config.parse(text, path))
     except (Cancelled, KeyboardInterrupt, EOFError):  # Ctrl-C between two questions too
         say(f"\nSetup cancelled; {path} is unchanged.")
         return 1
@@ -131,23 +138,31 @@ def run_setup(args: argparse.Namespace, config: ConfigAccess[S]) -> int:
     except KeyboardInterrupt:
         say(f"\nSetup cancelled; {path} is unchanged.")
         return 1
-    shown = redaction.redact(answer.strip())[:80]
-    say(f"\n{choice.spec} answered: {shown!r}")
-    say(f"Wrote {path} (mode 0600): default_model = {choice.spec!r}.")
+    if answer is None:
+        say(f"\nWrote {path} (mode 0600): default_model = {choice.spec!r}.")
+        say(
+            f"Not tried: {choice.key.env} is not set here. Set it where your editor starts "
+            "the agent, and check with `acp-server doctor` in a shell that has it."
+        )
+    else:
+        shown = redaction.redact(answer.strip())[:80]
+        say(f"\n{choice.spec} answered: {shown!r}")
+        say(f"Wrote {path} (mode 0600): default_model = {choice.spec!r}.")
     if args.model:
         say(
             f"Note: this command line also names --model {args.model}, which wins over the "
             "config file; remove it from your client's agent settings to use the new model."
         )
-    elif os.environ.get("ACP_SERVER_MODEL"):
-        say("Note: ACP_SERVER_MODEL is set in this environment and wins over the config file.")
+    elif os.environ.get(config.model_env):
+        say(f"Note: {config.model_env} is set in this environment and wins over the config file.")
     base_url_env = PROVIDERS[choice.provider].base_url_variable
     if os.environ.get(base_url_env):
         say(
             f"Note: {base_url_env} is set in this environment and wins over the base_url just "
             "written; unset it where the agent runs to use the new one."
         )
-    say("Check everything with: acp-server doctor")
+    if answer is not None:
+        say("Check everything with: acp-server doctor")
     return 0
 
 
@@ -162,11 +177,29 @@ def _questions_on_stderr() -> Iterator[None]:
         yield
 
 
-def _choose(existing: str, read: Callable[[Path | None], Settings]) -> tuple[ProviderChoice, str]:
-    """Ask until a provider, URL, key and model answered the tiny request."""
-    import questionary
+@dataclass(slots=True)
+class _Answers:
+    """What the questions found so far."""
 
-    from acp_server import redaction
+    kind: Kind
+    base_url: str
+    key: KeySource = field(default_factory=KeySource)
+    models: list[str] = field(default_factory=list)
+    """The server's model list ([]: none to pick from, the name is typed)."""
+    untried: bool = False
+    """The model cannot be tried here: the key's variable is not set in this shell."""
+
+    def choice(self, model: str) -> ProviderChoice:
+        return ProviderChoice(self.kind.row.name, self.base_url, self.key, model)
+
+
+def _choose(existing: str, parse: Parse) -> tuple[ProviderChoice, str | None]:
+    """Ask until a provider, URL, key and model answered the tiny request; the answer's text,
+    or None when the model could not be tried here (`_Answers.untried`, said to the user).
+
+    The order checks what can be checked before the key is asked for: the URL must answer,
+    and its model list, asked without a key, says whether the server needs one."""
+    import questionary
 
     kind = _ask(
         questionary.select(
@@ -174,54 +207,103 @@ def _choose(existing: str, read: Callable[[Path | None], Settings]) -> tuple[Pro
             choices=[questionary.Choice(k.server.label, value=k) for k in kinds()],
         )
     )
-    provider = kind.row.name
-    base_url = _ask_url(kind, kind.server.base_url)
-    key = _ask_key(kind)
+    answers = _Answers(kind, _ask_url(kind))
+    _check_url_then_key(answers)
     while True:
-        try:
-            models = list_models(provider, base_url, _key_value(key))
-        except ProbeFailure as failure:
-            say(f"  {failure.message}")
-            if failure.kind == "unreachable":
-                base_url = _ask_url(kind, base_url)
-                continue
-            if failure.kind == "key":
-                key = _ask_key(kind)
-                continue
-            models = []  # no list: the name is typed
-        model = _ask_model(models)
-        choice = ProviderChoice(provider, base_url, key, model)
+        model = _ask_model(answers.models)
+        choice = answers.choice(model)
+        if answers.untried:
+            return choice, None
         say(f"  Sending {choice.spec} one tiny request...")
         try:
-            answer = _try(existing, choice, read)
+            return choice, _try(existing, choice, parse)
         except ProbeFailure as failure:
+            from acp_server import redaction
+
             say(f"  {redaction.redact(failure.message)}")
             if failure.kind == "unreachable":
-                base_url = _ask_url(kind, base_url)
+                answers.base_url = _ask_url(kind)
+                _relist(answers)
             elif failure.kind == "key":
-                key = _ask_key(kind)
-            continue  # the model is asked again in every case
-        return choice, answer
+                _ask_key_until_listed(answers, needed=True)
+            # the model is asked again in every case
 
 
-def _ask_url(kind: Kind, default: str) -> str:
+def _check_url_then_key(answers: _Answers) -> None:
+    """Ask for the URL until it answers; then for a key only if the server needs one (or
+    cannot say), and list the models with it."""
+    while True:
+        say(f"  Checking {answers.base_url} ...")
+        try:
+            answers.models = list_models(answers.kind.row.name, answers.base_url, None)
+        except ProbeFailure as failure:
+            if failure.kind == "unreachable":
+                say(f"  {failure.message}")
+                answers.base_url = _ask_url(answers.kind)
+                continue
+            if failure.kind == "key":
+                say("  The server answers, and needs a key.")
+                _ask_key_until_listed(answers, needed=True)
+                return
+            say(f"  {failure.message}")  # no list: whether a key is needed is not known
+            _ask_key_until_listed(answers, needed=answers.kind.server.key_needed, listed=False)
+            return
+        say(f"  The server answers without a key ({len(answers.models)} models listed).")
+        return
+
+
+def _ask_key_until_listed(answers: _Answers, *, needed: bool, listed: bool = True) -> None:
+    """Ask for the key until the server lists its models with it (`listed`: it has a list).
+    A key in a variable this shell does not have cannot be checked: that is said, and setup
+    goes on without listing or trying (the editor must set it for the agent)."""
+    while True:
+        answers.key = _ask_key(answers.kind, offer_none=not needed)
+        value = _key_value(answers.key)
+        answers.untried = answers.key.env is not None and value is None
+        if answers.untried:
+            say(
+                f"  {answers.key.env} is not set in this shell, so setup cannot list or try "
+                "the models with it; the file will name it, and your editor must set it for "
+                "the agent. Type the model name."
+            )
+            answers.models = []
+            return
+        if not listed:
+            return
+        try:
+            answers.models = list_models(answers.kind.row.name, answers.base_url, value)
+            return
+        except ProbeFailure as failure:
+            say(f"  {failure.message}")
+            if failure.kind != "key":
+                answers.models = []  # no list: the name is typed, the tiny request decides
+                return
+
+
+def _ask_url(kind: Kind) -> str:
+    """The base URL; the provider's default is shown as a hint that Enter accepts."""
     import questionary
+
+    default = kind.server.base_url
 
     def valid(text: str) -> bool | str:
         text = text.strip()
-        if text.startswith(("http://", "https://")) and len(text) > len("https://"):
+        if not text or (text.startswith(("http://", "https://")) and len(text) > len("https://")):
             return True
-        return "Enter an http:// or https:// URL"
+        return "Enter an http:// or https:// URL (or nothing for the one shown)"
 
-    hint = f" ({kind.server.hint})" if kind.server.hint else ""
-    answer = _ask(questionary.text(f"Base URL{hint}:", default=default, validate=valid))
-    return str(answer).strip().rstrip("/")
+    hint = f"; {kind.server.hint}" if kind.server.hint else ""
+    question = questionary.text(
+        f"Base URL ({ENTER_HINT}{hint}):", validate=valid, placeholder=_hint(default)
+    )
+    answer = str(_ask(question)).strip() or default
+    return answer.rstrip("/")
 
 
-def _ask_key(kind: Kind) -> KeySource:
+def _ask_key(kind: Kind, *, offer_none: bool) -> KeySource:
     import questionary
 
-    choices = [TYPE_KEY, ENV_KEY] if kind.server.key_needed else [NO_KEY, TYPE_KEY, ENV_KEY]
+    choices = [NO_KEY, TYPE_KEY, ENV_KEY] if offer_none else [TYPE_KEY, ENV_KEY]
     how = _ask(questionary.select("The API key:", choices=choices))
     if how == NO_KEY:
         return KeySource()
@@ -238,25 +320,42 @@ def _ask_key(kind: Kind) -> KeySource:
 
     def valid(text: str) -> bool | str:
         name = text.strip()
-        if not name.replace("_", "").isalnum() or name[:1].isdigit():
+        if name and (not name.replace("_", "").isalnum() or name[:1].isdigit()):
             return "A variable name: letters, digits and _"
         return True
 
     default = kind.row.key_variable
-    name = str(_ask(questionary.text("Variable name:", default=default, validate=valid)))
-    name = name.strip()
-    if not os.environ.get(name):
-        say(
-            f"  {name} is not set here, so the models cannot be listed with it; your editor "
-            "must set it for the agent."
-        )
-    return KeySource(env=name)
+    question = questionary.text(
+        f"Variable name ({ENTER_HINT}):", validate=valid, placeholder=_hint(default)
+    )
+    return KeySource(env=str(_ask(question)).strip() or default)
+
+
+def _hint(default: str) -> Any:
+    """A default shown in the answer's place, dimmed, until something is typed."""
+    from prompt_toolkit.formatted_text import FormattedText
+
+    return FormattedText([("class:instruction", default)])
 
 
 def _key_value(key: KeySource) -> str | None:
+    """The key itself: typed, or the variable's value in this shell (None: no key here)."""
     if key.value is not None:
         return key.value
-    return os.environ.get(key.env) if key.env else None
+    if key.env is not None:
+        return os.environ.get(key.env) or None
+    return None
+
+
+def _relist(answers: _Answers) -> None:
+    """The model list at a new URL, with the key already chosen ([] when there is none)."""
+    try:
+        answers.models = list_models(
+            answers.kind.row.name, answers.base_url, _key_value(answers.key)
+        )
+    except ProbeFailure as failure:
+        say(f"  {failure.message}")
+        answers.models = []
 
 
 def _ask_model(models: list[str]) -> str:
@@ -282,17 +381,15 @@ def _ask_model(models: list[str]) -> str:
     return str(_ask(questionary.text("Model name:", validate=valid))).strip()
 
 
-def _try(existing: str, choice: ProviderChoice, read: Callable[[Path | None], Settings]) -> str:
-    """The candidate config, read back by the server's own reader, then the tiny request."""
+def _try(existing: str, choice: ProviderChoice, parse: Parse) -> str:
+    """The candidate config, read by the server's own reader from memory (the typed key is
+    never written anywhere but the config file), then the tiny request."""
     from acp_server.models.base import ModelConfigError
 
-    with tempfile.TemporaryDirectory(prefix="acp-server-setup-") as scratch:
-        candidate = Path(scratch) / "config.toml"
-        candidate.write_text(edited_config(existing, choice), encoding="utf-8")
-        try:
-            settings = read(candidate)
-        except ModelConfigError as exc:
-            raise ProbeFailure("other", str(exc)) from None
+    try:
+        settings = parse(edited_config(existing, choice))
+    except ModelConfigError as exc:
+        raise ProbeFailure("other", str(exc)) from None
     # What is written is what is tried: the shell's base URL variables would override the file.
     overriding = {row.base_url_variable for row in PROVIDERS.values()}
     environ = {k: v for k, v in os.environ.items() if k not in overriding}

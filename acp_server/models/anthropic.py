@@ -25,6 +25,7 @@
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import AsyncGenerator, Callable
 from contextlib import aclosing
 from typing import Any, TypeVar
@@ -147,6 +148,9 @@ def request_body(
             add("user", blocks)
     if messages:
         messages[-1]["content"][-1] = {**messages[-1]["content"][-1], "cache_control": _EPHEMERAL}
+    if request.status:
+        # After the cache breakpoint: the next request's prefix is the same without it.
+        add("user", [{"type": "text", "text": request.status}])
     body: dict[str, Any] = {
         "model": model,
         "max_tokens": request.max_output_tokens or default_max_tokens,
@@ -341,6 +345,7 @@ class AnthropicProvider:
         request = self._http.options.sampled(request)
         body = msgspec.json.encode(request_body(endpoint.model, request, self.default_max_tokens))
         tools: dict[int, _ToolBlock] = {}
+        call_ids: set[str] = set()  # this response's: a server repeating one gets one of ours
         finished: list[ToolCallRequest] = []
         input_tokens: int | None = None
         output_tokens: int | None = None
@@ -383,8 +388,14 @@ class AnthropicProvider:
                     elif block.type == "tool_use":
                         if not block.id or not block.name:
                             raise malformed_chunk(endpoint, data, "tool_use without id or name")
-                        tools[start.index] = _ToolBlock(block.id, block.name, block.input)
-                        yield ToolCallDraft(call_id=block.id, name=block.name)
+                        call_id = block.id
+                        if call_id in call_ids:
+                            # Two calls under one id: the model step would take them for one,
+                            # and their results could not be told apart in the next request.
+                            call_id = f"toolu_{uuid.uuid4().hex[:24]}"
+                        call_ids.add(call_id)
+                        tools[start.index] = _ToolBlock(call_id, block.name, block.input)
+                        yield ToolCallDraft(call_id=call_id, name=block.name)
                 elif kind == "content_block_stop":
                     index = _decode(endpoint, _decode_block_stop, data).index
                     tool = tools.pop(index, None)

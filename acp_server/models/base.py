@@ -96,6 +96,10 @@ class ModelRequest(Struct, kw_only=True, frozen=True):
     temperature: float | None = None
     """The sampling temperature asked for; None: none is sent (the server's default). The
     model's configured `temperature` wins over it (`HttpOptions.sampled`)."""
+    status: str | None = None
+    """A note on the session's state now (its background commands), sent after the
+    conversation as the user's words; never recorded, and kept out of prompt caching (see
+    docs/rfc/implemented/architecture/2026-12-06-background-work.md)."""
 
 
 # --- stream events ------------------------------------------------------------------------

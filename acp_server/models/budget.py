@@ -92,6 +92,7 @@ def estimate_request(request: ModelRequest) -> int:
         + _text_tokens(request.system_prompt)
         + _tools_tokens(request.tools)
         + estimate_items(request.messages)
+        + _text_tokens(request.status or "")
     )
 
 
@@ -105,6 +106,7 @@ class _Reported:
     last: ConversationItem | None
     system_prompt: str
     tools_tokens: int
+    status: str | None
 
 
 class ContextBudget:
@@ -156,6 +158,8 @@ class ContextBudget:
             + _tools_tokens(request.tools)
             - reported.tools_tokens
             + estimate_items(messages[reported.messages :])
+            + _text_tokens(request.status or "")
+            - _text_tokens(reported.status or "")
         )
         return max(0, reported.prompt_tokens + delta)
 
@@ -179,6 +183,7 @@ class ContextBudget:
             messages=len(request.messages),
             last=request.messages[-1] if request.messages else None,
             system_prompt=request.system_prompt,
+            status=request.status,
             tools_tokens=_tools_tokens(request.tools),
         )
 

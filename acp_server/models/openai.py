@@ -169,6 +169,8 @@ def request_body(
             messages.append({"role": "user", "content": content})
     if images:
         messages.append({"role": "user", "content": images})
+    if request.status:
+        messages.append({"role": "user", "content": request.status})  # after the cached prefix
     body: dict[str, Any] = {"model": model, "messages": messages, "stream": True}
     if usage_in_stream:
         body["stream_options"] = {"include_usage": True}
@@ -382,6 +384,7 @@ class OpenAIProvider:
             request = without_tool_images(request)
         endpoint = self.endpoint
         calls: dict[int, _PendingCall] = {}
+        call_ids: set[str] = set()
         finish: FinishReason | None = None
         usage: Usage | None = None
         done = False
@@ -414,7 +417,7 @@ class OpenAIProvider:
                         if delta.content:
                             yield TextDelta(text=delta.content)
                         if delta.tool_calls:
-                            for draft in _merge_tool_calls(calls, delta.tool_calls):
+                            for draft in _merge_tool_calls(calls, delta.tool_calls, call_ids):
                                 yield draft
                     if choice.finish_reason and finish is None:
                         finish = _FINISH.get(choice.finish_reason, "stop")
@@ -472,11 +475,12 @@ def _rejects_stream_options(error: ModelError) -> bool:
 
 
 def _merge_tool_calls(
-    calls: dict[int, _PendingCall], deltas: list[_ToolCallDelta]
+    calls: dict[int, _PendingCall], deltas: list[_ToolCallDelta], ids: set[str]
 ) -> list[ToolCallDraft]:
     """Fold one chunk's tool-call deltas into the pending calls, by `index`; returns the drafts
     to show: a call's first once its name is known (its id is fixed then: a server's id, else
-    one of ours), then each new piece of its arguments."""
+    one of ours, also when an earlier call of the response has the server's: `ids` holds
+    theirs), then each new piece of its arguments."""
     drafts: list[ToolCallDraft] = []
     for position, delta in enumerate(deltas):
         index = delta.index if delta.index is not None else position
@@ -497,7 +501,11 @@ def _merge_tool_calls(
             continue
         if not pending.drafted:
             pending.drafted = True
-            pending.call_id = pending.call_id or f"call_{uuid.uuid4().hex[:24]}"
+            if pending.call_id is None or pending.call_id in ids:
+                # Two calls under one id would be one to the agent, and their results could
+                # not be told apart in the next request.
+                pending.call_id = f"call_{uuid.uuid4().hex[:24]}"
+            ids.add(pending.call_id)
             drafts.append(
                 ToolCallDraft(
                     call_id=pending.call_id, name=pending.name, arguments="".join(pending.arguments)

@@ -1,4 +1,5 @@
-"""The one way to start a child process: nothing a call started outlives the call.
+"""The one way to start a child process: nothing a call started outlives the call (a session's
+background items outlive the turn that started them, never the session).
 
 `spawn` (MCP servers) and `run_process` on top of it (the bash tool, hooks) start every child
 as the leader of its own session and process group (`start_new_session=True`), with a token
@@ -15,7 +16,7 @@ How a call ends:
   recorded pid, up to `grace` seconds for all of it to be gone, SIGKILL, then the join.
 - The leader exits by itself: whatever is left of the tree (`sleep 300 &` followed by
   `exit`, a detached daemon) gets the same treatment. A call owns everything it started;
-  a background job that should survive the call is out of scope by design.
+  a background item (`background.py`) is the one call its session owns instead.
 - The caller's anyio scope is cancelled: the same escalation runs shielded, and the
   cancellation is re-raised afterwards.
 
@@ -23,6 +24,12 @@ The join waits until the group is empty (`killpg(pgid, 0)` fails with ESRCH) and
 recorded pid is gone, reaping exited processes that are our children on the way, and
 rescans at the end for processes forked or re-parented meanwhile. It is bounded
 (`JOIN_TIMEOUT`); pids still there are reported in `ProcessResult.survivors` and logged.
+
+Every call's tree dies with us even when we are killed with SIGKILL: one watchdog process
+per agent (`lifeline.py`, `watchdog.py`), told about each call from before its fork until its
+join, stops what is left when a pipe only we hold closes. A session's background items
+(`background.py`) are the one kind of call that outlives the turn that started it; their
+session stops them.
 
 The registry (`ProcessRegistry`) is created once by the server and passed to everything
 that spawns; server shutdown calls its `kill_all`, which refuses later spawns and stops

@@ -119,8 +119,16 @@ class BubblewrapProbe:
             return None, f"bwrap (bubblewrap) is not installed; {INSTALL_HINT}"
         argv = confine(["true"], bwrap=bwrap, cwd="/", writable=[], network=False)
         try:
+            # Unwatched: it dies with us by itself (--die-with-parent), and the watchdog's
+            # start would compete with the agent's own start-up (the probe runs before
+            # `initialize` is read).
             result = await run_process(
-                argv, signal=None, registry=registry, cwd="/", timeout=PROBE_TIMEOUT
+                argv,
+                signal=None,
+                registry=registry,
+                cwd="/",
+                timeout=PROBE_TIMEOUT,
+                watched=False,
             )
         except OSError as exc:
             return None, f"{bwrap} cannot be started: {exc.strerror or exc}"

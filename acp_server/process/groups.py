@@ -16,6 +16,7 @@ from signal import SIGKILL, SIGTERM
 import anyio
 
 from acp_server.process.descendants import children, descendants, is_same, read_stat
+from acp_server.process.lifeline import LIFELINE
 
 log = logging.getLogger(__name__)
 
@@ -124,7 +125,7 @@ class ProcessRegistry:
         if self.spawning:
             return
         for pid in children(os.getpid()):
-            if pid in self._trees:
+            if pid in self._trees or pid == LIFELINE.pid:  # the watchdog's status is its own
                 continue
             stat = read_stat(pid)
             if stat is not None and stat.state == "Z":
@@ -141,15 +142,16 @@ class ProcessRegistry:
     async def kill_all(self, grace: float = 0.5, join_timeout: float = JOIN_TIMEOUT) -> list[int]:
         """Close the registry; SIGTERM every live tree at once, wait up to `grace`, SIGKILL
         what remains, then join them all; SIGKILL any other child of ours (an orphan whose
-        call could not be told, see `descendants`). Shielded: runs to the end even if the
-        caller is cancelled. Returns the pids that survived the join (normally none). The
-        calls that own the trees see their leaders die by signal and return on their own;
-        a call still in its own, longer grace is overtaken by this one.
+        call could not be told, see `descendants`), except the watchdog, which must outlive
+        us. Shielded: runs to the end even if the caller is cancelled. Returns the pids that
+        survived the join (normally none). The calls that own the trees see their leaders die
+        by signal and return on their own; a call still in its own, longer grace is overtaken
+        by this one.
         """
         self._closed = True
         with anyio.CancelScope(shield=True):
             survivors = await stop_trees(list(self._trees.values()), grace, join_timeout)
-            leaders = set(self._trees)
+            leaders = {*self._trees, LIFELINE.pid}
             for pid in children(os.getpid()):
                 if pid not in leaders:
                     with contextlib.suppress(OSError):

@@ -57,6 +57,7 @@ async def run_process(
     output_limit: int = 1 << 20,
     grace: float = 2.0,
     on_output: Callable[[bytes], None] | None = None,
+    watched: bool = True,
 ) -> ProcessResult:
     """Run `argv` through `spawn` and return once its whole tree is gone.
 
@@ -66,7 +67,7 @@ async def run_process(
     - `timeout` (seconds from the spawn) expired: the tree is stopped, `timed_out=True`.
     - Stopping is SIGTERM to the group and every recorded descendant, up to `grace`
       seconds, SIGKILL, and the join.
-    - `registry` and `env`: as for `spawn`.
+    - `registry`, `env` and `watched`: as for `spawn`.
     - `stdin_data` is written to the child's stdin, which is then closed; without it
       stdin is `/dev/null`.
     - stdout and stderr keep their last `output_limit` bytes each (`*_truncated` says
@@ -89,6 +90,7 @@ async def run_process(
         env=env,
         stdin=PIPE if stdin_data else DEVNULL,
         grace=grace,
+        watched=watched,
     ) as child:
         process = child.process
         async with anyio.create_task_group() as tg:

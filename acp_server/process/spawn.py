@@ -19,6 +19,7 @@ from anyio.abc import Process
 
 from acp_server.process.descendants import TOKEN_VARIABLE, new_token
 from acp_server.process.groups import JOIN_TIMEOUT, ProcessRegistry, ProcessTree, stop_trees
+from acp_server.process.lifeline import LIFELINE
 
 _LEADER_TIMEOUT = 1.0
 """After the tree is gone, how long to wait for the event loop to report the leader's
@@ -69,6 +70,7 @@ async def spawn(
     stdin: int = DEVNULL,
     stderr: int | None = PIPE,
     grace: float = 2.0,
+    watched: bool = True,
 ) -> AsyncIterator[Child]:
     """Start `argv` in its own session and group; yield it; stop and join its whole tree
     when the block ends, however it ends.
@@ -80,6 +82,10 @@ async def spawn(
       descendants' token is added to it.
     - stdout is always a pipe; `stdin` is `/dev/null` unless the caller asks for a pipe;
       `stderr` is a pipe, or None for our fd 2 (never fd 1: that is the protocol).
+    - The watchdog (`acp_server.process.lifeline`) watches the call from before the fork
+      until its tree is joined: if this process dies without stopping the tree (SIGKILL),
+      the watchdog does. Linux only. `watched=False` is for a child that dies with us by
+      itself (bubblewrap's `--die-with-parent`): the watchdog is neither told nor started.
     """
     if not argv:
         raise ValueError("argv must not be empty")
@@ -96,6 +102,10 @@ async def spawn(
             registry.check_open()
             registry.spawning += 1
         try:
+            # Before the fork: our death from here on is seen by the watchdog only after the
+            # child exec'd (the child holds the lifeline until then), carrying the token.
+            if watched:
+                LIFELINE.watch(token, grace)
             process = await anyio.open_process(
                 list(argv),
                 stdin=stdin,
@@ -107,8 +117,13 @@ async def spawn(
             )
             # A session leader leads its own group: pgid == pid.
             child = Child(process, ProcessTree(process.pid, token))
+            if watched:
+                LIFELINE.identify(token, process.pid)
             if registry is not None:
                 registry.register(child.tree)
+        except BaseException:
+            LIFELINE.forget(token)
+            raise
         finally:
             if registry is not None:
                 registry.spawning -= 1
@@ -119,8 +134,11 @@ async def spawn(
         yield child
     finally:
         with anyio.CancelScope(shield=True):
+            survivors: list[int] | None = None
             try:
-                await child.settle(grace if registry is None or registry.is_open else 0.0)
+                survivors = await child.settle(
+                    grace if registry is None or registry.is_open else 0.0
+                )
             finally:
                 # Unregistered only once the event loop has its exit status, so that
                 # `reap_strays` never takes it.
@@ -128,6 +146,9 @@ async def spawn(
                 if registry is not None:
                     registry.unregister(child.tree)
                     registry.reap_strays()
+                if survivors == []:
+                    # Survivors stay watched: the watchdog tries again if we die.
+                    LIFELINE.forget(token)
 
 
 async def _close(process: Process) -> None:

@@ -34,6 +34,7 @@ from acp_protocol.jsonrpc import (
 )
 from acp_protocol.methods import CANCEL_REQUEST
 
+from .batch import Batch
 from .error_exit import error_frame
 from .errors import MalformedAnswer, PeerClosed, RemoteError, RequestTimeout
 from .framing import DEFAULT_MAX_LINE_BYTES, OVERSIZED, LineReader
@@ -59,6 +60,8 @@ class IncomingRequest:
         # Work that must follow the response on the wire (e.g. session-level updates for a
         # session the client only knows once it has read the session/new response).
         self.after_response: list[Callable[[], Awaitable[None]]] = []
+        self.batch: Batch | None = None
+        """The batch the request came in, whose array its answer joins (None: a line)."""
 
     def admit(self) -> None:
         """Let the reader dispatch the next line; idempotent."""
@@ -107,6 +110,13 @@ class Peer:
         self._incoming: dict[RequestId, IncomingRequest] = {}
         self.input_closed = anyio.Event()
         self._scope: anyio.CancelScope | None = None
+        self.null_request_ids = True
+        """Whether a request may have the id null (ACP v1: yes; v2: no, `-32600`)."""
+        self.batches = False
+        """Whether an array is read as a JSON-RPC batch (ACP v2; v1: one `-32600` for any
+        array). Both are set by the handshake that chose the connection's version, before
+        the next line is read."""
+        self._batch_decoder = msgspec.json.Decoder(list[msgspec.Raw])
 
     # -- outgoing -------------------------------------------------------------------------
 
@@ -245,6 +255,9 @@ class Peer:
                 error_frame(None, errors.PARSE_ERROR, "Parse error", f"invalid UTF-8: {exc}")
             )
             return
+        if self.batches and line.lstrip()[:1] == b"[":
+            await self._batch(line, requests)
+            return
         try:
             frame = self._frame_decoder.decode(line)
         except msgspec.ValidationError:
@@ -260,7 +273,12 @@ class Peer:
                 error_frame(None, errors.PARSE_ERROR, "Parse error", "JSON nested too deeply")
             )
             return
+        await self._dispatch(frame, requests)
 
+    async def _dispatch(
+        self, frame: Frame, requests: TaskGroup, batch: Batch | None = None
+    ) -> None:
+        """Route one decoded frame (a line's, or an element of `batch`)."""
         if frame.method is UNSET and (frame.result is not UNSET or frame.error is not UNSET):
             # A response: route it to our pending table; responses are never answered.
             if frame.jsonrpc == JSONRPC_VERSION and (frame.result is UNSET) != (
@@ -272,12 +290,14 @@ class Peer:
             return
 
         has_id = frame.id is not UNSET
-        id_ok = not has_id or valid_request_id(frame.id)
+        id_ok = not has_id or valid_request_id(frame.id, null=self.null_request_ids)
         if frame.jsonrpc != JSONRPC_VERSION or not isinstance(frame.method, str) or not id_ok:
             reply_id = frame.id if has_id and id_ok else None
-            await self.writer.send(
-                error_frame(reply_id, errors.INVALID_REQUEST, "Invalid request", _why(frame))
-            )
+            refusal = error_frame(reply_id, errors.INVALID_REQUEST, "Invalid request", _why(frame))
+            if batch is not None:
+                batch.refused(refusal)
+            else:
+                await self.writer.send(refusal)
             return
 
         params = None if frame.params is UNSET else frame.params
@@ -285,9 +305,55 @@ class Peer:
             await self._notification(frame.method, params)
             return
         request = IncomingRequest(frame.id, frame.method, params)
+        if batch is not None:
+            request.batch = batch
+            batch.started()
         self._incoming[request.id] = request
         requests.start_soon(self._handle, request)
         await request.admitted.wait()
+
+    async def _batch(self, line: bytes, requests: TaskGroup) -> None:
+        """A JSON-RPC batch (rpc/batch.py): each element dispatched in order, the answers
+        written as one array once all are in."""
+        try:
+            items = self._batch_decoder.decode(line)
+        except (msgspec.DecodeError, RecursionError) as exc:
+            await self.writer.send(error_frame(None, errors.PARSE_ERROR, "Parse error", str(exc)))
+            return
+        if not items:
+            await self.writer.send(
+                error_frame(None, errors.INVALID_REQUEST, "Invalid request", "an empty batch")
+            )
+            return
+        batch = Batch()
+        for item in items:
+            try:
+                frame = self._frame_decoder.decode(item)
+            except (msgspec.DecodeError, RecursionError):  # not an object, or nested too deep
+                batch.refused(
+                    error_frame(
+                        None, errors.INVALID_REQUEST, "Invalid request", "not a JSON object"
+                    )
+                )
+                continue
+            await self._dispatch(frame, requests, batch)
+        batch.seal()
+        requests.start_soon(self._write_batch, batch)
+
+    async def _write_batch(self, batch: Batch) -> None:
+        frames = await batch.complete()
+        if frames:  # an all-notification batch is not answered at all
+            await self.writer.send(frames)
+        if batch.follow_ups:
+            await self.writer.sent()
+        for method, follow_up in batch.follow_ups:
+            await self._follow_up(method, follow_up)
+
+    async def _follow_up(self, method: str, follow_up: Callable[[], Awaitable[None]]) -> None:
+        try:
+            await follow_up()
+        except Exception:
+            log.exception("work after the %s response failed", method)
 
     async def _notification(self, method: str, params: msgspec.Raw | None) -> None:
         if method == CANCEL_REQUEST:
@@ -323,6 +389,9 @@ class Peer:
                 del self._incoming[request.id]
         if request.scope.cancelled_caught:
             response = error_frame(request.id, errors.REQUEST_CANCELLED, "Request cancelled")
+        if request.batch is not None:
+            request.batch.answered(response, request.method, request.after_response)
+            return
         await self.writer.send(response)
         if request.after_response:
             # The answer reaches the client before the work it is not waiting for: queued is
@@ -330,10 +399,7 @@ class Peer:
             # warm-up's start) would otherwise run first on this loop turn.
             await self.writer.sent()
         for follow_up in request.after_response:
-            try:
-                await follow_up()
-            except Exception:
-                log.exception("work after the %s response failed", request.method)
+            await self._follow_up(request.method, follow_up)
 
 
 def _why(frame: Frame) -> str:
@@ -341,4 +407,6 @@ def _why(frame: Frame) -> str:
         return 'jsonrpc must be "2.0"'
     if not isinstance(frame.method, str):
         return "method must be a string"
+    if frame.id is None:
+        return "this connection's request ids are strings or integers (ACP v2), not null"
     return "id must be a 64-bit signed integer, a string or null"

@@ -5,6 +5,7 @@ fork holds only history whose every tool call has its result. Session settings r
 that turn (mode, model, "always" answers, the client's system prompt) are carried over, since
 they hold from then on; the "always" answers only when the fork stays in the source's workspace
 (a fork into another cwd must not bring the rules a user gave for a different repository).
+Background items are not: they belong to the source session, which keeps running them.
 """
 
 from __future__ import annotations
@@ -14,6 +15,9 @@ from dataclasses import dataclass
 
 from . import records as rec
 from .state import SETTINGS, SessionState
+
+BACKGROUND = (rec.BackgroundStart, rec.BackgroundEnd)
+"""The records of background items: the source session's own, never a fork's."""
 
 
 @dataclass(frozen=True)
@@ -27,6 +31,7 @@ class ForkPoint:
 def fork_point(records: Sequence[rec.Record], same_workspace: bool = True) -> ForkPoint:
     """The records a fork of a session with these records starts from; without its
     permission rules when the fork is in another workspace."""
+    records = [r for r in records if not isinstance(r, BACKGROUND)]
     if not same_workspace:
         records = [r for r in records if not isinstance(r, rec.PermissionRule)]
     state = SessionState.of(records)

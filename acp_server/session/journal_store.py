@@ -16,7 +16,9 @@ stopped:
 - forgiving: a last line without its newline that does not decode is a torn write and is
   truncated away with a warning (one that decodes is complete and only gets its newline). A turn
   left open by a crash is closed by `acp_server.session.repair`, and the repair records are
-  appended and fsynced, so the next load is clean.
+  appended and fsynced, so the next load is clean. Then the tool calls of a journal written
+  before the agent made its own call ids get unique ones, in memory
+  (`acp_server.session.call_ids`).
 
 Import it from `acp_server.session.journal`.
 """
@@ -36,6 +38,7 @@ from pathlib import Path
 import msgspec
 
 from . import journal_fs as fs
+from .call_ids import unique_call_ids
 from .journal_format import (
     JOURNAL_FORMAT,
     JOURNAL_VERSION,
@@ -51,7 +54,7 @@ from .journal_format import (
     summarize,
 )
 from .journal_writer import Journal
-from .records import Record, TurnEndRecord
+from .records import BackgroundEnd, Record, TurnEndRecord
 from .repair import repair_records
 
 __all__ = ["JournalStore", "LoadedJournal"]
@@ -69,10 +72,11 @@ class LoadedJournal:
 
     header: JournalHeader
     records: list[Record]
-    """Every record, repair records included."""
+    """Every record, repair records included, each tool call's id unique in the session."""
     journal: Journal
     repaired: bool
-    """True if open turns were closed (their repair records are in `records` and on disk)."""
+    """True if open turns were closed or open background items ended (the repair records
+    are in `records` and on disk)."""
     truncated_bytes: int
     """How many bytes of a torn last line were cut off (0 if none)."""
 
@@ -168,10 +172,11 @@ class JournalStore:
                 journal.sync()
                 records.extend(repairs)
                 log.warning(
-                    "%s: closed %d turn(s) a crash left open as interrupted "
-                    "(%d repair record(s) appended)",
+                    "%s: closed %d turn(s) a crash left open as interrupted and ended %d "
+                    "background item(s) with it (%d repair record(s) appended)",
                     path,
                     sum(1 for record in repairs if isinstance(record, TurnEndRecord)),
+                    sum(1 for record in repairs if isinstance(record, BackgroundEnd)),
                     len(repairs),
                 )
         except BaseException:
@@ -179,7 +184,7 @@ class JournalStore:
             raise
         return LoadedJournal(
             header=header,
-            records=records,
+            records=unique_call_ids(records),
             journal=journal,
             repaired=bool(repairs),
             truncated_bytes=truncated,

@@ -8,7 +8,11 @@ stamps it with `utc_now()` (deterministic mode's clock when installed) and appen
 log. So "what is journaled, and when" has one answer: this module.
 
 The recorder takes the runtime's own values structurally (`DiffLike`, `PlanItemLike`, ...):
-the session package imports nothing of the runtime, the tools or the bridge.
+the session package imports nothing of the runtime, the tools or the bridge. It reads what it
+journals from them itself: a tool call's result is built from the call as the client was shown
+it and the tool's whole output (`ShownCallLike`, `OutputLike`), so journaling one more thing a
+tool returns is a field of the record and a line here, and no caller changes
+(docs/architecture.md, "Add a journaled field").
 """
 
 from __future__ import annotations
@@ -25,8 +29,10 @@ __all__ = [
     "ImageLike",
     "KeptLike",
     "LocationLike",
+    "OutputLike",
     "PlanItemLike",
     "Recorder",
+    "ShownCallLike",
     "new_header",
 ]
 
@@ -80,6 +86,38 @@ class PlanItemLike(Protocol):
     def priority(self) -> Literal["high", "medium", "low"]: ...
     @property
     def status(self) -> Literal["pending", "in_progress", "completed"]: ...
+
+
+class OutputLike(Protocol):
+    """What a tool call returned (`acp_server.tools.base.ToolOutput` is one)."""
+
+    @property
+    def text(self) -> str: ...
+    @property
+    def failed(self) -> bool: ...
+    @property
+    def diffs(self) -> Sequence[DiffLike]: ...
+    @property
+    def locations(self) -> Sequence[LocationLike]: ...
+    @property
+    def checkpoints(self) -> Sequence[rec.FileCheckpoint]: ...
+    @property
+    def images(self) -> Sequence[ImageLike]: ...
+
+
+class ShownCallLike(Protocol):
+    """A tool call as the client was shown it (`acp_server.agent.ToolCallAnnounced` is one)."""
+
+    @property
+    def turn_id(self) -> str: ...
+    @property
+    def call_id(self) -> str: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def locations(self) -> Sequence[LocationLike]: ...
 
 
 class CallLike(Protocol):
@@ -147,11 +185,14 @@ class Recorder:
         *,
         from_text: frozenset[str] | set[str] = frozenset(),
         edit_blocks: frozenset[str] | set[str] = frozenset(),
+        model_ids: Mapping[str, str] | None = None,
         origin: Literal["model", "agent"] = "model",
     ) -> rec.AssistantMessage:
-        """The model's answer of one step (`calls` whose id is in `from_text` were written as
-        text, those in `edit_blocks` as edit blocks); `origin="agent"` for a notice or a call
-        of the agent's own."""
+        """The model's answer of one step: `calls` under our ids, `model_ids` the model
+        server's id of each (by ours; a call without one is known to the model by ours), those
+        whose id is in `from_text` written as text, those in `edit_blocks` as edit blocks;
+        `origin="agent"` for a notice or a call of the agent's own."""
+        model_ids = model_ids or {}
         return self._add(
             rec.AssistantMessage(
                 turn_id=turn_id,
@@ -160,6 +201,7 @@ class Recorder:
                 tool_calls=[
                     rec.ToolCallRecord(
                         call_id=call.call_id,
+                        model_call_id=model_ids.get(call.call_id),
                         name=call.name,
                         arguments=dict(call.arguments),
                         from_text=call.call_id in from_text,
@@ -173,38 +215,47 @@ class Recorder:
         )
 
     def tool_result(
-        self,
-        turn_id: str,
-        call_id: str,
-        *,
-        failed: bool,
-        output: str,
-        synthetic: rec.Synthetic | None = None,
-        title: str | None = None,
-        kind: str | None = None,
-        diffs: Iterable[DiffLike] = (),
-        locations: Iterable[LocationLike] = (),
-        checkpoints: Iterable[rec.FileCheckpoint] = (),
-        images: Iterable[ImageLike] = (),
+        self, shown: ShownCallLike, output: OutputLike, synthetic: rec.Synthetic | None = None
     ) -> rec.ToolResult:
-        """The result of one tool call; `synthetic` when the runtime made it up (see
-        `acp_server.session.records.ToolResult`)."""
+        """The result of a tool call the client was shown as `shown`, from what the tool
+        returned (`output`, read whole here); `synthetic` when the runtime made it up (see
+        `acp_server.session.records.ToolResult`). The locations are those the client kept: the
+        output's, else the announced ones."""
+        return self._add(
+            rec.ToolResult(
+                turn_id=shown.turn_id,
+                call_id=shown.call_id,
+                status="failed" if output.failed else "completed",
+                output=output.text,
+                synthetic=synthetic,
+                title=shown.title,
+                kind=shown.kind,
+                diffs=[
+                    rec.DiffRecord(path=d.path, old_text=d.old_text, new_text=d.new_text)
+                    for d in output.diffs
+                ],
+                locations=[
+                    rec.LocationRecord(path=loc.path, line=loc.line)
+                    for loc in output.locations or shown.locations
+                ],
+                checkpoints=list(output.checkpoints),
+                images=[rec.ImagePart(data=i.data, mime_type=i.mime_type) for i in output.images],
+                at=self._clock(),
+            )
+        )
+
+    def synthetic_result(
+        self, turn_id: str, call_id: str, synthetic: rec.Synthetic, output: str
+    ) -> rec.ToolResult:
+        """A failed result the runtime made up for a call it never ran or never saw end (a
+        call the turn's end left unstarted, one a crash left open): nothing but the text."""
         return self._add(
             rec.ToolResult(
                 turn_id=turn_id,
                 call_id=call_id,
-                status="failed" if failed else "completed",
+                status="failed",
                 output=output,
                 synthetic=synthetic,
-                title=title,
-                kind=kind,
-                diffs=[
-                    rec.DiffRecord(path=d.path, old_text=d.old_text, new_text=d.new_text)
-                    for d in diffs
-                ],
-                locations=[rec.LocationRecord(path=loc.path, line=loc.line) for loc in locations],
-                checkpoints=list(checkpoints),
-                images=[rec.ImagePart(data=i.data, mime_type=i.mime_type) for i in images],
                 at=self._clock(),
             )
         )
@@ -307,6 +358,32 @@ class Recorder:
     ) -> rec.SystemPromptChange:
         """The client's system prompt, already cut to its budget."""
         return self._add(rec.SystemPromptChange(mode=mode, text=text, at=self._clock()))
+
+    # --- background items (they belong to the session, not to a turn) --------------------------
+
+    def background_started(
+        self, item_id: str, command: str, call_id: str | None
+    ) -> rec.BackgroundStart:
+        return self._add(
+            rec.BackgroundStart(item=item_id, call_id=call_id, command=command, at=self._clock())
+        )
+
+    def background_ended(
+        self,
+        item_id: str,
+        how: Literal["exited", "stopped", "unknown"],
+        exit_code: int | None = None,
+        posix_signal: int | None = None,
+    ) -> rec.BackgroundEnd:
+        return self._add(
+            rec.BackgroundEnd(
+                item=item_id,
+                how=how,
+                exit_code=exit_code,
+                posix_signal=posix_signal,
+                at=self._clock(),
+            )
+        )
 
 
 def new_header(

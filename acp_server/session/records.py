@@ -13,7 +13,10 @@ A session log is a flat, append-only sequence of records, each tagged by ``type`
 - ``context/compaction``: the conversation before a message was compacted (a summary, or old
   tool results cut to a stub); the model sees the compacted form from then on;
 - ``session/rewind``: the conversation was cut back to before a turn and the files the file
-  tools changed since were restored (`acp_server.session.rewind` reads the log through it).
+  tools changed since were restored (`acp_server.session.rewind` reads the log through it);
+- ``background/start``, ``background/end``: a background item (a command that outlives the
+  turn that started it) started, and ended: by itself, stopped, or with the agent process that
+  ran it (crash repair writes that end, its outcome unknown).
 
 Durable records hold no stack, signal, exception object, cancel cause or free-form cancel
 text: they state what happened to the turn, never who asked for it or how the runtime noticed.
@@ -48,6 +51,8 @@ __all__ = [
     "Aborted",
     "AssistantMessage",
     "AssistantPart",
+    "BackgroundEnd",
+    "BackgroundStart",
     "Compaction",
     "Completed",
     "DisposedOutcome",
@@ -195,6 +200,13 @@ class ToolCallRecord(_Durable, frozen=True, kw_only=True):
     """One tool call the model asked for (part of an `AssistantMessage`, not a record itself)."""
 
     call_id: str
+    """Ours: unique within the session. Results, replay, rewind and the client know the call by
+    it. (A journal written before the agent made its own ids holds the model's; loading makes
+    them unique, see acp_server/session/call_ids.py.)"""
+    model_call_id: str | None = None
+    """The id the model server gave the call, sent back only to pair the call with its result
+    inside a model request; None: the model knows the call by `call_id` (one it wrote as text,
+    or one journaled before the agent made its own ids)."""
     name: str
     arguments: dict[str, Any]
     from_text: bool = False
@@ -449,6 +461,34 @@ class Rewind(_TaggedByType, tag="session/rewind", frozen=True, kw_only=True):
     at: str
 
 
+class BackgroundStart(_TaggedByType, tag="background/start", frozen=True, kw_only=True):
+    """A background item started: a command that belongs to the session, not to the turn that
+    started it (docs/rfc/implemented/architecture/2026-12-06-background-work.md)."""
+
+    item: str
+    """The item's name in its session (`bg_1`, ...): counted by the session, not an id of
+    `acp_server.ids`."""
+    call_id: str | None = None
+    """The tool call that started it (in the log of the agent that made it: a subagent's item
+    names a call of the child's log)."""
+    command: str
+    at: str
+
+
+class BackgroundEnd(_TaggedByType, tag="background/end", frozen=True, kw_only=True):
+    """A background item ended: `exited` by itself, `stopped` by the agent (a stop asked for,
+    or the session's end), or `unknown`: it ended with the agent process that ran it, which
+    wrote no end (crash repair writes this one). The exit status is the command's, when known."""
+
+    item: str
+    """The item's name in its session (`bg_1`, ...): counted by the session, not an id of
+    `acp_server.ids`."""
+    how: Literal["exited", "stopped", "unknown"]
+    exit_code: int | None = None
+    posix_signal: int | None = None
+    at: str
+
+
 Record: TypeAlias = (
     TurnStart
     | UserMessage
@@ -464,6 +504,8 @@ Record: TypeAlias = (
     | SystemPromptChange
     | Compaction
     | Rewind
+    | BackgroundStart
+    | BackgroundEnd
 )
 """One entry of a session log."""
 

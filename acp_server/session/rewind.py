@@ -18,25 +18,55 @@ from dataclasses import dataclass, field
 from . import records as rec
 from .state import SETTINGS
 
-__all__ = ["Changes", "FileChange", "Turn", "changes_since", "fingerprint", "retained", "turns"]
+__all__ = [
+    "Changes",
+    "FileChange",
+    "ThroughRewinds",
+    "Turn",
+    "changes_since",
+    "fingerprint",
+    "retained",
+    "through_rewinds",
+    "turns",
+]
 
 
-def retained(records: Iterable[rec.Record]) -> list[rec.Record]:
-    """The records that still count once every rewind in `records` is applied, in log order
-    (the rewinds themselves included, at their place)."""
+@dataclass(frozen=True)
+class ThroughRewinds:
+    """A log read through its rewinds (`through_rewinds`)."""
+
+    records: list[rec.Record]
+    """The records that still count, in log order (the rewinds themselves included, at their
+    place): see `retained`."""
+    numbers: dict[str, int]
+    """For each rewind (by `rewind_id`), the number its turn had when it was made, as
+    `/rewind N` counted it (and its notice said): a later rewind may have cut the turns before
+    it, so the retained records alone cannot tell."""
+
+
+def through_rewinds(records: Iterable[rec.Record]) -> ThroughRewinds:
+    """`records` read through every rewind they hold, in one pass."""
     kept: list[rec.Record] = []
+    numbers: dict[str, int] = {}
     starts: dict[str, int] = {}
     """Index in `kept` of each retained turn's `turn/start`."""
     for record in records:
         if isinstance(record, rec.Rewind):
             start = starts.get(record.turn_id)
             if start is not None:
+                numbers[record.rewind_id] = 1 + sum(1 for i in starts.values() if i < start)
                 kept[start:] = [r for r in kept[start:] if isinstance(r, (*SETTINGS, rec.Rewind))]
                 starts = {turn: i for turn, i in starts.items() if i < start}
         elif isinstance(record, rec.TurnStart):
             starts[record.turn_id] = len(kept)
         kept.append(record)
-    return kept
+    return ThroughRewinds(kept, numbers)
+
+
+def retained(records: Iterable[rec.Record]) -> list[rec.Record]:
+    """The records that still count once every rewind in `records` is applied, in log order
+    (the rewinds themselves included, at their place)."""
+    return through_rewinds(records).records
 
 
 def text_of(message: rec.UserMessage) -> str:
@@ -127,7 +157,8 @@ def changes_since(records: Sequence[rec.Record], turn_id: str) -> Changes:
     `bash` commands and subagents that ran meanwhile. A completed file tool call whose result
     holds no checkpoint is a change that cannot be restored, named by the path it was given."""
     changes: dict[str, FileChange] = {}
-    file_calls: dict[str, str] = {}
+    file_calls: dict[tuple[str, str], str] = {}
+    """The path each file tool call was given, by turn and call id."""
     commands: list[str] = []
     tasks: list[str] = []
     started = False
@@ -146,9 +177,9 @@ def changes_since(records: Sequence[rec.Record], turn_id: str) -> Changes:
                     tasks.append(task)
                 path = call.arguments.get("path")
                 if call.name in FILE_TOOLS and isinstance(path, str):
-                    file_calls[call.call_id] = path
+                    file_calls[record.turn_id, call.call_id] = path
         elif isinstance(record, rec.ToolResult):
-            path = file_calls.get(record.call_id)
+            path = file_calls.get((record.turn_id, record.call_id))
             if not record.checkpoints and record.status == "completed" and path is not None:
                 if path not in changes:
                     changes[path] = FileChange(path, None, "", NO_CHECKPOINT)

@@ -16,10 +16,11 @@ from . import records as rec
 
 __all__ = ["ID_FIELDS", "SETTINGS", "SessionState"]
 
-ID_FIELDS = ("turn_id", "message_id", "rewind_id", "compaction_id")
-"""The record fields that hold ids the agent made (`acp_server.ids`): a reloaded
-deterministic-mode session reserves them all, or a later turn, message, rewind or compaction
-would reuse one (and `session/load` would replay a `messageId` twice)."""
+ID_FIELDS = ("turn_id", "message_id", "rewind_id", "compaction_id", "call_id")
+"""The record fields that hold ids the agent made (`acp_server.ids`), a tool call's in its
+assistant message too: a reloaded deterministic-mode session reserves them all, or a later
+turn, message, rewind, compaction or tool call would reuse one (and `session/load` would replay
+a `messageId` or a `toolCallId` twice)."""
 
 SETTINGS: tuple[type[rec.Record], ...] = (
     rec.ModeChange,
@@ -87,6 +88,8 @@ class SessionState:
                 value = getattr(record, name, None)
                 if isinstance(value, str):
                     ids.add(value)
+            if isinstance(record, rec.AssistantMessage):
+                ids.update(call.call_id for call in record.tool_calls)
         return cls(
             modes=tuple(modes),
             model=model,

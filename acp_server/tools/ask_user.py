@@ -13,10 +13,13 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Annotated, Any, Literal, Protocol
+
+import msgspec
 
 from acp_server.cancellation import TurnSignal
 
+from .arguments import StructTool, schema_of
 from .base import Location, ToolCallContext, ToolKind, ToolOutput
 
 FormAction = Literal["accept", "decline", "cancel"]
@@ -43,14 +46,40 @@ class FormAsker(Protocol):
         `TurnAborted` when the turn is cancelled while it is open."""
 
 
-_FIELD_TYPES = ["string", "number", "integer", "boolean", "array"]
+FieldType = Literal["string", "number", "integer", "boolean", "array"]
 
 
-class AskUser:
+class FormField(msgspec.Struct):
+    # What the model is told of one field; its other keys (title, enum, format, ...) are
+    # checked where the form becomes ACP's (the bridge), which says what it refuses.
+    type: FieldType
+
+
+class FormShape(msgspec.Struct, kw_only=True):
+    # The shape of `form` the model is told (tools/arguments.py makes it a schema); the form
+    # itself passes through whole, as a mapping.
+    type: Literal["object"] = "object"
+    properties: dict[str, FormField]
+    required: list[str] = []
+
+
+class AskUserArgs(msgspec.Struct, forbid_unknown_fields=True):
+    message: Annotated[str, msgspec.Meta(description="The question, for the user.")]
+    form: Annotated[
+        dict[str, Any],
+        msgspec.Meta(
+            description="The form: a flat object schema (see the tool description).",
+            extra_json_schema=schema_of(FormShape),
+        ),
+    ]
+
+
+class AskUser(StructTool[AskUserArgs]):
     """`ask_user {message, form}`: one form question to the user."""
 
     name = "ask_user"
     kind: ToolKind = "think"
+    args_type = AskUserArgs
     description = (
         "Ask the user a question with a small form and wait for the answer. Use it when you "
         "cannot go on without the user's decision or information (not for things you can find "
@@ -62,31 +91,6 @@ class AskUser:
         "and optional `title`, `description` and `default`. The result says whether the user "
         "answered (with the values), declined or cancelled."
     )
-    parameters: Mapping[str, Any] = {
-        "type": "object",
-        "properties": {
-            "message": {"type": "string", "description": "The question, for the user."},
-            "form": {
-                "type": "object",
-                "description": "The form: a flat object schema (see the tool description).",
-                "properties": {
-                    "type": {"type": "string", "enum": ["object"]},
-                    "properties": {
-                        "type": "object",
-                        "additionalProperties": {
-                            "type": "object",
-                            "properties": {"type": {"type": "string", "enum": _FIELD_TYPES}},
-                            "required": ["type"],
-                        },
-                    },
-                    "required": {"type": "array", "items": {"type": "string"}},
-                },
-                "required": ["properties"],
-            },
-        },
-        "required": ["message", "form"],
-        "additionalProperties": False,
-    }
 
     def __init__(self, asker: FormAsker) -> None:
         self._asker = asker
@@ -98,24 +102,13 @@ class AskUser:
     def locations(self, arguments: Mapping[str, Any]) -> list[Location]:
         return []
 
-    async def run(self, arguments: Mapping[str, Any], signal: TurnSignal) -> ToolOutput:
-        return ToolOutput("ask_user needs its tool call id", failed=True)  # run_call is used
-
-    async def run_call(
-        self, arguments: Mapping[str, Any], call: ToolCallContext, signal: TurnSignal
-    ) -> ToolOutput:
-        signal.raise_if_aborted()
-        message, form = arguments.get("message"), arguments.get("form")
-        if not isinstance(message, str) or not message.strip():
+    async def act(self, args: AskUserArgs, call: ToolCallContext, signal: TurnSignal) -> ToolOutput:
+        if not args.message.strip():
             return ToolOutput(
                 "Invalid arguments for ask_user: `message` must be a non-empty string", failed=True
             )
-        if not isinstance(form, Mapping):
-            return ToolOutput(
-                "Invalid arguments for ask_user: `form` must be an object", failed=True
-            )
         try:
-            answer = await self._asker.ask(message, form, call.call_id, signal)
+            answer = await self._asker.ask(args.message, args.form, call.call_id, signal)
         except AskFailed as exc:
             return ToolOutput(f"The question was not asked: {exc}", failed=True)
         if answer.action == "accept":

@@ -1,15 +1,16 @@
 """The interface between the agent loop and a tool.
 
-A tool is bound to its session when it is created (workspace, client capabilities), so `run`
-receives only the model's arguments and the turn signal. The signal is a parameter, never
-stored: a tool that keeps it could act on a later turn's behalf.
+A tool is bound to its session when it is created (workspace, client capabilities), so `run`,
+its one entry point, receives only the model's arguments, the call it serves (`ToolCallContext`:
+its id, its progress) and the turn signal. The signal is a parameter, never stored: a tool that
+keeps it could act on a later turn's behalf.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol
 
 from acp_server.cancellation import TurnSignal
 from acp_server.session.records import FileCheckpoint
@@ -54,6 +55,15 @@ class ImageData:
 
 
 @dataclass(frozen=True)
+class ProcessExit:
+    """How the process a tool ran ended: its exit code, or the name of the signal that killed
+    it (`SIGKILL`); both None when the runner could not tell."""
+
+    exit_code: int | None
+    signal: str | None = None
+
+
+@dataclass(frozen=True)
 class ToolOutput:
     """What a tool returns: text for the model, plus what the client is shown."""
 
@@ -71,6 +81,22 @@ class ToolOutput:
     images: Sequence[ImageData] = ()
     """Images for the model (those that take images; the text describes them for the others)
     and for the client, shown with the call."""
+    process_exit: ProcessExit | None = None
+    """How the command the call ran ended (a command tool's), for a display of the command."""
+
+
+class ToolCallContext(Protocol):
+    """The tool call a tool serves: its id, and how to show the call's progress."""
+
+    @property
+    def call_id(self) -> str:
+        """The tool call's id (unique in the session)."""
+
+    async def progress(self, text: str) -> None:
+        """Show `text` on the tool call while it runs (replaces the previous progress)."""
+
+    async def terminal(self, terminal_id: str) -> None:
+        """Show the client terminal `terminal_id` on the tool call while it runs."""
 
 
 class Tool(Protocol):
@@ -86,7 +112,8 @@ class Tool(Protocol):
 
     @property
     def parameters(self) -> Mapping[str, Any]:
-        """JSON Schema of its arguments."""
+        """JSON Schema of its arguments (a built-in's is generated from its argument Struct:
+        tools/arguments.py)."""
 
     @property
     def kind(self) -> ToolKind:
@@ -98,29 +125,8 @@ class Tool(Protocol):
     def locations(self, arguments: Mapping[str, Any]) -> Sequence[Location]:
         """Files the call will touch, known before it runs (absolute paths)."""
 
-    async def run(self, arguments: Mapping[str, Any], signal: TurnSignal) -> ToolOutput:
-        """Do the work. Stop promptly when `signal` aborts (raise `TurnAborted`)."""
-
-
-class ToolCallContext(Protocol):
-    """What a call-aware tool knows about the call it serves."""
-
-    @property
-    def call_id(self) -> str:
-        """The tool call's id (unique in the session)."""
-
-    async def progress(self, text: str) -> None:
-        """Show `text` on the tool call while it runs (replaces the previous progress)."""
-
-    async def terminal(self, terminal_id: str) -> None:
-        """Show the client terminal `terminal_id` on the tool call while it runs."""
-
-
-@runtime_checkable
-class CallAwareTool(Protocol):
-    """A tool that needs its call id and can report progress (e.g. `task`)."""
-
-    async def run_call(
+    async def run(
         self, arguments: Mapping[str, Any], call: ToolCallContext, signal: TurnSignal
     ) -> ToolOutput:
-        """Like `Tool.run`, with the call's context."""
+        """Do the work: the one entry point. `call` is the call served (most tools need
+        nothing of it). Stop promptly when `signal` aborts (raise `TurnAborted`)."""

@@ -83,6 +83,12 @@ class CommandSandbox:
         """The directories a confined command may write (besides its private /tmp)."""
         return writable_roots(self.path_roots.roots, self.settings.writable)
 
+    def confined_argv(self, argv: list[str], network: bool) -> list[str]:
+        """`argv` as it runs confined, in the session's cwd (a background command's)."""
+        assert self.bwrap is not None, "plan() confines only where bwrap works"
+        cwd = self.path_roots.cwd
+        return confine(argv, bwrap=self.bwrap, cwd=cwd, writable=self.writable(), network=network)
+
     async def run(
         self,
         command: str,

@@ -59,6 +59,15 @@ class CustomCommand:
 
 
 @dataclass(frozen=True)
+class Shadowing:
+    """A repository's command or skill that replaces the user's own of the same name."""
+
+    name: str
+    user_file: Path
+    repository_file: Path
+
+
+@dataclass(frozen=True)
 class CommandScan:
     """The custom commands of a session, and what the user should be told about them."""
 
@@ -67,6 +76,8 @@ class CommandScan:
     """Names of files shadowed by a built-in command (the built-in wins)."""
     notes: tuple[str, ...] = ()
     """Files or directories that were refused, and why."""
+    shadowed: tuple[Shadowing, ...] = ()
+    """The user's own commands and skills that a repository file replaces (it wins)."""
 
     def listing(self) -> tuple[tuple[str, str, str | None], ...]:
         """What the client is shown: (name, description, hint), sorted; compare to refresh."""
@@ -88,8 +99,9 @@ def scan_commands(
     skill_places: SkillPlaces = SkillPlaces(),  # noqa: B008 - frozen: one shared default is safe
 ) -> CommandScan:
     """The commands that apply to `cwd`: the user's first, then the repository's from its root
-    down to `cwd`; a deeper file overrides a shallower one of the same name, and a built-in
-    name is never overridden. Skills are looked for in `skill_places`."""
+    down to `cwd`; a deeper file overrides a shallower one of the same name (a repository's
+    the user's own: `shadowed` names them, for the user to be told), and a built-in name is
+    never overridden. Skills are looked for in `skill_places`."""
     places: list[tuple[Path, Path | None, bool]] = []
     if user_dir is not None:
         places.append((user_dir.parent / "skills", None, True))
@@ -105,14 +117,22 @@ def scan_commands(
     commands: dict[str, CustomCommand] = {}
     clashes: list[str] = []
     notes: list[str] = []
+    users: dict[str, Path] = {}
     for directory, must_stay_in, skills in places:
         for command in _scan_directory(directory, must_stay_in, notes, skills=skills):
             if command.name in builtins:
                 if command.name not in clashes:
                     clashes.append(command.name)
                 continue
+            if command.must_stay_in is None:
+                users[command.name] = command.path
             commands[command.name] = command
-    return CommandScan(commands, tuple(clashes), tuple(notes))
+    shadowed = tuple(
+        Shadowing(name, path, commands[name].path)
+        for name, path in sorted(users.items())
+        if commands[name].must_stay_in is not None
+    )
+    return CommandScan(commands, tuple(clashes), tuple(notes), shadowed)
 
 
 def scan_skills(

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import codecs
 import shutil
-import signal as signals
 from collections.abc import Callable, Mapping
 
 from acp_server.cancellation import TurnAborted, TurnSignal
 from acp_server.process import ProcessRegistry, ProcessResult, run_process
+from acp_server.process.background import signal_name
 from acp_server.tools.workspace import CommandResult, CommandWatch
 
 OUTPUT_LIMIT = 1 << 20
@@ -24,13 +24,6 @@ OUTPUT_LIMIT = 1 << 20
 def default_shell() -> str:
     """bash if it is installed, else sh."""
     return shutil.which("bash") or shutil.which("sh") or "/bin/sh"
-
-
-def signal_name(number: int) -> str:
-    try:
-        return signals.Signals(number).name
-    except ValueError:
-        return f"signal {number}"
 
 
 def combine_output(result: ProcessResult) -> str:

@@ -146,6 +146,17 @@ class PlannedCommand(Protocol):
         """How the call would run under the session's current mode."""
 
 
+@runtime_checkable
+class StopsOwnWork(Protocol):
+    """A tool that only stops what its own session started (`bash_stop`): it runs in every
+    mode without a question, since it undoes what the user allowed when it started (see
+    docs/rfc/implemented/architecture/2026-12-06-background-work.md)."""
+
+    @property
+    def stops_own_work(self) -> Literal[True]:
+        """Always True: the marker."""
+
+
 class PermissionAsker(Protocol):
     """Asks the user about one announced tool call."""
 
@@ -200,6 +211,8 @@ class PermissionPolicy:
         offering to the model: not when the mode denies its kind, nor, where nobody can be
         asked (a subagent), when it would ask. A command tool counts as confined in
         sandboxed mode."""
+        if isinstance(tool, StopsOwnWork):
+            return True
         confined = isinstance(tool, PlannedCommand) and self.mode == "sandboxed"
         always: dict[ToolKind, bool] = {}
         if tool.kind in self.rules.rejected:
@@ -216,8 +229,8 @@ class PermissionPolicy:
     async def approve(self, call: CallToApprove, signal: TurnSignal) -> Deny | None:
         """The approval seam: None to run the call, `Deny` to refuse it."""
         tool = self._tools.get(call.name)
-        if tool is None:
-            return None  # the loop answers unknown tools itself
+        if tool is None or isinstance(tool, StopsOwnWork):
+            return None  # the loop answers unknown tools itself; stopping our own is allowed
         paths = [loc.path for loc in tool.locations(call.arguments)]
         # Resolving and a stat, on the loop like the path roots' own checks: a thread hop here
         # would let a client's EOF overtake the permission question.

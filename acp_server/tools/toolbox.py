@@ -42,7 +42,10 @@ from .test_command import find_test_command
 from .web_access import WebFetchSettings as WebFetchSettings
 
 if TYPE_CHECKING:
+    from anyio.abc import TaskGroup
+
     from acp_server.process import ProcessRegistry
+    from acp_server.process.background import BackgroundItems
     from acp_server.session import records as rec
 
     from .ask_user import AskFailed as AskFailed
@@ -135,12 +138,14 @@ class Transports:
 @dataclass(frozen=True)
 class Machine:
     """What the local machine gives every session: the process registry the server stops at
-    exit, bubblewrap's path (None where the command sandbox cannot run), and the data
-    directory the checkpoints of written files are kept under."""
+    exit, bubblewrap's path (None where the command sandbox cannot run), the data directory
+    the checkpoints of written files are kept under, and the task group that runs background
+    commands (the connection's: it outlives every turn; None: no background commands)."""
 
     data_dir: Path
     processes: ProcessRegistry | None = None
     bwrap: str | None = None
+    task_group: TaskGroup | None = None
 
 
 ToolsListener = Callable[[Sequence["Tool"]], None]
@@ -159,6 +164,7 @@ class Toolbox:
         checkpoint_store: CheckpointStore | None = None,
         skill: Tool | None = None,
         tests: AutoTestSettings | None = None,
+        background: BackgroundItems | None = None,
     ) -> None:
         """Hold `tools` (`for_session` builds a session's); `skill` is the `skill` tool
         waiting for a skill to appear (`offer_skill`); `tests` says the project's test
@@ -168,6 +174,9 @@ class Toolbox:
         self.command_sandbox = command_sandbox
         self.checkpoint_store = checkpoint_store
         """Where the file tools keep what they replace, and where `/rewind` finds it."""
+        self.background = background
+        """The session's background commands: its subagents share them, and the session's
+        end stops them (`aclose`)."""
         self._tools: list[Tool] = []
         self._by_name: dict[str, Tool] = {}
         self._listeners: list[ToolsListener] = []
@@ -191,7 +200,9 @@ class Toolbox:
         else held back until one appears."""
         # Here, not at the top: this module is imported before `session/new` is answered,
         # and a toolbox is first built in the warm-up (the ready-before-the-runtime RFC).
-        from .builtin import Ripgrep, builtin_tools, skill_tool
+        from acp_server.process.background import BackgroundItems
+
+        from .builtin import HtmlConverter, Ripgrep, builtin_tools, skill_tool
         from .checkpoint_store import CheckpointStore
         from .checkpoints import CHECKPOINTS_DIR, Checkpoints
         from .command_sandbox import CommandSandbox
@@ -211,6 +222,7 @@ class Toolbox:
         store = CheckpointStore(
             machine.data_dir / CHECKPOINTS_DIR, budget.max_checkpoint_store_bytes
         )
+        background = BackgroundItems(machine.task_group, machine.processes)
         tools = builtin_tools(
             path_roots,
             files,
@@ -221,6 +233,8 @@ class Toolbox:
             settings.web_fetch,
             Checkpoints(store, budget.max_checkpoint_bytes),
             transports.forms,
+            HtmlConverter(machine.processes),
+            background,
         )
         skill = skill_tool(path_roots, user_dir, settings.skills)
         try:
@@ -235,6 +249,7 @@ class Toolbox:
             checkpoint_store=store,
             skill=None if has_skills else skill,
             tests=settings.tests,
+            background=background,
         )
         if has_skills:
             toolbox.add([skill])  # the model loads skills
@@ -307,13 +322,15 @@ class Toolbox:
     def for_child(self) -> Toolbox:
         """A subagent's toolbox: these tools as they are now, without `task` (a child gets a
         `task` of its own, bound to its own session, while its depth allows), sharing the
-        path roots, the command sandbox and the checkpoint store. Nothing is held back: a
+        path roots, the command sandbox, the checkpoint store and the background commands
+        (what a child starts in the background is the session's). Nothing is held back: a
         skill that appears later reaches the next child."""
         return Toolbox(
             self.path_roots,
             [tool for tool in self._tools if tool.name != TASK_TOOL_NAME],
             command_sandbox=self.command_sandbox,
             checkpoint_store=self.checkpoint_store,
+            background=self.background,
         )
 
     async def read_links(self, parts: list[rec.Part]) -> list[rec.Part]:

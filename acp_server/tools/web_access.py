@@ -24,9 +24,10 @@ class WebFetchSettings:
     """`[web_fetch]` of the config file."""
 
     max_bytes: int = DEFAULT_MAX_BYTES
-    """The most bytes of one response body read; the rest is not downloaded."""
+    """The most bytes of one response body read; the rest is not downloaded. The same cap
+    holds for a gzip or deflate body once undone, and for the Markdown of a page."""
     timeout: float = DEFAULT_TIMEOUT
-    """Seconds one fetch may take in all, redirects included."""
+    """Seconds one fetch may take in all, redirects and the conversion to Markdown included."""
     max_redirects: int = DEFAULT_MAX_REDIRECTS
     """Redirects followed (same host only) before the fetch gives up."""
     allow_private_addresses: bool = False
@@ -92,6 +93,8 @@ class WebUrl:
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 _FORBIDDEN = frozenset(" \t\r\n\\\0")
+_MAX_LABEL = 63
+"""The DNS limit on a label of a name (RFC 1035), in characters once encoded."""
 
 
 def parse_url(text: str) -> WebUrl:
@@ -116,13 +119,29 @@ def parse_url(text: str) -> WebUrl:
     if not host:
         raise UrlRefused("the URL has no host")
     if not host.isascii():
-        try:
-            host = host.encode("idna").decode("ascii")
-        except UnicodeError:
-            raise UrlRefused(f"the host {host!r} is not a valid domain name") from None
+        host = _idna_host(host)
     if port == _DEFAULT_PORTS[scheme]:
         port = None
     return WebUrl(text, scheme, host.lower(), port)
+
+
+def _idna_host(host: str) -> str:
+    """A non-ASCII host in its IDNA (ASCII) form; `UrlRefused` when it is not a valid name."""
+    from encodings.idna import nameprep
+
+    # Each label's length is checked before it is encoded: Python's IDNA codec
+    # punycode-encodes a label first, in time quadratic in it (a label of 8,000 characters
+    # took 11 s of the event loop), and checks the length after. Punycode never shortens
+    # what nameprep gives, so a longer label could not be valid.
+    try:
+        if any(len(nameprep(label)) > _MAX_LABEL for label in host.split(".")):
+            raise UrlRefused(
+                f"the host is not a valid domain name: a label of it is longer than "
+                f"{_MAX_LABEL} characters"
+            )
+        return host.encode("idna").decode("ascii")
+    except UnicodeError:
+        raise UrlRefused(f"the host {host[:100]!r} is not a valid domain name") from None
 
 
 def fetch_origin(arguments_url: Any) -> str | None:
@@ -141,6 +160,8 @@ _NAT64 = ipaddress.ip_network("64:ff9b::/96")
 _NAT64_LOCAL = ipaddress.ip_network("64:ff9b:1::/48")
 """The local-use NAT64 prefix (RFC 8215): a network may translate it at any prefix length
 RFC 6052 allows within it (/48, /56, /64, /96), so every one of those readings is checked."""
+_NAT64_LOCAL_LENGTHS = (48, 56, 64, 96)
+"""The prefix lengths of `_embedded_ipv4`'s readings of a local-use NAT64 address, in order."""
 
 
 def _embedded_ipv4(ip: ipaddress.IPv6Address) -> list[ipaddress.IPv4Address]:
@@ -173,13 +194,21 @@ def non_public(address: str) -> str | None:
         return f"{address}, which is not an IP address"
     if isinstance(ip, ipaddress.IPv6Address):
         carried = _embedded_ipv4(ip)
-        for ipv4 in carried:
-            kind = _non_public_kind(ipv4)
-            if kind is not None:
-                form = (
-                    "an IPv4-mapped" if ip.ipv4_mapped else "a 6to4" if ip.sixtofour else "a NAT64"
-                )
-                return f"{ip}, {form} address of {ipv4}, {kind}"
+        refused = [(ipv4, kind) for ipv4 in carried if (kind := _non_public_kind(ipv4))]
+        if refused and ip in _NAT64_LOCAL:
+            *others, last = (
+                f"{ipv4} (/{length})"
+                for ipv4, length in zip(carried, _NAT64_LOCAL_LENGTHS, strict=True)
+            )
+            ipv4, kind = refused[0]
+            return (
+                f"{ip}, a local-use NAT64 address of {', '.join(others)} or {last}, by the "
+                f"network's prefix length; {ipv4} is {kind}"
+            )
+        if refused:
+            ipv4, kind = refused[0]
+            form = "an IPv4-mapped" if ip.ipv4_mapped else "a 6to4" if ip.sixtofour else "a NAT64"
+            return f"{ip}, {form} address of {ipv4}, {kind}"
         if carried:
             return None  # the prefix itself is not global: the IPv4 address it leads to is
     kind = _non_public_kind(ip)
@@ -191,6 +220,10 @@ def _non_public_kind(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> str |
         return "a loopback address"
     if ip.is_private or ip.is_link_local or ip.is_unspecified or ip.is_reserved:
         return "a private, link-local or reserved address"
+    if isinstance(ip, ipaddress.IPv6Address) and ip.is_site_local:
+        # fec0::/10: deprecated (RFC 3879) but still routed inside some networks, and
+        # Python's `is_global` counts it as global.
+        return "a site-local address"
     if ip.is_multicast or not ip.is_global:
         return "not a public address"
     return None

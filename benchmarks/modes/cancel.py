@@ -25,6 +25,7 @@ from benchmarks.client import AgentProcess
 from benchmarks.measure import (
     PROGRAMS,
     SUBJECT,
+    SUBJECT_V2,
     Result,
     Target,
     evaluate,
@@ -46,6 +47,7 @@ from benchmarks.streaming_cancel import CANCEL_AFTER_UPDATES, CANCEL_SCRIPT, can
 
 CANCEL_TARGETS: tuple[Target, ...] = (
     ("acp-server cancel p99 <= 1 ms", "subject_p99_ms", "<=", 1.0),
+    ("ACP v2 cancel p50 within 10% of v1's (ratio <= 1.10)", "v2_p50_ratio", "<=", 1.10),
 )
 BASELINE = "baseline (SDK streaming agent)"
 FLOOR = "floor: append + fsync one line, same disk"
@@ -112,8 +114,14 @@ def mode_cancel(args: argparse.Namespace) -> Result:
             name: [str(exe), "--model", f"script:{script}", "--data-dir", str(data / str(i))]
             for i, (name, exe) in enumerate(agents_to_measure(args).items())
         }
+        # The same build as an ACP v2 client sees it: the turn ends with its idle state.
+        v2_argv = [*argvs[SUBJECT][:-1], str(data / "v2")]
+        argvs = {SUBJECT: argvs[SUBJECT], SUBJECT_V2: v2_argv, **argvs}
         argvs[BASELINE] = [sys.executable, str(PROGRAMS / "sdk_streaming_agent.py")]
-        agents = {name: stack.enter_context(AgentProcess(name, a)) for name, a in argvs.items()}
+        agents = {
+            name: stack.enter_context(AgentProcess(name, a, version=2 if name == SUBJECT_V2 else 1))
+            for name, a in argvs.items()
+        }
         samplers = {}
         for name, agent in agents.items():
             agent.initialize()
@@ -133,7 +141,11 @@ def mode_cancel(args: argparse.Namespace) -> Result:
             "chunks_after_cancel_median": statistics.median(after),
             "chunks_after_cancel_max": max(after),
         }
-    metrics = {"subject_p99_ms": stats[SUBJECT]["p99_ms"]}
+    metrics = {
+        "subject_p99_ms": stats[SUBJECT]["p99_ms"],
+        "v2_p50_ratio": stats[SUBJECT_V2]["p50_ms"] / stats[SUBJECT]["p50_ms"],
+        "v2_p99_ratio": stats[SUBJECT_V2]["p99_ms"] / stats[SUBJECT]["p99_ms"],
+    }
     return {
         "mode": "cancel",
         **run_context(),
@@ -143,6 +155,7 @@ def mode_cancel(args: argparse.Namespace) -> Result:
         "fsync_floor": spread([r["ms"] for r in floor]),
         "data_dir_filesystem": data_root_filesystem(),
         "exit_codes": exit_codes,
+        "v2_vs_v1": {"p50_ratio": metrics["v2_p50_ratio"], "p99_ratio": metrics["v2_p99_ratio"]},
         "verdicts": evaluate(CANCEL_TARGETS, metrics),
         "raw": {**samples, FLOOR: floor},
     }
@@ -156,7 +169,10 @@ def render_cancel(results: Result) -> str:
         " ones each; one long-lived process and one session per agent. Per sample: send"
         f" `session/prompt`, read until {CANCEL_AFTER_UPDATES} `agent_message_chunk` updates of"
         " it arrived, then time from right before writing the `session/cancel` notification to"
-        " reading the prompt's response (`stopReason` must be `cancelled`). acp-server runs"
+        " reading the prompt's response (`stopReason` must be `cancelled`); for the ACP v2"
+        f" series ({SUBJECT_V2}: the same build, initialized with `protocolVersion: 2`) to"
+        " reading the session's `idle` `state_update` (`stopReason: cancelled`), v2's end of a"
+        " turn. acp-server runs"
         f" `--model script:PATH` with the response `{json.dumps(CANCEL_SCRIPT['responses'][0])}`"
         " (a chunk every 1 ms); the baseline is `benchmarks/programs/sdk_streaming_agent.py`,"
         ' an `acp.Agent` on the official SDK (`run_agent`) that streams a "tick " chunk every'
@@ -193,6 +209,11 @@ def render_cancel(results: Result) -> str:
         " stage: [the cancel-latency"
         " RFC](rfc/implemented/architecture/2026-12-02-cancel-latency.md).",
     ]
+    ratios = results["v2_vs_v1"]
+    lines.append(
+        f"ACP v2 against v1, same build, same run: p50 x{ratios['p50_ratio']:.2f}, p99"
+        f" x{ratios['p99_ratio']:.2f}."
+    )
     lines += render_verdicts(results)
     lines += stop_reason_warnings(agents, n)
     lines += exit_warnings(results["exit_codes"])

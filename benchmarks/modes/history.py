@@ -1,6 +1,6 @@
 """history: prompt rate over a long session, the last prompts against the first. Its baseline is
-whatever other build `--baseline` names: an acp-server executable of an older commit's
-worktree, to show the growth a change removed beside the current figures.
+the build of the commit `--baseline` names (benchmarks/other_build.py), to show the growth a
+change removed beside the current figures.
 """
 
 from __future__ import annotations
@@ -15,15 +15,14 @@ from pathlib import Path
 
 from benchmarks.client import AgentProcess, text_prompt
 from benchmarks.measure import (
-    SUBJECT,
     Result,
     Target,
     evaluate,
     require_positive,
-    subject_exe,
     versions,
 )
 from benchmarks.mode import Mode
+from benchmarks.other_build import add_baseline_args, agents_to_measure
 from benchmarks.report import (
     exit_warnings,
     machine_load_note,
@@ -79,23 +78,14 @@ def add_history_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--window", type=int, default=300, help="prompts in the first and last window (300)"
     )
-    parser.add_argument(
-        "--baseline",
-        type=Path,
-        help="an acp-server executable of another build (e.g. an older commit's worktree venv)",
-    )
-    parser.add_argument(
-        "--baseline-label", default="baseline", help="how the baseline is named in the table"
-    )
+    add_baseline_args(parser)
 
 
 def mode_history(args: argparse.Namespace) -> Result:
     require_positive(prompts=args.prompts, window=args.window)
     if args.window * 2 > args.prompts:
         sys.exit("bench: --window must be at most half of --prompts")
-    agents = [(SUBJECT, [str(subject_exe())])]
-    if args.baseline is not None:
-        agents.append((args.baseline_label, [str(args.baseline)]))
+    agents = [(name, [str(exe)]) for name, exe in agents_to_measure(args).items()]
     load_before = os.getloadavg()[0]
     rows = []
     with tempfile.TemporaryDirectory() as tmp:

@@ -39,10 +39,9 @@ LOAD_MS_LIMIT = 300.0
 JOURNAL_OVERHEAD_PCT_LIMIT = 5.0
 LOAD_EMPTY_SESSION_ID = "sess_bench_empty"
 LOAD_SETTLED = f"{IDLE_SETTLE_S} s after initialize"
-# name -> (session loaded, pause between the initialize response and session/load). Right after
-# the handshake acp-server imports jsonrpcserver on its event loop (~0.15 s, see
-# acp_server/rpc/engine.py), so a load sent at once waits for that too: the
-# target is on the settled series. The header-only journal shows the fixed cost of a first
+# name -> (session loaded, pause between the initialize response and session/load). A load sent
+# right after the handshake waits for the runtime's import (AcpConnection.warm_up): the target
+# is on the settled series. The header-only journal shows the fixed cost of a first
 # session request.
 LOAD_SERIES = {
     LOAD_SETTLED: (LOAD_SESSION_ID, IDLE_SETTLE_S),
@@ -264,9 +263,9 @@ def render_load(results: Result) -> str:
         " --data-dir DIR`, sent right after the `initialize` response or"
         f" {IDLE_SETTLE_S} s later; time = from right before writing `session/load` to reading"
         " its response, while reading (and counting) the replayed `session/update`"
-        " notifications. The target is on the settled series: right after the handshake"
-        " acp-server imports jsonrpcserver on its event loop (~0.15 s, deferred from startup by"
-        " design), which a load sent at once also waits for."
+        " notifications. The target is on the settled series: a load sent right after the"
+        " handshake also waits for the runtime's import (the warm-up, in a worker thread,"
+        " deferred past ready by design)."
         f" **Journal write overhead:** {turns} turns of the scripted response `{script}`, one"
         f" prompt after another on one session; {reps} runs per variant, alternated, after one"
         " uncounted each; medians. In-process: `spawn_agent` on a `SessionLog` alone vs one"

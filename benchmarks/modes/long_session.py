@@ -1,7 +1,7 @@
 """long-session: hundreds of turns with tool outputs against a fake OpenAI-compatible server
 with a small context window (tests/support/context_window_server.py, a thread of this
 process): failed turns, peak request tokens against the window, time per turn. `--baseline`
-runs another build (an older commit's worktree venv) the same way after this one.
+runs the build of another commit (benchmarks/other_build.py) the same way after this one.
 """
 
 from __future__ import annotations
@@ -18,15 +18,14 @@ from pathlib import Path
 from benchmarks.client import AgentError, AgentProcess, text_prompt
 from benchmarks.measure import (
     REPO,
-    SUBJECT,
     Result,
     Target,
     evaluate,
     require_positive,
-    subject_exe,
     versions,
 )
 from benchmarks.mode import Mode
+from benchmarks.other_build import add_baseline_args, agents_to_measure
 from benchmarks.report import (
     exit_warnings,
     machine_load_note,
@@ -51,14 +50,7 @@ def add_long_session_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--span", type=int, default=50, help="turns in the first and last window (50)"
     )
-    parser.add_argument(
-        "--baseline",
-        type=Path,
-        help="an acp-server executable of another build, run the same way after this one",
-    )
-    parser.add_argument(
-        "--baseline-label", default="baseline", help="how the baseline is named in the table"
-    )
+    add_baseline_args(parser)
 
 
 def long_session_run(name: str, exe: str, args: argparse.Namespace) -> Result:
@@ -132,9 +124,7 @@ def mode_long_session(args: argparse.Namespace) -> Result:
     require_positive(turns=args.turns, window=args.window, span=args.span)
     if args.span * 2 > args.turns:
         sys.exit("bench: --span must be at most half of --turns")
-    agents = [(SUBJECT, str(subject_exe()))]
-    if args.baseline is not None:
-        agents.append((args.baseline_label, str(args.baseline)))
+    agents = [(name, str(exe)) for name, exe in agents_to_measure(args).items()]
     load_before = os.getloadavg()[0]
     rows = [long_session_run(name, exe, args) for name, exe in agents]
     subject = rows[0]

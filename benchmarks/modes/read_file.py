@@ -1,5 +1,5 @@
 """read-file: peak RSS of read_file on a 1.5 GiB sparse file (windows, never the whole file).
-The baseline, when `--baseline` names one, is another build's acp-server run the same way.
+The baseline, when `--baseline` names a commit, is that commit's build run the same way.
 """
 
 from __future__ import annotations
@@ -10,8 +10,9 @@ import tempfile
 from pathlib import Path
 
 from benchmarks.client import AgentProcess, text_prompt
-from benchmarks.measure import SUBJECT, Result, Target, evaluate, subject_exe, versions
+from benchmarks.measure import Result, Target, evaluate, versions
 from benchmarks.mode import Mode
+from benchmarks.other_build import add_baseline_args, agents_to_measure
 from benchmarks.report import render_header, render_verdicts, run_context
 
 READ_FILE_ADDED_MIB_LIMIT = 64.0
@@ -64,20 +65,11 @@ def read_file_once(name: str, argv: list[str], cwd: str) -> Result:
 
 
 def add_read_file_args(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--baseline",
-        type=Path,
-        help="an acp-server executable of another build (e.g. an older commit's worktree venv)",
-    )
-    parser.add_argument(
-        "--baseline-label", default="baseline", help="how the baseline is named in the table"
-    )
+    add_baseline_args(parser)
 
 
 def mode_read_file(args: argparse.Namespace) -> Result:
-    agents = [(SUBJECT, str(subject_exe()))]
-    if args.baseline is not None:
-        agents.append((args.baseline_label, str(args.baseline)))
+    agents = [(name, str(exe)) for name, exe in agents_to_measure(args).items()]
     rows = []
     with tempfile.TemporaryDirectory(prefix="acp-bench-") as tmp:
         workspace = Path(tmp) / "ws"

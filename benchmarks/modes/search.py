@@ -1,5 +1,5 @@
-"""search: grep and glob on ripgrep against another implementation (a worktree of an older
-commit, `--baseline-tree`), side by side on one generated tree of many small files: wall time
+"""search: grep and glob on ripgrep against another implementation (the build of an older
+commit, `--baseline COMMIT`), side by side on one generated tree of many small files: wall time
 of one tool call, the Python process's added peak RSS, and rg's own peak RSS.
 
 Each sample is a fresh process (`programs/search_tool.py`) that imports `acp_server` from the
@@ -19,6 +19,7 @@ from pathlib import Path
 
 from benchmarks.measure import SUBJECT, Result, Target, evaluate, require_positive, versions
 from benchmarks.mode import Mode
+from benchmarks.other_build import add_baseline_args, baseline_label
 from benchmarks.report import render_header, render_verdicts, run_context
 
 PROGRAM = Path(__file__).resolve().parent.parent / "programs" / "search_tool.py"
@@ -73,16 +74,8 @@ def one_sample(tree: Path, workspace: Path, tool: str, arguments: dict[str, str]
 
 
 def add_search_args(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--baseline-tree",
-        type=Path,
-        required=True,
-        help="a checkout of the implementation to compare with, e.g. `git worktree add"
-        " /tmp/base <commit>` (its acp_server is imported with this venv's libraries)",
-    )
-    parser.add_argument(
-        "--baseline-label", default="baseline", help="how the baseline is named in the table"
-    )
+    # The baseline's acp_server is imported from its worktree with this venv's libraries.
+    add_baseline_args(parser, required=True)
     parser.add_argument(
         "--files", type=int, default=300_000, help="files in the tree (default 300000)"
     )
@@ -97,7 +90,8 @@ def add_search_args(parser: argparse.ArgumentParser) -> None:
 
 def mode_search(args: argparse.Namespace) -> Result:
     require_positive(files=args.files, samples=args.samples)
-    trees = {SUBJECT: SOURCE_TREE, args.baseline_label: args.baseline_tree}
+    baseline = baseline_label(args)
+    trees = {SUBJECT: SOURCE_TREE, baseline: args.baseline_build.tree}
     rows: list[Result] = []
     load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="acp-bench-") as tmp:
@@ -131,7 +125,7 @@ def mode_search(args: argparse.Namespace) -> Result:
 
     metrics = {
         "grep_rare_ratio": row("grep-rare", SUBJECT)["median_s"]
-        / row("grep-rare", args.baseline_label)["median_s"],
+        / row("grep-rare", baseline)["median_s"],
         "glob_all_added": row("glob-all-py", SUBJECT)["added_mib"],
     }
     return {

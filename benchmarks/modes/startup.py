@@ -226,8 +226,8 @@ def render_startup(results: Result) -> str:
         lines += [
             "",
             "Top 10 cumulative imports of `python -X importtime -c 'import acp_server.server'`"
-            " (one run, indicative; the runtime and jsonrpcserver are imported after ready, in"
-            " a worker thread, so they are not listed but do count in the idle RSS):",
+            " (one run, indicative; the runtime is imported after ready, in a worker thread, so"
+            " it is not listed but does count in the idle RSS):",
             "",
             "| cumulative ms | module |",
             "|---:|---|",

@@ -22,6 +22,7 @@ from benchmarks.measure import (
     PROGRAMS,
     REPO,
     SUBJECT,
+    SUBJECT_V2,
     Result,
     Target,
     evaluate,
@@ -34,24 +35,21 @@ from benchmarks.report import exit_warnings, render_header, render_verdicts, run
 
 STREAMING_TARGETS: tuple[Target, ...] = (
     ("acp-server chunk rate >= 8x baseline", "ratio", ">=", 8.0),
+    ("ACP v2 chunk rate within 10% of v1's (ratio >= 0.90)", "v2_ratio", ">=", 0.90),
 )
 PROFILE_TOP = 15
 
 
 def streaming_once(agent: AgentProcess, cwd: str, texts: list[str]) -> Result:
-    """One prompt in a fresh session: chunks read between writing it and reading its response."""
+    """One prompt in a fresh session: chunks read between writing it and reading the turn's
+    end (v1: its response; v2: the idle state)."""
     session_id = agent.new_session(cwd)
     chunks_before = agent.chunks
     request_id, t_prompt = agent.request("session/prompt", text_prompt(session_id, *texts))
-    t_response, result = agent.wait_response(request_id)
-    seconds = t_response - t_prompt
+    t_end, stop_reason = agent.turn_end(request_id, session_id)
+    seconds = t_end - t_prompt
     chunks = agent.chunks - chunks_before
-    return {
-        "s": seconds,
-        "chunks": chunks,
-        "rate": chunks / seconds,
-        "stop_reason": (result or {}).get("stopReason"),
-    }
+    return {"s": seconds, "chunks": chunks, "rate": chunks / seconds, "stop_reason": stop_reason}
 
 
 def function_label(func: tuple[str, int, str]) -> str:
@@ -129,15 +127,19 @@ def mode_streaming(args: argparse.Namespace) -> Result:
         script.write_text(json.dumps({"responses": [[{"text": "x", "repeat": args.chunks}]]}))
         # (argv, the prompt's text blocks): acp-server is scripted to stream the chunks for a
         # one-block prompt; the SDK echo agent sends one chunk per block of the prompt.
+        subject = [str(subject_exe()), "--model", f"script:{script}"]
         setups = {
-            SUBJECT: ([str(subject_exe()), "--model", f"script:{script}"], ["go"]),
+            SUBJECT: (subject, ["go"]),
+            SUBJECT_V2: (subject, ["go"]),  # the same build, as a v2 client sees it
             "baseline (SDK echo_agent.py)": (
                 [sys.executable, str(fetch_echo_agent(args.cache_dir))],
                 ["x"] * args.chunks,
             ),
         }
         agents = {
-            name: stack.enter_context(AgentProcess(name, argv))
+            name: stack.enter_context(
+                AgentProcess(name, argv, version=2 if name == SUBJECT_V2 else 1)
+            )
             for name, (argv, _) in setups.items()
         }
         for name, agent in agents.items():
@@ -149,10 +151,13 @@ def mode_streaming(args: argparse.Namespace) -> Result:
             for name, agent in agents.items():
                 runs[name].append(streaming_once(agent, tmp, setups[name][1]))
         exit_codes = {name: agent.close() for name, agent in agents.items()}
-        ratio = statistics.median(r["rate"] for r in runs[SUBJECT]) / statistics.median(
-            r["rate"] for r in list(runs.values())[-1]
-        )
-        verdicts = evaluate(STREAMING_TARGETS, {"ratio": ratio})
+        rate = {
+            name: statistics.median(r["rate"] for r in agent_runs)
+            for name, agent_runs in runs.items()
+        }
+        ratio = rate[SUBJECT] / list(rate.values())[-1]
+        v2_ratio = rate[SUBJECT_V2] / rate[SUBJECT]
+        verdicts = evaluate(STREAMING_TARGETS, {"ratio": ratio, "v2_ratio": v2_ratio})
         profile = None
         if args.profile or not all(v["pass"] for v in verdicts):
             profile = profile_streaming(script, tmp, args.chunks)
@@ -176,6 +181,7 @@ def mode_streaming(args: argparse.Namespace) -> Result:
         "versions": versions(),
         "agents": stats,
         "ratio": ratio,
+        "v2_ratio": v2_ratio,
         "exit_codes": exit_codes,
         "verdicts": verdicts,
         "raw": runs,
@@ -191,7 +197,10 @@ def render_streaming(results: Result) -> str:
         f"{results['reps_per_agent']} timed prompts per agent, alternated, after one uncounted"
         " each; one long-lived process per agent, a fresh session per prompt. rate ="
         " `agent_message_chunk` notifications read / seconds from right before writing"
-        " `session/prompt` to reading its response; median over the prompts. acp-server runs"
+        " `session/prompt` to reading its response (for the ACP v2 series, the same build"
+        " initialized with `protocolVersion: 2`: to reading the session's `idle` state, v2's end"
+        " of a turn; its prompt is answered earlier, at insertion); median over the prompts."
+        " acp-server runs"
         f' `--model script:PATH` with the response `[{{"text": "x", "repeat": {n}}}]` and gets a'
         " one-block prompt; the baseline, the SDK's `examples/echo_agent.py`, sends one chunk per"
         f' content block, so it gets a prompt of {n} text blocks `"x"` (its time therefore also'
@@ -214,6 +223,7 @@ def render_streaming(results: Result) -> str:
             f" | {s['min_rate']:,.0f} | {s['max_rate']:,.0f} | {s['median_s']:.3f}"
             f" | {s['median_rate'] / baseline_rate:.2f} |"
         )
+    lines.append(f"\nACP v2 against v1, same build, same run: x{results['v2_ratio']:.2f}.")
     lines += render_verdicts(results)
     for name, s in agents.items():
         if s["chunks"] != [n]:

@@ -13,6 +13,7 @@ import pytest
 
 from acp_server.cancellation import TurnSignal
 from acp_server.session import records as rec
+from acp_server.session.stopped_calls import stopped_calls
 from acp_server.tools.base import ToolOutput
 from tests.support.agent_harness import (
     FakeModel,
@@ -55,4 +56,6 @@ async def test_an_exception_group_holding_the_cancel_is_a_cancel(
     assert [e.outcome for e in turn_ends(handle.agent.session)] == [rec.Aborted()]
     [result] = of_type(handle.agent.session, rec.ToolResult)
     assert result.output == "cancelled: the turn was aborted"
+    # The shape a replay reads back as stopped while running (`cancelled` on v2).
+    assert stopped_calls(handle.agent.session.records) == {(result.turn_id, result.call_id)}
     assert not [r for r in caplog.records if "failed" in r.getMessage()]

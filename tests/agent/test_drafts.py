@@ -53,6 +53,6 @@ async def test_a_drafted_call_the_turn_never_starts_ends_failed() -> None:
         handle.agent.subscribe(sink)
         assert await handle.agent.followup(text("go")).wait() == rec.Aborted()
     shown = [e.call_id for e in events if isinstance(e, ToolCallDrafted) and e.first]
-    assert shown == ["c1", "c2"]
+    assert len(set(shown)) == 2 and not {"c1", "c2"} & set(shown)  # ours, not the model's
     ended = {e.call_id: e.status for e in events if isinstance(e, ToolCallProgress)}
-    assert ended == {"c1": "failed", "c2": "failed"}
+    assert ended == dict.fromkeys(shown, "failed")

@@ -3,7 +3,8 @@ what it leaves (edited by hand, over the cap, now a FIFO, a directory or a symbo
 outside the roots), the exact guarantee of a cancelled rewind (cancelled while restoring
 files, or just before the record: the files and the log as they were), and the conversation
 the model is sent afterwards (what `session/load` rebuilds is checked in
-tests/e2e/test_rewind_acp.py)."""
+tests/e2e/test_rewind_acp.py; the bridge's side, its listing and cancels through the wire, in
+tests/acp/test_rewind.py)."""
 
 from __future__ import annotations
 
@@ -15,20 +16,20 @@ from pathlib import Path
 import anyio
 import pytest
 
-from acp_server.acp.rewind import listing
 from acp_server.agent.conversation import Conversation
 from acp_server.agent.rewind import RewindDone, RewindFailed, rewind_to, session_turns
 from acp_server.cancellation import TurnAborted, TurnCancellation, UserCancel
 from acp_server.models.base import AssistantMessage, UserMessage
 from acp_server.session import records as rec
 from acp_server.session.log import SessionLog
-from acp_server.session.rewind import Turn, retained
+from acp_server.session.rewind import retained
 from acp_server.session.state import SessionState
 from acp_server.tools.builtin.files import EditFile, WriteFile
 from acp_server.tools.checkpoint_store import CheckpointStore
 from acp_server.tools.checkpoints import Checkpoints
 from acp_server.tools.local_files import LocalFiles
 from acp_server.tools.workspace import PathRoots
+from tests.support.tool_call import a_call
 
 pytestmark = pytest.mark.anyio
 
@@ -83,7 +84,9 @@ class World:
                 )
             )
             tool = {"write_file": self.write, "edit_file": self.edit}.get(name)
-            output = await tool.run(arguments, TurnCancellation().signal) if tool else None
+            output = (
+                await tool.run(arguments, a_call(), TurnCancellation().signal) if tool else None
+            )
             self.log.append(
                 rec.ToolResult(
                     turn_id=turn_id,
@@ -308,29 +311,6 @@ async def test_a_flush_that_fails_after_the_record_still_rewinds_and_says_so(
     assert isinstance(done.not_saved, OSError)
     assert w.files() == {}
     assert isinstance(w.log.records[-1], rec.Rewind)
-
-
-def test_the_listing_shows_the_latest_hundred_turns() -> None:
-    turns = [
-        Turn(
-            n,
-            f"t{n}",
-            rec.UserMessage(
-                message_id=f"m{n}",
-                content=[rec.TextPart(text=f"prompt {n}\nmore")],
-                origin="prompt",
-                turn_id=f"t{n}",
-                at=AT,
-            ),
-            None,
-        )
-        for n in range(1, 131)
-    ]
-    lines = listing(turns).splitlines()
-    assert lines[1] == "(30 earlier turns not listed)"
-    assert lines[2] == "31. prompt 31"  # the first line of each prompt
-    assert lines[-1] == "130. prompt 130"
-    assert listing([]) == "There is no turn to rewind to."
 
 
 async def test_a_crafted_checkpoint_in_the_journal_reads_nothing_outside_the_store(

@@ -5,25 +5,22 @@ and separate identities of concurrent children.
 
 from __future__ import annotations
 
-import itertools
 import json
-import os
-from collections.abc import AsyncIterator, Mapping, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 
-from acp_server.agent.agent import Agent, AgentHandle, spawn_agent
-from acp_server.agent.events import AgentEvent, ToolCallAnnounced, ToolCallProgress
+from acp_server.agent.agent import Agent, spawn_agent
+from acp_server.agent.events import ToolCallAnnounced, ToolCallProgress
 from acp_server.agent.loop import AgentConfig
-from acp_server.agent.seams import Seams
 from acp_server.agent.subagents import (
     NO_ASKING,
     ChildJournal,
     SubagentLimits,
+    TaskArgs,
     TaskTool,
     journal_children,
 )
@@ -35,19 +32,17 @@ from acp_server.cancellation import (
     TurnSignal,
     UserCancel,
 )
-from acp_server.models.base import ModelProvider
 from acp_server.session import records as rec
 from acp_server.session.journal import JournalStore
 from acp_server.session.log import SessionLog
-from acp_server.tools.base import Tool, ToolOutput
+from acp_server.tools.arguments import StructTool
+from acp_server.tools.base import ToolOutput
 from acp_server.tools.permissions import PermissionPolicy
-from acp_server.tools.toolbox import Toolbox
 from acp_server.tools.workspace import PathRoots
 from tests.support.agent_harness import (
     DEADLINE,
     FakeModel,
     FakeTool,
-    Response,
     call,
     finish,
     request_user_texts,
@@ -56,19 +51,10 @@ from tests.support.agent_harness import (
     wait_for_abort,
     waiting_tool,
 )
+from tests.support.parent_agent import ParentModel, box, ids, parent_agent
+from tests.support.tool_call import a_call
 
 pytestmark = pytest.mark.anyio
-
-
-class ParentModel(FakeModel):
-    """A model double whose subagent variant is another double (like the scripted model)."""
-
-    def __init__(self, *responses: Response, child: FakeModel) -> None:
-        super().__init__(*responses)
-        self.child = child
-
-    def for_subagent(self) -> ModelProvider:
-        return self.child
 
 
 class MemoryJournals:
@@ -91,71 +77,8 @@ class MemoryJournals:
         return ChildJournal(log, flush, lambda: self.closed.append(session_id))
 
 
-class Call:
-    """A `ToolCallContext` for driving `run_call` directly."""
-
-    def __init__(self, call_id: str) -> None:
-        self.call_id = call_id
-        self.progress_texts: list[str] = []
-
-    async def progress(self, text: str) -> None:
-        self.progress_texts.append(text)
-
-
-def box(tools: Sequence[Tool], path_roots: PathRoots | None = None) -> Toolbox:
-    """A toolbox holding `tools` (in the test's working directory, unless `path_roots`)."""
-    return Toolbox(path_roots or PathRoots(os.getcwd()), tools)
-
-
-def ids() -> Any:
-    counter = itertools.count(1)
-    return lambda prefix: f"{prefix}_{next(counter)}"
-
-
 def task(prompt: str = "go", **more: Any) -> Any:
     return call("task", prompt=prompt, **more)
-
-
-@asynccontextmanager
-async def parent_agent(
-    model: FakeModel,
-    journals: Any,
-    *,
-    tools: Sequence[Tool] = (),
-    policy: PermissionPolicy | None = None,
-    children: list[Agent] | None = None,
-) -> AsyncIterator[tuple[AgentHandle, list[AgentEvent]]]:
-    """A parent agent `s1` with the given tools plus `task`; yields its handle and events."""
-    log = SessionLog("s1")
-    made = ids()
-    tool = TaskTool(
-        parent_log=log,
-        model=model,
-        toolbox=box(tools, policy.path_roots if policy is not None else None),
-        journals=journals,
-        policy=policy,
-        ids=made,
-        on_child=children.append if children is not None else None,
-    )
-    events: list[AgentEvent] = []
-
-    async def sink(event: AgentEvent) -> None:
-        events.append(event)
-
-    with anyio.fail_after(DEADLINE):
-        async with anyio.create_task_group() as tg:
-            handle = spawn_agent(
-                log,
-                AgentConfig(model=model, tools=[*tools, tool]),
-                tg,
-                seams=Seams(approval=[policy.approve] if policy is not None else []),
-                ids=made,
-            )
-            handle.agent.subscribe(sink)
-            try:
-                yield handle, events
-            finally:
-                await handle.dispose()
 
 
 def results(log: SessionLog) -> list[rec.ToolResult]:
@@ -303,7 +226,7 @@ async def test_an_already_aborted_signal_creates_no_child() -> None:
     holder = TurnCancellation()
     holder.abort(UserCancel())
     with pytest.raises(TurnAborted):
-        await tool.run_call({"prompt": "go"}, Call("call_x"), holder.signal)
+        await tool.run({"prompt": "go"}, a_call("call_x"), holder.signal)
     assert journals.made == []
     assert model.child.requests == []
 
@@ -360,7 +283,7 @@ async def test_the_depth_limit_takes_task_away_from_the_deepest_child() -> None:
             limits=SubagentLimits(max_depth=3),
         )
         with anyio.fail_after(DEADLINE):
-            out = await tool.run_call({"prompt": "go"}, Call("c"), TurnCancellation().signal)
+            out = await tool.run({"prompt": "go"}, a_call("c"), TurnCancellation().signal)
         assert out.text == "done"
         seen[depth + 1] = tool_names(depth)
     assert seen == {1: ["probe", "task"], 2: ["probe", "task"], 3: ["probe"]}
@@ -383,7 +306,7 @@ async def test_a_child_gets_the_tools_the_session_has_when_the_call_runs() -> No
     late = FakeTool("mcp__srv__late")
     toolbox.add([late])
     with anyio.fail_after(DEADLINE):
-        out = await tool.run_call({"prompt": "go"}, Call("c"), TurnCancellation().signal)
+        out = await tool.run({"prompt": "go"}, a_call("c"), TurnCancellation().signal)
     assert out.text == "used it"
     assert [t.name for t in child.requests[0].tools] == ["probe", "mcp__srv__late"]
     assert len(late.runs) == 1
@@ -401,7 +324,7 @@ async def test_nested_children_get_nested_session_ids() -> None:
     # The subagent's provider is its own subagent variant (as with the scripted model).
     sub.for_subagent = lambda: sub  # type: ignore[attr-defined]
     with anyio.fail_after(DEADLINE):
-        out = await tool.run_call({"prompt": "go"}, Call("c"), TurnCancellation().signal)
+        out = await tool.run({"prompt": "go"}, a_call("c"), TurnCancellation().signal)
     assert out.text == "outer"
     assert [m[0] for m in journals.made] == ["s1.task1", "s1.task1.task1"]
     assert journals.made[1][1] == "s1.task1"
@@ -442,7 +365,7 @@ async def test_concurrent_children_keep_separate_identities_and_signals() -> Non
 
     async def run(name: str, holder: TurnCancellation) -> None:
         try:
-            outcomes[name] = await tool.run_call({"prompt": name}, Call(name), holder.signal)
+            outcomes[name] = await tool.run({"prompt": name}, a_call(name), holder.signal)
         except TurnAborted:
             outcomes[name] = "aborted"
         if name == "a":
@@ -485,11 +408,11 @@ async def test_the_concurrency_limit_refuses_extra_task_calls() -> None:
 
             async def first() -> None:
                 with pytest.raises(TurnAborted):
-                    await tool.run_call({"prompt": "one"}, Call("a"), holder.signal)
+                    await tool.run({"prompt": "one"}, a_call("a"), holder.signal)
 
             tg.start_soon(first)
             await entered.wait()
-            out = await tool.run_call({"prompt": "two"}, Call("b"), TurnCancellation().signal)
+            out = await tool.run({"prompt": "two"}, a_call("b"), TurnCancellation().signal)
             holder.abort(UserCancel())
     assert out.failed and "at most 1" in out.text
     assert tool.running == 0
@@ -536,8 +459,16 @@ async def test_a_child_past_its_time_limit_is_cancelled_and_the_call_fails() -> 
         journals=MemoryJournals(),
         limits=SubagentLimits(max_seconds=0.2),
     )
-    output = await tool.run_call({"prompt": "go"}, Call("call_t"), TurnCancellation().signal)
+    output = await tool.run({"prompt": "go"}, a_call("call_t"), TurnCancellation().signal)
     assert entered.is_set()
     assert output.failed
     assert output.text.startswith("the subagent was stopped after 0.2 s")
     assert "working on it" in output.text
+
+
+def test_the_task_tool_states_the_schema_of_its_struct() -> None:
+    # Like every tool a session's Toolbox makes (tests/tools/test_arguments.py), which `task`
+    # is not: its schema is generated from its argument Struct, never written beside it.
+    assert issubclass(TaskTool, StructTool)
+    assert "parameters" not in vars(TaskTool)
+    assert TaskTool.args_type is TaskArgs

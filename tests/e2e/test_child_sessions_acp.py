@@ -2,7 +2,8 @@
 raw frames: announced with `subagent_update` before any of their traffic, linked from the
 parent's `task` call with `session` content, their updates under their own id; `session/cancel`
 on a child stops only the child; the parent's cancel still stops it (and reaps its processes);
-a client that did not opt in sees none of it."""
+a client that did not opt in sees none of it; a journal written before the agent made its own
+call ids replays each child after its own `task` call."""
 
 from __future__ import annotations
 
@@ -14,6 +15,9 @@ from typing import Any
 
 import pytest
 
+from acp_server.session import records as rec
+from acp_server.session.journal import JournalHeader, JournalStore
+from tests.support.legacy_calls import AT, asked, call, result, turn
 from tests.support.processes import alive, wait_for_pids
 from tests.support.raw_client import RawClient, raw_agent, text
 
@@ -233,3 +237,73 @@ async def test_loading_the_parent_replays_each_child_after_its_task_call(
         u for s, u in replay[call:] if s == sid and u["sessionUpdate"] == "tool_call_update"
     )
     assert result["content"][0] == {"type": "session", "sessionId": child}
+
+
+def legacy_parent_and_children(data: Path, cwd: str) -> None:
+    """A parent journal written before the agent made its own ids: a `task` call in each of two
+    turns, both `call_1`, and a child journal for each whose header names `call_1` too."""
+    store = JournalStore(data)
+    parent = store.create(JournalHeader(session_id="old", cwd=cwd, created_at=AT))
+    for number, what in ((1, "first"), (2, "second")):
+        turn_id = f"t{number}"
+        task = call("call_1", "task", prompt=f"Do the {what} part.", description=f"The {what}")
+        records = turn(
+            turn_id,
+            asked(turn_id, task),
+            result(turn_id, "call_1", f"The {what}", "think", f"{what} done"),
+        )
+        for record in records:
+            parent.append(record)
+        header = JournalHeader(
+            session_id=f"old.task{number}",
+            cwd=cwd,
+            created_at=AT,
+            parent_session_id="old",
+            parent_tool_call_id="call_1",
+        )
+        child = store.create(header)
+        for record in turn(
+            "c1",
+            rec.AssistantMessage(
+                turn_id="c1", message_id="c", parts=[rec.TextPart(text=f"{what} child")], at=AT
+            ),
+        ):
+            child.append(record)
+        child.close()
+    parent.close()
+
+
+async def test_a_journal_written_before_replays_each_child_after_its_own_task_call(
+    tmp_path: Path,
+) -> None:
+    """Both `task` calls were `call_1`: loading names them `call_1` and `call_1~2`, and each
+    child still follows its own call, linked from it (the second child replaced the first,
+    shown after the first call, and the second call had none)."""
+    cwd = workspace(tmp_path)
+    legacy_parent_and_children(tmp_path / "data", cwd)
+    spec = write_script(tmp_path, [[{"text": "unused"}]], [[{"text": "unused"}]])
+    async with raw_agent(*args(spec, tmp_path), env=SANDBOXED) as client:
+        await client.call("initialize", {"protocolVersion": 1, "clientCapabilities": OPTED_IN})
+        await client.call("session/load", {"sessionId": "old", "cwd": cwd, "mcpServers": []})
+        replay = updates(client)
+    shown = []
+    for session, update in replay:
+        kind = update["sessionUpdate"]
+        if kind == "tool_call":
+            shown.append(("call", update["toolCallId"], update["title"]))
+        elif kind == "subagent_update":
+            shown.append(("child", update["sessionId"], update["title"]))
+        elif session != "old" and kind == "agent_message_chunk":
+            shown.append(("says", session, update["content"]["text"]))
+        elif kind == "tool_call_update" and update.get("content"):
+            shown.append(("link", update["toolCallId"], update["content"][0].get("sessionId")))
+    assert shown == [
+        ("call", "call_1", "The first"),
+        ("child", "old.task1", "The first"),
+        ("says", "old.task1", "first child"),
+        ("link", "call_1", "old.task1"),
+        ("call", "call_1~2", "The second"),
+        ("child", "old.task2", "The second"),
+        ("says", "old.task2", "second child"),
+        ("link", "call_1~2", "old.task2"),
+    ]

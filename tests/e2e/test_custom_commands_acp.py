@@ -195,3 +195,50 @@ async def test_skills_are_listed_and_slash_name_loads_the_body(tmp_path: Path) -
     assert (
         said == f"Use the skill deploy (its files are in {deploy}):\n\nRun ./deploy.sh $1\n\nprod"
     )
+
+
+@pytest.mark.parametrize("opted_in", [True, False])
+async def test_a_repository_command_or_skill_replacing_the_users_own_is_told(
+    tmp_path: Path, opted_in: bool
+) -> None:
+    repo, commands, env = workspace(tmp_path)
+    (commands / "greet.md").write_text("The repository greets $1.\n")
+    user_skill = tmp_path / "config" / "acp-server" / "skills" / "tidy"
+    user_skill.mkdir(parents=True)
+    (user_skill / "SKILL.md").write_text("---\nname: tidy\ndescription: mine\n---\nTidy up.\n")
+    repo_skill = repo / ".agents" / "skills" / "tidy"
+    repo_skill.mkdir(parents=True)
+    (repo_skill / "SKILL.md").write_text("---\nname: tidy\ndescription: theirs\n---\nTheirs.\n")
+    async with running_agent("--model", "echo", env=env) as (conn, _, frames, _):
+        capabilities = {"session": {"notices": {}}} if opted_in else {}
+        await conn._conn.send_request(
+            "initialize", {"protocolVersion": 1, "clientCapabilities": capabilities}
+        )
+        sid = (await conn.new_session(cwd=str(repo), mcp_servers=[])).session_id
+        await conn.prompt(session_id=sid, prompt=[text_block("/greet Ada")])
+        await conn.prompt(session_id=sid, prompt=[text_block("/greet Bob")])
+
+    replaced = [
+        (
+            "greet",
+            str(commands / "greet.md"),
+            str(tmp_path / "config" / "acp-server" / "commands" / "greet.md"),
+        ),
+        ("tidy", str(repo_skill / "SKILL.md"), str(user_skill / "SKILL.md")),
+    ]
+    said = messages(frames)
+    if opted_in:
+        notices = [
+            n for n in updates_of(frames, "notice") if n["title"] == "Your command is replaced"
+        ]
+        assert len(notices) == 2  # each told once, not again at the second prompt
+        texts = [n["description"] for n in notices]
+        assert all(n["severity"] == "warning" for n in notices)
+    else:
+        assert updates_of(frames, "notice") == []
+        texts, said = said[:2], said[2:]
+    for (name, theirs, mine), text in zip(replaced, texts, strict=True):
+        assert f"/{name} in this session is the repository's {theirs}, not your own {mine}" in text
+        assert "a repository's command or skill wins over yours of the same name" in text
+    # The repository's file wins: it is what ran.
+    assert said == ["The repository greets Ada.", "The repository greets Bob."]

@@ -38,6 +38,8 @@ async def test_initialize_answers_version_1_and_describes_the_agent() -> None:
         "resume": {},
         "close": {},
         "delete": {},
+        # new, load, resume and fork take extra roots (tests/e2e/test_sessions.py)
+        "additionalDirectories": {},
         "fork": {},  # unstable schema's session/fork
         # append and override (tests/e2e/test_client_system_prompt.py)
         "systemPrompt": {"mode": {"override": {}}},
@@ -53,10 +55,18 @@ async def test_initialize_answers_version_1_and_describes_the_agent() -> None:
     assert len(frames.received) == 1
 
 
-async def test_initialize_with_a_newer_version_still_answers_1() -> None:
-    async with running_agent() as (conn, _, _, _):
-        response = await conn.initialize(protocol_version=2)
+async def test_initialize_with_a_newer_version_answers_the_highest_spoken_not_above_it() -> None:
+    """Since ACP v2 (issue 32): the highest version the agent speaks at or below the one asked
+    for. A v2 client gets 2 (tests/e2e/test_handshake_v2.py); a v1 client asking for 1 gets 1
+    (above); this v1 SDK asking for 2 gets a v2 answer it cannot read, so it is refused -32602
+    for the `info` v2 requires, and the connection is still uninitialized."""
+    async with running_agent() as (conn, _, frames, _):
+        with pytest.raises(RequestError) as refused:
+            await conn.initialize(protocol_version=2)
+        assert refused.value.code == -32602 and "info" in str(refused.value.data)
+        response = await conn.initialize(protocol_version=1)
     assert response.protocol_version == 1
+    assert frames.received[-1]["result"]["protocolVersion"] == 1
 
 
 async def test_initialize_without_client_capabilities_works() -> None:

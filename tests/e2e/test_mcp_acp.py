@@ -13,8 +13,8 @@ import pytest
 from acp import text_block
 from acp.schema import EnvVariable, McpServerStdio
 
-from tests.extensions.test_mcp import in_flight
 from tests.support.agent_process import running_agent
+from tests.support.mcp_calls import in_flight
 from tests.support.processes import alive, read_pids
 from tests.support.programs import MCP_SERVER
 from tests.support.scripted_model import script

@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 from acp import text_block
 
-from tests.e2e.test_model_limits import (
+from tests.support.agent_process import running_agent
+from tests.support.openai_agent import (
     WINDOW_16K,
     chat_bodies,
     environment,
@@ -21,7 +22,6 @@ from tests.e2e.test_model_limits import (
     tool_call,
     updates_of,
 )
-from tests.support.agent_process import running_agent
 from tests.support.sse_server import Reply, serve
 from tests.support.tool_client import SANDBOXED
 

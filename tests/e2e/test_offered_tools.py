@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 from acp import text_block
 
-from tests.e2e.test_model_limits import (
+from tests.support.agent_process import running_agent
+from tests.support.openai_agent import (
     WINDOW_16K,
     chat_bodies,
     environment,
@@ -20,7 +21,6 @@ from tests.e2e.test_model_limits import (
     text_reply,
     tool_call,
 )
-from tests.support.agent_process import running_agent
 from tests.support.sse_server import serve
 
 pytestmark = pytest.mark.anyio

@@ -1,7 +1,8 @@
 """The one dispatch path through the real process, with raw frames: every method group's
 malformed params get -32602 naming the field and the connection lives on; an error raised by a
-handler that jsonrpcserver runs (the router's engine) leaves through the redacting exit, so a
-provider key in it never reaches the wire (rpc/dispatch.py, rpc/error_exit.py)."""
+handler of the runtime's groups (routed once the runtime is loaded) leaves through the
+redacting exit, so a provider key in it never reaches the wire (rpc/dispatch.py,
+rpc/error_exit.py). In process: every route of the connection is a row of the method table."""
 
 from __future__ import annotations
 
@@ -13,11 +14,9 @@ from typing import Any
 import anyio
 import pytest
 
-from acp_protocol.methods import METHODS, SESSION_FORK
-from acp_protocol.unstable import ForkSessionRequest
-from acp_server.acp.connection import REWIND_METHOD, AcpConnection
+from acp_protocol.methods import METHODS
+from acp_server.acp.connection import AcpConnection
 from acp_server.acp.options import ServerOptions
-from acp_server.acp.rewind_params import RewindRequest
 from acp_server.models.script import echo_provider
 from acp_server.process import ProcessRegistry
 from acp_server.rpc.dispatch import Router
@@ -127,11 +126,12 @@ async def test_a_malformed_cancel_is_ignored_and_the_connection_lives_on(
         assert len(answered) == 3 and all("result" in f for f in answered)
 
 
-async def test_a_secret_in_an_engine_routed_error_is_redacted_on_the_wire(
+async def test_a_secret_in_a_runtime_group_error_is_redacted_on_the_wire(
     tmp_path: Path, workspace: Path
 ) -> None:
-    # session/load, /resume and /close run on jsonrpcserver (only the handshake and
-    # session/new are early); each answers "not found" with the asked-for id in the error.
+    # session/load, /resume, /close and /set_config_option are served by the runtime's groups
+    # (routed once the warm-up has loaded them); each answers "not found" with the asked-for
+    # id in the error.
     async with raw_agent(*agent_args(tmp_path), env=environment(tmp_path)) as client:
         await client.call("initialize", {"protocolVersion": 1, "clientCapabilities": {}})
         await client.call("session/new", {"cwd": str(workspace), "mcpServers": []})
@@ -149,30 +149,27 @@ async def test_a_secret_in_an_engine_routed_error_is_redacted_on_the_wire(
     assert KEY.lower() not in wire.lower()
 
 
-OUTSIDE_THE_TABLE: dict[str, type] = {
-    SESSION_FORK: ForkSessionRequest,
-    REWIND_METHOD: RewindRequest,
-}
-
-
-async def test_each_route_decodes_into_its_methods_params_type(tmp_path: Path) -> None:
+async def test_each_route_is_a_row_of_the_method_table(tmp_path: Path) -> None:
     router = Router()
     async with anyio.create_task_group() as tg, peer_harness(router) as (peer, client):
         options = ServerOptions(data_dir=tmp_path, model=echo_provider())
-        table = AcpConnection(peer, tg, options, ProcessRegistry()).routes()
+        connection = AcpConnection(peer, tg, options, ProcessRegistry())
+        connection.register(router)
+        before = connection.routes()
+        await connection.warm_up()
+        after = connection.routes()
+        await connection.dispose()
         client.close_input()
-    routes = {**table.requests, **table.notifications}
-    assert {name for group in GROUPS.values() for name in group} <= set(table.requests)
-    for name, route in routes.items():
-        if name in OUTSIDE_THE_TABLE:  # unstable, or our extension: not in the stable table
-            assert route.params is OUTSIDE_THE_TABLE[name]
-            continue
-        spec = METHODS[name]
-        assert spec.direction == "agent", name
-        assert spec.is_notification == (name in table.notifications), name
-        # The table's type, or one widened by the newer surface (systemPrompt, capabilities).
-        assert issubclass(route.params, spec.params), (name, route.params)
-    assert table.early == {"initialize", "authenticate", "session/new"}
+    # Before the runtime: the handshake (logout too, since v1's logout: issue 32), session/new
+    # and session/cancel, and a load step.
+    assert set(before.requests) == {"initialize", "authenticate", "logout", "session/new"}
+    assert set(before.notifications) == {"session/cancel"}
+    assert before.load is not None and after.load is None
+    assert {name for group in GROUPS.values() for name in group} <= set(after.requests)
+    assert {"_session/rewind", "session/fork"} <= set(after.requests)
+    for name, route in {**after.requests, **after.notifications}.items():
+        # The table's own row: its params type is the one the method is decoded into.
+        assert route.method is METHODS[name], name
 
 
 @pytest.fixture

@@ -11,8 +11,8 @@ import pytest
 from acp import text_block
 
 from acp_server.models.output import DEFAULT_OUTPUT_TOKENS
-from tests.e2e.test_model_limits import chat_bodies, chunk, environment, start, text_reply
 from tests.support.agent_process import running_agent
+from tests.support.openai_agent import chat_bodies, chunk, environment, start, text_reply
 from tests.support.sse_server import openai_chunks, serve
 
 pytestmark = pytest.mark.anyio

@@ -8,6 +8,7 @@ detached child dies with the hook. Survivors are found by their marks in /proc
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -18,9 +19,11 @@ from typing import Any
 import anyio
 import pytest
 from acp import text_block
+from acp.schema import McpServerStdio
 
 from tests.support.agent_process import running_agent
 from tests.support.survivors import ESCAPES, Escapee
+from tests.support.watchdogs import watchdogs
 
 pytestmark = [
     pytest.mark.anyio,
@@ -28,6 +31,9 @@ pytestmark = [
 ]
 
 WAIT_S = 20.0
+MCP_START_S = 60.0
+"""A hang guard: the agent loads the MCP SDK before it starts a server (over 10 s seen on a
+loaded machine)."""
 EXIT_S = 30.0
 """A guard against a hung agent, no bound on its speed: the exit within 2 s of SIGTERM is
 the agent's own watchdog's promise, and a bound near it would fail when the watchdog works."""
@@ -50,10 +56,14 @@ def bash_then_done(tmp_path: Path, command: str, **arguments: Any) -> str:
 
 @asynccontextmanager
 async def session(
-    tmp_path: Path, ws: Path, spec: str, hooks: dict[str, Any] | None = None
+    tmp_path: Path,
+    ws: Path,
+    spec: str,
+    hooks: dict[str, Any] | None = None,
+    mcp_servers: list[McpServerStdio] | None = None,
 ) -> AsyncIterator[tuple[Any, Any, str]]:
     """(connection, agent process, session id) of `acp-server --model SPEC --mode bypass`,
-    with only the given user hooks."""
+    with only the given user hooks and MCP servers."""
     config = tmp_path / "config"
     (config / "acp-server").mkdir(parents=True)
     if hooks is not None:
@@ -61,7 +71,7 @@ async def session(
     env = {"ACP_SERVER_SANDBOXED": "1", "XDG_CONFIG_HOME": str(config)}
     async with running_agent("--model", spec, "--mode", "bypass", env=env) as (conn, proc, _, _):
         await conn.initialize(protocol_version=1)
-        sid = (await conn.new_session(cwd=str(ws), mcp_servers=[])).session_id
+        sid = (await conn.new_session(cwd=str(ws), mcp_servers=mcp_servers or [])).session_id
         yield conn, proc, sid
 
 
@@ -195,3 +205,54 @@ async def test_a_hooks_detached_child_dies_with_the_hook(
         assert response.stop_reason == "end_turn"
         assert ready.exists(), "the hook never started its child"
         assert escapee.survivors(unreaped_by=agent.pid) == []
+
+
+@pytest.mark.parametrize("what", ["bash", "hook", "mcp-server"])
+async def test_sigkill_of_the_agent_leaves_nothing_of_a_running_call(
+    tmp_path: Path, ws: Path, escapee: Escapee, what: str
+) -> None:
+    # A foreground command, a hook and an MCP stdio server, each ignoring SIGTERM with a
+    # double-forked child that left its group: nothing of the agent runs after SIGKILL, its
+    # watchdog (acp_server/process/watchdog.py) stops them.
+    ready = tmp_path / "ready"
+    command = (
+        f"trap '' TERM; {escapee.command('double-fork', ready)}; "
+        f"{escapee.mark} exec {escapee.path} 300"
+    )
+    spec = bash_then_done(tmp_path, command if what == "bash" else "true")
+    hooks = {"prompt_submit": [{"command": command}]} if what == "hook" else None
+    servers = [McpServerStdio(name="s", command="sh", args=["-c", command], env=[])]
+    mcp_servers = servers if what == "mcp-server" else None
+    async with session(tmp_path, ws, spec, hooks, mcp_servers) as (conn, agent, sid):
+        async with anyio.create_task_group() as tg:
+
+            async def ask() -> None:
+                # The agent dies with the prompt unanswered: the connection's end is not
+                # what this test is about.
+                with contextlib.suppress(Exception):
+                    await conn.prompt(session_id=sid, prompt=[text_block("go")])
+
+            if what != "mcp-server":
+                tg.start_soon(ask)
+            with anyio.fail_after(MCP_START_S):
+                while len(escapee.survivors()) < 2:  # noqa: ASYNC110 - /proc
+                    await anyio.sleep(0.02)
+            agent.kill()
+            with anyio.fail_after(EXIT_S):
+                await agent.wait()
+            tg.cancel_scope.cancel()
+        with anyio.fail_after(WAIT_S):
+            while escapee.survivors():  # noqa: ASYNC110 - other processes' fate, from /proc
+                await anyio.sleep(0.02)
+    assert escapee.survivors() == []
+
+
+async def test_the_agent_starts_its_watchdog_with_its_first_command(
+    tmp_path: Path, ws: Path
+) -> None:
+    # Not before: `initialize` and `session/new` are answered by an agent without it.
+    async with session(tmp_path, ws, bash_then_done(tmp_path, "true")) as (conn, agent, sid):
+        assert watchdogs(agent.pid) == []
+        response = await conn.prompt(session_id=sid, prompt=[text_block("go")])
+        assert response.stop_reason == "end_turn"
+        assert len(watchdogs(agent.pid)) == 1

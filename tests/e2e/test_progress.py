@@ -12,7 +12,8 @@ import anyio
 import pytest
 from acp import text_block
 
-from tests.e2e.test_model_limits import (
+from tests.support.agent_process import running_agent
+from tests.support.openai_agent import (
     WINDOW_4096,
     chat_bodies,
     chunk,
@@ -20,7 +21,6 @@ from tests.e2e.test_model_limits import (
     start,
     text_reply,
 )
-from tests.support.agent_process import running_agent
 from tests.support.sse_server import openai_chunks, serve
 
 pytestmark = pytest.mark.anyio
@@ -39,13 +39,16 @@ def call_delta(
     return chunk({"tool_calls": [entry]})
 
 
-def tool_updates(frames: Any, call_id: str) -> list[dict[str, Any]]:
-    return [
+def tool_updates(frames: Any) -> list[dict[str, Any]]:
+    """The updates of the one tool call shown, under the agent's id (never the model's `c1`)."""
+    updates = [
         frame["params"]["update"]
         for frame in frames.received
-        if frame.get("method") == "session/update"
-        and frame["params"]["update"].get("toolCallId") == call_id
+        if frame.get("method") == "session/update" and "toolCallId" in frame["params"]["update"]
     ]
+    assert len({u["toolCallId"] for u in updates}) <= 1
+    assert all(u["toolCallId"] != "c1" for u in updates)
+    return updates
 
 
 async def test_a_call_is_shown_while_its_arguments_stream(tmp_path: Path) -> None:
@@ -66,7 +69,7 @@ async def test_a_call_is_shown_while_its_arguments_stream(tmp_path: Path) -> Non
             sid = await start(conn, tmp_path)
             response = await conn.prompt(session_id=sid, prompt=[text_block("read a")])
     assert response.stop_reason == "end_turn"
-    shown = tool_updates(frames, "c1")
+    shown = tool_updates(frames)
     first = shown[0]
     assert first["sessionUpdate"] == "tool_call"
     assert (first["status"], first["kind"], first["rawInput"]) == ("pending", "read", "")
@@ -96,11 +99,11 @@ async def test_a_call_is_announced_before_its_arguments_arrive(tmp_path: Path) -
 
                 tg.start_soon(prompt)
                 with anyio.fail_after(10):
-                    while not tool_updates(frames, "c1"):
+                    while not tool_updates(frames):
                         await client.wait_for_updates(len(client.updates) + 1)
                 await conn.cancel(session_id=sid)
     assert result[0].stop_reason == "cancelled"
-    shown = tool_updates(frames, "c1")
+    shown = tool_updates(frames)
     assert (shown[0]["sessionUpdate"], shown[0]["status"], shown[0]["kind"]) == (
         "tool_call",
         "pending",
@@ -121,7 +124,7 @@ async def test_a_call_cut_by_the_output_limit_ends_failed(tmp_path: Path) -> Non
             sid = await start(conn, tmp_path)
             response = await conn.prompt(session_id=sid, prompt=[text_block("read")])
     assert response.stop_reason == "max_tokens"
-    shown = tool_updates(frames, "c1")
+    shown = tool_updates(frames)
     assert shown[0]["sessionUpdate"] == "tool_call"
     assert shown[-1]["status"] == "failed"
     assert "ended before this call was complete" in str(shown[-1]["content"])

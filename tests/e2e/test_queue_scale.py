@@ -2,7 +2,7 @@
 each is admitted, withdrawn by `$/cancel_request` or run, in order, with the right answer.
 
 The cost per prompt is shown by `benchmarks queue` (docs/benchmarks.md) and, without timing,
-by tests/agent/test_queue_cost.py; this test shows the behaviour holds at that scale.
+by tests/agent/test_inbox.py; this test shows the behaviour holds at that scale.
 """
 
 from __future__ import annotations

@@ -19,8 +19,10 @@ import anyio
 import pytest
 from acp import RequestError
 
+from tests.support.raw_client import RawClient, new_session, new_session_v2, raw_agent, text
 from tests.support.scripted_model import script
 from tests.support.tool_client import SANDBOXED, Session, agent_session, call
+from tests.support.wire_v2 import validate_agent_frame_v2
 
 pytestmark = [
     pytest.mark.anyio,
@@ -62,8 +64,8 @@ def user_ids(session: Session) -> dict[str, str]:
 
 
 async def run_three_turns(session: Session) -> None:
-    for text in ("first", "second", "third"):
-        assert await session.prompt(text) == "end_turn"
+    for words in ("first", "second", "third"):
+        assert await session.prompt(words) == "end_turn"
 
 
 async def test_rewind_restores_the_file_tools_changes_and_cuts_the_conversation(
@@ -109,7 +111,7 @@ async def test_rewind_restores_the_file_tools_changes_and_cuts_the_conversation(
         assert list(user_ids(loaded)) == ["first", "fourth"]
         texts = said(loaded)
         assert texts[0] == "one done"
-        assert texts[1].startswith("Rewound the conversation to before a turn.\nRestored: a.txt")
+        assert texts[1] == done  # the notice in the words it was said live
         assert texts[2:] == ["one done"]
 
 
@@ -189,3 +191,55 @@ async def test_a_rewind_is_refused_while_a_turn_runs(tmp_path: Path, ws: Path) -
         assert (ws / "a.txt").read_text() == "turn one\n"
     assert refused.value.code == -32600
     assert "a turn is running in this session" in str(refused.value.data)
+
+
+def notices(client: RawClient, session_id: str) -> list[tuple[str, str]]:
+    """(messageId, text) of each rewind notice the client was sent."""
+    return [
+        (u["messageId"], u["content"]["text"])
+        for u in client.updates(session_id)
+        if u["sessionUpdate"] == "agent_message_chunk"
+        and u["content"]["text"].startswith("Rewound the conversation")
+    ]
+
+
+async def said_and_done(client: RawClient, session_id: str, words: str, version: int) -> None:
+    """One prompt, to its end: its answer on v1, its idle on v2."""
+    idles = len([u for u in client.updates(session_id) if u.get("state") == "idle"])
+    await client.call("session/prompt", {"sessionId": session_id, "prompt": text(words)})
+    if version == 2:
+        await client.wait_for(
+            lambda _: (
+                len([u for u in client.updates(session_id) if u.get("state") == "idle"]) > idles
+            )
+        )
+
+
+@pytest.mark.parametrize("version", [1, 2])
+async def test_a_rewind_notice_is_replayed_under_its_live_id_in_its_live_words(
+    tmp_path: Path, ws: Path, version: int
+) -> None:
+    """Two rewinds, the second cutting before the turns the first counted: the replay (v1's
+    load, v2's resume) shows each notice as it was said, turn number included."""
+    argv = ("--model", three_turns(tmp_path), "--mode", "bypass")
+    argv += ("--data-dir", str(tmp_path / "data"))
+    check = {"validate": validate_agent_frame_v2} if version == 2 else {}
+    async with raw_agent(*argv, env=SANDBOXED, **check) as client:
+        sid = await (new_session_v2 if version == 2 else new_session)(client, str(ws))
+        for words in ("first", "second", "third", "/rewind 3", "/rewind 1"):
+            await said_and_done(client, sid, words, version)
+        live = notices(client, sid)
+    assert [t.splitlines()[0] for _, t in live] == [
+        "Rewound the conversation to before turn 3.",
+        "Rewound the conversation to before turn 1.",
+    ]
+    async with raw_agent(*argv, env=SANDBOXED, **check) as client:
+        if version == 2:
+            hello = {"protocolVersion": 2, "info": {"name": "t", "version": "1"}}
+            await client.call("initialize", hello)
+            replay = {"sessionId": sid, "cwd": str(ws), "replayFrom": {"type": "start"}}
+            await client.call("session/resume", replay)
+        else:
+            await client.call("initialize", {"protocolVersion": 1})
+            await client.call("session/load", {"sessionId": sid, "cwd": str(ws), "mcpServers": []})
+        assert notices(client, sid) == live

@@ -99,7 +99,9 @@ async def test_an_mcp_stdio_server_runs_without_the_provider_keys(tmp_path: Path
     async with running_agent("--model", "echo", env=environment(tmp_path)) as (conn, _, _, _):
         await conn.initialize(protocol_version=1)
         await conn.new_session(cwd=str(ws), mcp_servers=[server])
-        with anyio.fail_after(10):
+        # A hang guard: the agent loads the MCP SDK before it starts the server, which took
+        # over 10 s on a loaded machine.
+        with anyio.fail_after(60):
             while not await anyio.Path(seen).exists() or not seen.read_text():  # noqa: ASYNC110
                 await anyio.sleep(0.01)
     recorded = seen.read_text()
@@ -170,13 +172,13 @@ def bash_script(tmp_path: Path, command: str) -> str:
 async def test_a_child_cannot_read_the_keys_from_the_agents_proc_environ(
     tmp_path: Path, ws: Path
 ) -> None:
-    # An unsandboxed command (bypass mode) reads its parent's initial environment block, the
+    # An unsandboxed command (bypass mode) reads the agent's initial environment block, the
     # one /proc/<pid>/environ shows whatever os.environ does later; the agent is its parent.
     # Failed before the fix: the block held all three keys and the URL's password.
     out = tmp_path / "environ"
     command = (
-        f"echo PPID=$PPID > {out}; tr '\\0' '\\n' < /proc/$PPID/environ >> {out}; "
-        f"echo OWN: >> {out}; env >> {out}"
+        f"echo PPID=$PPID > {out}; "
+        f"tr '\\0' '\\n' < /proc/$PPID/environ >> {out}; echo OWN: >> {out}; env >> {out}"
     )
     env = environment(tmp_path)
     env["OPENAI_BASE_URL"] = f"http://alice:{URL_PASSWORD}@127.0.0.1:9/v1"

@@ -14,6 +14,9 @@ import pytest
 from acp import RequestError, text_block
 
 from tests.support.agent_process import FrameLog, RecordingClient, running_agent
+from tests.support.raw_client import new_session, raw_agent, text
+from tests.support.scripted_model import script
+from tests.support.tool_client import call
 
 pytestmark = pytest.mark.anyio
 
@@ -285,3 +288,33 @@ async def test_a_cwd_that_is_missing_or_a_file_is_refused_and_nothing_is_created
     assert after == before  # no journal, lock or directory was created
     assert [s.session_id for s in listed.sessions] == [sid]
     assert not (tmp_path / "missing").exists()
+
+
+async def test_resume_and_load_open_a_journaled_session_in_another_cwd_never_an_open_one(
+    tmp_path: Path,
+) -> None:
+    """v1 `session/load` and `resume` alike: a session open in this agent keeps its cwd, so
+    another is -32602 naming both; closed, it opens in the cwd asked for and works there (the
+    journal keeps the first; v2's resume refuses that too: tests/e2e/test_v2_sessions.py)."""
+    ws, other, data = tmp_path / "ws", tmp_path / "other", tmp_path / "data"
+    for path in (ws, other):
+        path.mkdir()
+        (path / f"only-in-{path.name}.txt").write_text("x")
+    spec = script(tmp_path, call("list_dir"), [{"text": "listed"}])
+    async with raw_agent("--model", spec, "--data-dir", str(data)) as client:
+        sid = await new_session(client, str(ws))
+        for method in ("session/resume", "session/load"):
+            moved = {"sessionId": sid, "cwd": str(other), "mcpServers": []}
+            refused = await client.request(method, moved)
+            assert refused["error"]["code"] == -32602, method
+            assert str(ws) in refused["error"]["data"] and str(other) in refused["error"]["data"]
+        assert await client.call("session/close", {"sessionId": sid}) == {}
+        moved = {"sessionId": sid, "cwd": str(other), "mcpServers": []}
+        await client.call("session/resume", moved)
+        await client.call("session/prompt", {"sessionId": sid, "prompt": text("list")})
+    [listed] = [
+        u
+        for u in client.updates(sid)
+        if u["sessionUpdate"] == "tool_call_update" and u.get("content")
+    ]
+    assert "only-in-other.txt" in listed["content"][0]["content"]["text"]

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from acp import text_block
 
-from tests.e2e.test_model_limits import environment, text_reply, tool_call
 from tests.support.agent_process import running_agent
+from tests.support.openai_agent import environment, text_reply, tool_call
 from tests.support.sse_server import serve
 
 pytestmark = pytest.mark.anyio

@@ -17,7 +17,8 @@ import anyio
 import pytest
 from acp import text_block
 
-from tests.e2e.test_model_limits import (
+from tests.support.agent_process import FrameLog, running_agent
+from tests.support.openai_agent import (
     WINDOW_4096,
     chat_bodies,
     chunk,
@@ -26,7 +27,6 @@ from tests.e2e.test_model_limits import (
     text_reply,
     updates_of,
 )
-from tests.support.agent_process import FrameLog, running_agent
 from tests.support.sse_server import Reply, openai_chunks, serve
 
 pytestmark = pytest.mark.anyio

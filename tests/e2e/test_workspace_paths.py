@@ -8,7 +8,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from acp import text_block
 
+from tests.support.agent_process import running_agent
 from tests.support.scripted_model import script
 from tests.support.tool_client import (
     DONE,
@@ -71,3 +73,33 @@ async def test_reading_inside_the_workspace_never_asks(tmp_path: Path, ws: Path)
         assert await s.prompt() == "end_turn"
     assert s.client.permission_requests == []
     assert [st for _, st, _ in s.client.finished()] == ["completed", "completed"]
+
+
+async def test_extra_roots_are_the_workspace_for_the_request_that_names_them(
+    tmp_path: Path, ws: Path
+) -> None:
+    """v1 advertises `sessionCapabilities.additionalDirectories`: the roots given to
+    `session/new` are read without asking and listed; a `session/resume` that names none
+    activates none (the spec's explicit list), so the same read asks again."""
+    extra = tmp_path / "extra"
+    extra.mkdir()
+    (extra / "note.txt").write_text("from the extra root")
+    spec = script(tmp_path, call("read_file", path=str(extra / "note.txt")), DONE)
+    data = tmp_path / "data"
+    argv = ("--model", spec, "--data-dir", str(data))
+    first = ToolClient()
+    async with running_agent(*argv, client=first) as (conn, _, _, _):
+        await conn.initialize(protocol_version=1)
+        new = await conn.new_session(cwd=str(ws), additional_directories=[str(extra)])
+        await conn.prompt(session_id=new.session_id, prompt=[text_block("read it")])
+        listed = await conn.list_sessions(cwd=str(ws))
+    assert first.permission_requests == []
+    [(_, status, text)] = first.finished()
+    assert (status, text) == ("completed", "from the extra root")
+    assert [s.additional_directories for s in listed.sessions] == [[str(extra)]]
+    again = ToolClient(["reject_once"])
+    async with running_agent(*argv, client=again) as (conn, _, _, _):
+        await conn.initialize(protocol_version=1)
+        await conn.resume_session(session_id=new.session_id, cwd=str(ws))
+        await conn.prompt(session_id=new.session_id, prompt=[text_block("read it")])
+    assert again.asked_titles == [f"Read {extra / 'note.txt'} (outside the workspace)"]

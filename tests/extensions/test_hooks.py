@@ -21,7 +21,6 @@ import pytest
 
 from acp_server.agent.inbox import Blocked
 from acp_server.cancellation import TurnSignal
-from acp_server.extensions.hook_content import changed, fingerprint, named_files
 from acp_server.extensions.hooks import (
     DEFAULT_TIMEOUT_MS,
     Hook,
@@ -528,22 +527,6 @@ async def test_consent_holds_for_the_content_it_was_given_for(tmp_path: Path) ->
     assert (tmp_path / "ran").read_text() == "v1\n" * 4
 
 
-def test_a_command_names_its_scripts_but_not_its_output_files(tmp_path: Path) -> None:
-    for name in ("lint.sh", "check.py", "out.txt", "in.txt"):
-        (tmp_path / name).write_text("x")
-    command = "./lint.sh && python check.py --fix > out.txt 2>&1 < in.txt; exit 0"
-    assert named_files(command, str(tmp_path)) == [
-        str(tmp_path / "lint.sh"),
-        str(tmp_path / "check.py"),
-        str(tmp_path / "in.txt"),
-    ]
-    before = fingerprint([], [command], str(tmp_path))
-    (tmp_path / "check.py").write_text("y")
-    assert changed(before, fingerprint([], [command], str(tmp_path))) == [
-        str(tmp_path / "check.py")
-    ]
-
-
 @pytest.mark.parametrize("allow", [True, False], ids=["allowed", "refused"])
 async def test_a_user_hook_whose_workspace_script_changed_asks_first(
     tmp_path: Path, allow: bool
@@ -570,7 +553,7 @@ async def test_a_user_hook_whose_workspace_script_changed_asks_first(
 
 
 def test_a_hooks_file_that_is_a_fifo_or_endless_is_ignored_without_blocking(tmp_path: Path) -> None:
-    # Moved from tests/tools/test_safe_open.py: it is the hooks loader's use of the safe open.
+    # Moved from tests/tools/test_local_files.py: it is the hooks loader's use of the safe open.
     hooks_dir = tmp_path / ".acp-server"
     hooks_dir.mkdir()
     os.mkfifo(hooks_dir / "hooks.json")  # no writer: an ordinary read blocks forever

@@ -15,10 +15,13 @@ import anyio
 import pytest
 
 from acp_server.cancellation import TurnAborted, TurnCancellation, UserCancel
+from acp_server.extensions import mcp as mcp_module
 from acp_server.extensions.mcp import McpServerConfig, McpServers, tool_name
 from acp_server.tools.base import Tool
-from tests.support.processes import alive
+from tests.support.mcp_calls import in_flight
+from tests.support.processes import alive, wait_for_pids
 from tests.support.programs import MCP_SERVER
+from tests.support.tool_call import a_call
 
 pytestmark = [
     pytest.mark.anyio,
@@ -74,18 +77,6 @@ async def manager(*servers: McpServerConfig) -> AsyncIterator[tuple[McpServers, 
             await mcp.aclose()
 
 
-def noted_calls(calls: Path) -> list[str]:
-    """The calls the test server has started, as it noted them in `calls`."""
-    return calls.read_text().split() if calls.exists() else []
-
-
-async def in_flight(calls: Path, name: str = "slow", within: float = 20.0) -> None:
-    """Return once the test server has started a call of `name`."""
-    with anyio.fail_after(within):
-        while name not in noted_calls(calls):  # noqa: ASYNC110 - another process's file
-            await anyio.sleep(0.02)
-
-
 async def cancel_in_flight(tool: Tool, calls: Path) -> None:
     """Run the 300 s `slow` tool, abort its turn once the server runs the call, and require the
     call to end with `TurnAborted` long before the tool would have."""
@@ -99,7 +90,7 @@ async def cancel_in_flight(tool: Tool, calls: Path) -> None:
         async with anyio.create_task_group() as tg:
             tg.start_soon(cancel_when_running)
             with pytest.raises(TurnAborted):
-                await tool.run({}, cancellation.signal)
+                await tool.run({}, a_call(), cancellation.signal)
 
 
 def by_name(tools: list[Tool]) -> dict[str, Tool]:
@@ -117,9 +108,9 @@ async def test_stdio_tools_calls_and_cleanup(tmp_path: Path) -> None:
         assert tools["mcp__demo__slow"].kind == "other"
         assert echo.parameters["properties"]["text"]["type"] == "string"
         signal = TurnCancellation().signal
-        out = await echo.run({"text": "hi"}, signal)
+        out = await echo.run({"text": "hi"}, a_call(), signal)
         assert out.text == "echo: hi" and not out.failed
-        failed = await tools["mcp__demo__fail"].run({}, signal)
+        failed = await tools["mcp__demo__fail"].run({}, a_call(), signal)
         assert failed.failed and "always fails" in failed.text
         pids = [int(p) for p in pidfile.read_text().split()]
         assert pids and all(alive(p) for p in pids)
@@ -133,7 +124,7 @@ async def test_slow_call_is_cancelled_at_once(tmp_path: Path) -> None:
         await cancel_in_flight(by_name(added)["mcp__demo__slow"], calls)
         # the session still works after the cancelled call
         echo = by_name(added)["mcp__demo__echo"]
-        out = await echo.run({"text": "again"}, TurnCancellation().signal)
+        out = await echo.run({"text": "again"}, a_call(), TurnCancellation().signal)
         assert out.text == "echo: again"
 
 
@@ -159,9 +150,38 @@ async def test_streamable_http(http_server: str, tmp_path: Path) -> None:
     async with manager(config) as (mcp, added):
         assert mcp.take_failures() == []
         tools = by_name(added)
-        out = await tools["mcp__web__echo"].run({"text": "over http"}, TurnCancellation().signal)
+        out = await tools["mcp__web__echo"].run(
+            {"text": "over http"}, a_call(), TurnCancellation().signal
+        )
         assert out.text == "echo: over http"
         await cancel_in_flight(tools["mcp__web__slow"], tmp_path / "calls")
+
+
+async def test_closing_does_not_wait_for_a_server_still_starting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A stdio server that never answers `initialize`. Closing the session stops it at once; it
+    # used to wait until the connect timeout ran out (30 s), and the agent's exit with it.
+    monkeypatch.setattr(mcp_module, "CONNECT_TIMEOUT", 60.0)  # the guard below fails first
+    pidfile = tmp_path / "pid"
+    silent = McpServerConfig(
+        name="silent", command="sh", args=("-c", f"echo $$ > {pidfile}; exec sleep 300")
+    )
+    closed = anyio.Event()
+    async with anyio.create_task_group() as tg:
+        mcp = McpServers([silent], str(tmp_path), lambda tools: None)
+        mcp.start(tg)
+        [pid] = await wait_for_pids(pidfile)
+
+        async def close() -> None:
+            await mcp.aclose()
+            closed.set()
+
+        tg.start_soon(close)
+        with anyio.fail_after(20):
+            await closed.wait()
+    assert not alive(pid)
+    assert mcp.take_failures() == []  # the session is closing: nobody is left to tell
 
 
 def test_tool_names_are_safe() -> None:

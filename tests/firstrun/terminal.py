@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -66,10 +67,16 @@ def shown(child: pexpect.spawn) -> str:
     return log.getvalue()
 
 
+def plain(child: pexpect.spawn) -> str:
+    """`shown(child)` without the terminal's control sequences (colours, cursor moves)."""
+    return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", shown(child))
+
+
 def answer_text(child: pexpect.spawn, prompt: str, text: str) -> None:
-    """At the text prompt `prompt`, replace the default with `text` and press Enter."""
+    """At the text prompt `prompt`, type `text` and press Enter. Nothing is erased first: a
+    default is a hint shown in the empty answer's place, not text in it."""
     child.expect_exact(prompt)
-    child.send(CLEAR_LINE + text + ENTER)
+    child.send(text + ENTER)
 
 
 def pick(child: pexpect.spawn, prompt: str, downs: int) -> None:

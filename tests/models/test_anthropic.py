@@ -17,6 +17,7 @@ from acp_server.models.base import (
     ImagePart,
     ModelError,
     TextPart,
+    ToolCallDraft,
     ToolCallEvent,
     ToolCallRequest,
     ToolResultMessage,
@@ -193,6 +194,25 @@ async def test_invalid_tool_json_names_the_tool() -> None:
     assert finish(events) == "tool_calls"
 
 
+async def test_a_second_tool_use_under_an_earlier_ones_id_gets_an_id_of_its_own() -> None:
+    """A server repeating `toolu_1` for two calls of one response: they are drafted and
+    completed apart, and their results can be told apart in the next request (as on OpenAI)."""
+    blocks = []
+    for index, name in enumerate(["read_file", "list_dir"]):
+        use = {"type": "tool_use", "id": "toolu_1", "name": name, "input": {}}
+        blocks += [
+            {"type": "content_block_start", "index": index, "content_block": use},
+            {"type": "content_block_stop", "index": index},
+        ]
+    async with serve(anthropic_events(message(blocks, stop_reason="tool_use"))) as server:
+        events = await collect(provider(server.url))
+    [(first, _, _), (second, _, _)] = calls(events)
+    assert first == "toolu_1" != second
+    assert second.startswith("toolu_")
+    drafts = [e.call_id for e in events if isinstance(e, ToolCallDraft)]
+    assert drafts == [first, second]
+
+
 async def test_malformed_event_names_the_provider() -> None:
     reply = sse_reply('event: content_block_delta\ndata: {"index": 0, "delta": \n\n')
     async with serve(reply) as server:
@@ -364,6 +384,18 @@ async def test_404_says_check_model_and_base_url() -> None:
     assert "Check the model name and ANTHROPIC_BASE_URL" in info.value.message
 
 
+async def test_a_redirect_is_not_followed_so_the_key_goes_nowhere_else() -> None:
+    """httpx would keep `x-api-key` on a redirect to another host (it drops only
+    `Authorization`); the provider's client follows no redirect, and says what it got."""
+    async with serve(json_reply(200, {})) as other:
+        moved = json_reply(302, {}, {"location": f"{other.url}/v1/messages"})
+        async with serve(moved) as server:
+            with pytest.raises(ModelError) as info:
+                await collect(provider(server.url))
+    assert other.requests == []
+    assert "HTTP 302" in info.value.message
+
+
 async def test_529_overloaded_with_retry_after_then_success() -> None:
     body = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
     async with serve(json_reply(529, body, {"retry-after": "1"}), recorded("anthropic_text")) as (
@@ -384,3 +416,27 @@ async def test_slow_stream_cancelled_mid_chunk_closes_the_connection() -> None:
         with anyio.fail_after(HANG_GUARD_S):
             await server.requests[0].closed.wait()  # the server saw the connection close
     assert events == []  # message_start yields nothing
+
+
+async def test_the_status_note_comes_after_the_cache_breakpoint() -> None:
+    # The background commands' note changes from request to request: after the breakpoint,
+    # the cached prefix of the next request is the same as without it.
+    from acp_server.models.anthropic import request_body
+
+    body = request_body(
+        "claude-x",
+        request(
+            messages=[
+                AssistantMessage(
+                    text="", tool_calls=[ToolCallRequest(call_id="t1", name="read", arguments={})]
+                ),
+                ToolResultMessage(call_id="t1", output="A"),
+            ],
+            status="bg_1 running",
+        ),
+    )
+    last = body["messages"][-1]
+    assert last["role"] == "user"
+    assert last["content"][-2]["type"] == "tool_result"
+    assert last["content"][-2]["cache_control"] == {"type": "ephemeral"}
+    assert last["content"][-1] == {"type": "text", "text": "bg_1 running"}

@@ -20,6 +20,7 @@ from acp_server.models.base import (
     ModelError,
     TextDelta,
     TextPart,
+    ToolCallDraft,
     ToolCallEvent,
     ToolCallRequest,
     ToolResultMessage,
@@ -125,6 +126,22 @@ async def test_interleaved_tool_calls_with_repeated_ids_and_names() -> None:
         ("call__1_grep_cmpl-5f1e", "grep", {"pattern": "TODO"}),
     ]
     assert finish(events) == "tool_calls"
+
+
+async def test_a_second_call_under_an_earlier_calls_id_gets_an_id_of_its_own() -> None:
+    """A server numbering badly: two calls of one response as `call_1`. They are drafted and
+    completed apart, and their results can be told apart in the next request."""
+    deltas = [
+        {"index": i, "id": "call_1", "function": {"name": name, "arguments": "{}"}}
+        for i, name in enumerate(["read_file", "list_dir"])
+    ]
+    stream = [chunk({"tool_calls": deltas}), chunk(finish_reason="tool_calls")]
+    async with serve(openai_chunks(stream)) as server:
+        events = await collect(provider(server.url))
+    [(first, _, _), (second, _, _)] = calls(events)
+    assert first == "call_1" != second
+    drafts = [e.call_id for e in events if isinstance(e, ToolCallDraft)]
+    assert drafts == [first, second]
 
 
 async def test_reasoning_fields_become_thoughts() -> None:
@@ -608,3 +625,12 @@ async def test_importing_the_spec_module_does_not_import_httpx() -> None:
     )
     result = await anyio.run_process([sys.executable, "-c", code])
     assert result.stdout.decode().split() == ["False", "False"]
+
+
+async def test_the_status_note_is_the_last_message() -> None:
+    from acp_server.models.openai import request_body
+
+    body = request_body("gpt-x", request("hi", status="bg_1 running"))
+    assert body["messages"][-2]["role"] == "user"
+    assert body["messages"][-1] == {"role": "user", "content": "bg_1 running"}
+    assert request_body("gpt-x", request("hi"))["messages"][-1]["content"] != "bg_1 running"

@@ -26,6 +26,7 @@ from acp_protocol import system_prompt as sp
 from acp_protocol import tool_call as tc1
 from acp_protocol import unstable as un1
 from acp_protocol.base import CancelRequestNotification, Wire
+from acp_protocol.methods import METHODS as V1_METHODS
 from acp_protocol.v2 import client as c
 from acp_protocol.v2 import config as cf
 from acp_protocol.v2 import initialize as i
@@ -33,7 +34,7 @@ from acp_protocol.v2 import session as s
 from acp_protocol.v2 import session_update as su
 from acp_protocol.v2 import tool_call as tc
 from acp_protocol.v2 import unstable as u
-from acp_protocol.v2.methods import METHODS, UNSTABLE_METHODS
+from acp_protocol.v2.methods import METHODS
 from tests.support.protocol_examples import EXAMPLES as V1_EXAMPLES
 from tests.support.protocol_examples_v2 import EXAMPLES, UNSTABLE_EXAMPLES
 from tests.support.v2_schema import STABLE, UNSTABLE, V2Schema
@@ -361,28 +362,46 @@ def _same_shape(cls: type, name: str, schema: V2Schema) -> None:
     assert schema.required(name) <= _required(cls), (cls, name)
 
 
-def test_the_table_is_the_stable_schemas_methods() -> None:
+def _schema_of_type(cls: type) -> V2Schema:
+    """A row's type is checked against the unstable schema when it widens a stable one with
+    an unstable member (`systemPrompt`)."""
+    return UNSTABLE if cls.__module__ == "acp_protocol.v2.unstable" else STABLE
+
+
+def test_the_stable_rows_are_the_stable_schemas_methods() -> None:
     methods = STABLE.methods()
-    assert sorted(METHODS) == sorted(methods)
-    for name, spec in METHODS.items():
+    stable = {name: row for name, row in METHODS.items() if row.origin == "stable"}
+    assert sorted(stable) == sorted(methods)
+    for name, row in stable.items():
         expected = methods[name]
-        assert spec.name == name
-        assert {spec.direction} == expected["side"]
-        assert spec.is_notification == (expected["result"] is None)
-        _same_shape(spec.params, expected["params"], STABLE)
-        if spec.result is not None:
-            _same_shape(spec.result, expected["result"], STABLE)
+        assert row.name == name
+        assert {row.direction} == expected["side"]
+        assert row.is_notification == (expected["result"] is None)
+        _same_shape(row.params, expected["params"], _schema_of_type(row.params))
+        if row.result is not None:
+            _same_shape(row.result, expected["result"], _schema_of_type(row.result))
 
 
-def test_the_unstable_methods_are_the_unstable_schemas() -> None:
+def test_the_other_rows_are_the_unstable_schemas_or_extensions() -> None:
     methods = UNSTABLE.methods()
-    for name, spec in UNSTABLE_METHODS.items():
-        assert name not in STABLE.methods()
-        expected = methods[name]
-        assert {spec.direction} == expected["side"]
-        _same_shape(spec.params, expected["params"], UNSTABLE)
-        assert spec.result is not None
-        _same_shape(spec.result, expected["result"], UNSTABLE)
+    for name, row in METHODS.items():
+        if row.origin == "unstable":
+            assert name not in STABLE.methods()
+            expected = methods[name]
+            assert {row.direction} == expected["side"]
+            _same_shape(row.params, expected["params"], UNSTABLE)
+            assert row.result is not None
+            _same_shape(row.result, expected["result"], UNSTABLE)
+        elif row.origin == "extension":
+            assert name.startswith("_")
+
+
+def test_a_method_that_kept_v1s_types_is_v1s_row() -> None:
+    """One row per shape: a handler both wires share is routed by the same row."""
+    for name, row in METHODS.items():
+        v1 = V1_METHODS.get(name)
+        if v1 is not None and (v1.params, v1.result) == (row.params, row.result):
+            assert row is v1, name
 
 
 def test_the_update_union_is_the_schemas_plus_replay_complete() -> None:

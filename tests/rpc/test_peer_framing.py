@@ -7,10 +7,10 @@ from typing import Any
 import msgspec
 import pytest
 
-from acp_server.rpc.dispatch import Route, Router, RouteTable
+from acp_server.rpc.dispatch import Router
 from acp_server.rpc.handlers import RpcError
 from acp_server.rpc.peer import IncomingRequest
-from tests.support.memory import peer_harness
+from tests.support.memory import peer_harness, route_table
 
 pytestmark = pytest.mark.anyio
 
@@ -33,13 +33,7 @@ def echo_dispatcher() -> Router:
         raise RpcError(-32002, "Resource not found", "no such thing")
 
     dispatcher.install(
-        RouteTable(
-            requests={
-                "echo": Route(Echo, echo),
-                "explode": Route(msgspec.Raw, explode),
-                "refuse": Route(msgspec.Raw, refuse),
-            }
-        )
+        route_table({"echo": echo, "explode": explode, "refuse": refuse}, {"echo": Echo})
     )
     return dispatcher
 

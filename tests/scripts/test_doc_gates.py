@@ -7,38 +7,18 @@ real repository is spelled with the DOCS constant in an f-string (never as a pla
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
-SCRIPTS = REPO / "scripts"
+from tests.support.doc_gates import DOCS, SCRIPTS, assert_fails_with, run_gate, write
+
 GATES = ("verify_rfc_classification.py", "verify_doc_refs.py", "verify_md_links.py")
-DOCS = "docs"
 
 SECTIONS = ("Problem", "Decision", "Alternatives considered", "Consequences", "Verification")
 GOOD_A = "proposed/architecture/2026-11-30-turn-holder.md"
 GOOD_B = "rejected/simplification/2026-11-29-step-abort.md"
-
-
-def run_gate(gate: str, root: Path | None = None) -> subprocess.CompletedProcess[str]:
-    args = [sys.executable, str(SCRIPTS / gate)]
-    if root is not None:
-        args += ["--root", str(root)]
-    return subprocess.run(args, cwd=REPO, capture_output=True, text=True, timeout=30, check=False)
-
-
-def assert_fails_with(result: subprocess.CompletedProcess[str], *fragments: str) -> None:
-    assert result.returncode == 1, result.stdout + result.stderr
-    assert all(fragment in result.stdout for fragment in fragments), result.stdout
-
-
-def write(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
 
 
 def rfc_text(

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.scripts.test_doc_gates import DOCS, REPO, assert_fails_with, run_gate, write
+from tests.support.doc_gates import DOCS, REPO, assert_fails_with, run_gate, write
 
 
 def test_a_package_the_gate_was_never_told_about_is_scanned(tmp_path: Path) -> None:

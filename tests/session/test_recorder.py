@@ -47,6 +47,29 @@ class Kept:
 
 
 @dataclass(frozen=True)
+class Output:
+    """What a tool returned, as the runtime's `ToolOutput` holds it."""
+
+    text: str
+    failed: bool = False
+    diffs: tuple[Diff, ...] = ()
+    locations: tuple[Location, ...] = ()
+    checkpoints: tuple[rec.FileCheckpoint, ...] = ()
+    images: tuple[Image, ...] = ()
+
+
+@dataclass(frozen=True)
+class Shown:
+    """A tool call as the client was shown it, as the runtime's announcement holds it."""
+
+    turn_id: str
+    call_id: str
+    title: str
+    kind: str
+    locations: tuple[Location, ...] = ()
+
+
+@dataclass(frozen=True)
 class Call:
     call_id: str
     name: str
@@ -68,18 +91,16 @@ def every_kind(recorder: Recorder) -> list[rec.Record]:
             from_text={"c2"},
         ),
         recorder.tool_result(
-            "t1",
-            "c1",
-            failed=False,
-            output="a\nb",
-            title="ls",
-            kind="execute",
-            diffs=[Diff("a", None, "x")],
-            locations=[Location("a", 3)],
-            checkpoints=[rec.FileCheckpoint(path="/w/a", after="ab12")],
-            images=[Image("aGk=", "image/png")],
+            Shown("t1", "c1", "ls", "execute", (Location("b"),)),
+            Output(
+                "a\nb",
+                diffs=(Diff("a", None, "x"),),
+                locations=(Location("a", 3),),
+                checkpoints=(rec.FileCheckpoint(path="/w/a", after="ab12"),),
+                images=(Image("aGk=", "image/png"),),
+            ),
         ),
-        recorder.tool_result("t1", "c2", failed=True, output="not run", synthetic="not_run"),
+        recorder.synthetic_result("t1", "c2", "not_run", "not run"),
         recorder.plan("t1", [Item("write tests", "high", "in_progress")]),
         recorder.step_ended("t1", 1, "tool_calls"),
         recorder.compaction(
@@ -99,6 +120,8 @@ def every_kind(recorder: Recorder) -> list[rec.Record]:
             commands=["ls"],
             tasks=["explore"],
         ),
+        recorder.background_started("bg_1", "python -m http.server", "c1"),
+        recorder.background_ended("bg_1", "exited", exit_code=0),
     ]
 
 
@@ -142,8 +165,14 @@ def test_the_recorded_fields_are_the_ones_given() -> None:
         images=[rec.ImagePart(data="aGk=", mime_type="image/png")],
         at=AT,
     )
-    assert isinstance(failed, rec.ToolResult)
-    assert (failed.status, failed.synthetic) == ("failed", "not_run")
+    assert failed == rec.ToolResult(
+        turn_id="t1",
+        call_id="c2",
+        status="failed",
+        output="not run",
+        synthetic="not_run",
+        at=AT,
+    )
     assert plan == rec.PlanRecord(
         turn_id="t1",
         entries=[rec.PlanEntryRecord(content="write tests", priority="high", status="in_progress")],
@@ -152,9 +181,13 @@ def test_the_recorded_fields_are_the_ones_given() -> None:
     assert rule == rec.PermissionRule(
         tool_kind="edit", decision="allow", scope="edit", workspace=["/w"], at=AT
     )
-    idle = made[-2]
+    idle = made[-4]
     assert isinstance(idle, rec.UserMessage) and idle.turn_id is None
-    assert made[-1] == rec.Rewind(
+    assert made[-2:] == [
+        rec.BackgroundStart(item="bg_1", call_id="c1", command="python -m http.server", at=AT),
+        rec.BackgroundEnd(item="bg_1", how="exited", exit_code=0, at=AT),
+    ]
+    assert made[-3] == rec.Rewind(
         rewind_id="rw1",
         turn_id="t1",
         restored=["/w/a"],
@@ -163,6 +196,23 @@ def test_the_recorded_fields_are_the_ones_given() -> None:
         tasks=["explore"],
         at=AT,
     )
+
+
+def test_a_result_keeps_the_announced_locations_when_the_tool_returns_none() -> None:
+    made: list[rec.Record] = []
+    recorder = Recorder(made.append, clock=lambda: AT)
+    shown = Shown("t1", "c1", "read a", "read", (Location("a"),))
+    result = recorder.tool_result(shown, Output("gone", failed=True), "not_run")
+    assert (result.status, result.synthetic, result.title, result.kind) == (
+        "failed",
+        "not_run",
+        "read a",
+        "read",
+    )
+    assert result.locations == [rec.LocationRecord(path="a")]
+    assert recorder.tool_result(shown, Output("x", locations=(Location("b", 2),))).locations == [
+        rec.LocationRecord(path="b", line=2)
+    ]
 
 
 def test_the_log_s_recorder_appends_to_the_log_and_its_listeners() -> None:

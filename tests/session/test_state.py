@@ -109,12 +109,28 @@ def test_ids_reserve_compaction_ids_too() -> None:
 
 
 def test_every_id_field_the_agent_makes_is_reserved() -> None:
-    """Every `*_id` field of a record is one the agent makes (reserved), except the model's
-    tool call ids, so a new record type's id cannot be forgotten."""
+    """Every `*_id` field of a record is one the agent makes (reserved), tool call ids
+    included, so a new record type's id cannot be forgotten."""
     fields = {
         field.name
         for kind in get_args(rec.Record)
         for field in msgspec.structs.fields(kind)
         if field.name.endswith("_id")
     }
-    assert fields - {"call_id"} == set(ID_FIELDS)
+    assert fields == set(ID_FIELDS)
+
+
+def test_ids_reserve_tool_call_ids_with_or_without_a_result() -> None:
+    """A reloaded deterministic session must not hand out `call_0001` again, not even when
+    the call's result is not in the log."""
+    calls = [
+        rec.ToolCallRecord(call_id=f"call_000{n}", model_call_id="call_1", name="t", arguments={})
+        for n in (1, 2)
+    ]
+    records: list[rec.Record] = [
+        rec.AssistantMessage(turn_id="t1", message_id="m1", parts=[], tool_calls=calls, at=AT),
+        rec.ToolResult(turn_id="t1", call_id="call_0001", status="completed", output="", at=AT),
+    ]
+    ids = SessionState.of(records).ids
+    assert {"call_0001", "call_0002"} <= ids
+    assert "call_1" not in ids  # the model's: never one of ours

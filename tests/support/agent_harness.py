@@ -40,7 +40,7 @@ from acp_server.models.base import TextPart as ModelTextPart
 from acp_server.models.window import ContextWindow
 from acp_server.session import records as rec
 from acp_server.session.log import SessionLog
-from acp_server.tools.base import ToolKind, ToolOutput
+from acp_server.tools.base import ToolCallContext, ToolKind, ToolOutput
 from acp_server.verdicts import Block, Deny
 
 # Generous: only there so a broken runtime fails a test instead of hanging the suite.
@@ -213,7 +213,9 @@ class FakeTool:
     def title(self, arguments: Mapping[str, Any]) -> str:
         return f"{self.name} call"
 
-    async def run(self, arguments: Mapping[str, Any], signal: TurnSignal) -> ToolOutput:
+    async def run(
+        self, arguments: Mapping[str, Any], call: ToolCallContext, signal: TurnSignal
+    ) -> ToolOutput:
         self.runs.append(dict(arguments))
         if self._trace is not None:
             self._trace.hit("tool", signal)

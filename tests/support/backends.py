@@ -2,7 +2,7 @@
 
 The runtime is anyio: running its agent, cancellation, process and hook suites on asyncio and
 on trio keeps the code from leaning on asyncio-only behaviour by accident. The wire tests stay
-on asyncio (jsonrpcserver's async path needs it; see tests/conftest.py). A module opts in by
+on asyncio, as production does (see tests/conftest.py). A module opts in by
 importing `anyio_backend` from here; tests/agent/conftest.py does it for that whole folder.
 """
 

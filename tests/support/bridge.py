@@ -158,9 +158,12 @@ class Bridge:
 
 
 @asynccontextmanager
-async def in_process_bridge(model: ModelProvider, data_dir: Path) -> AsyncIterator[Bridge]:
+async def in_process_bridge(
+    model: ModelProvider, data_dir: Path, **options: Any
+) -> AsyncIterator[Bridge]:
     """A bridge serving one client on memory streams; on exit the client's input ends and the
-    connection is disposed as the server would at end of input."""
+    connection is disposed as the server would at end of input. `options` are more
+    `ServerOptions` (a `mode`, say)."""
     events: list[Event] = []
     to_agent, agent_in = anyio.create_memory_object_stream[bytes](100)
     agent_out, from_agent = anyio.create_memory_object_stream[bytes](1000)
@@ -171,8 +174,8 @@ async def in_process_bridge(model: ModelProvider, data_dir: Path) -> AsyncIterat
     try:
         with anyio.fail_after(DEADLINE):
             async with anyio.create_task_group() as tg:
-                options = ServerOptions(data_dir=data_dir, model=model, model_spec="fake")
-                connection = AcpConnection(peer, tg, options, ProcessRegistry())
+                server = ServerOptions(data_dir=data_dir, model=model, model_spec="fake", **options)
+                connection = AcpConnection(peer, tg, server, ProcessRegistry())
                 connection.register(dispatcher)
                 bridge = Bridge(connection, data_dir, to_agent, from_agent, events)
                 served = anyio.Event()

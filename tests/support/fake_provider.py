@@ -7,7 +7,8 @@ APIs, for the first-run commands (`acp-server setup`, `acp-server doctor`) run a
   tests/data/streams/openai_text.sse and anthropic_text.sse, or answer 404 for a model not in
   `MODELS`.
 Every route answers 401 unless the request carries `KEY` (`authorization: Bearer KEY` or
-`x-api-key: KEY`). Each request's method, path and model is recorded in `seen`.
+`x-api-key: KEY`), or the server was made with `needs_key=False` (a local server). Each
+request's method, path and model is recorded in `seen`.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ STREAMS = Path(__file__).resolve().parents[1] / "data" / "streams"
 
 
 class FakeProvider:
-    def __init__(self) -> None:
+    def __init__(self, *, needs_key: bool = True) -> None:
         self.seen: list[tuple[str, str, str | None]] = []
         owner = self
 
@@ -34,6 +35,8 @@ class FakeProvider:
             protocol_version = "HTTP/1.1"
 
             def _authorized(self) -> bool:
+                if not needs_key:
+                    return True
                 bearer = self.headers.get("authorization", "")
                 return bearer == f"Bearer {KEY}" or self.headers.get("x-api-key") == KEY
 
@@ -82,8 +85,8 @@ class FakeProvider:
 
 
 @contextmanager
-def fake_provider() -> Iterator[FakeProvider]:
+def fake_provider(*, needs_key: bool = True) -> Iterator[FakeProvider]:
     """Serve in a background thread for the duration of the block."""
-    server = FakeProvider()
+    server = FakeProvider(needs_key=needs_key)
     with serving(server.httpd):
         yield server

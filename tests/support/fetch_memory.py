@@ -25,6 +25,7 @@ import anyio
 from acp_server.tools.builtin.web import WebFetch
 from acp_server.tools.web_access import WebFetchSettings
 from acp_server.tools.workspace import PathRoots
+from tests.support.tool_call import a_call
 from tests.support.turns import fresh_signal
 
 ADDRESS_SPACE = 3 << 30
@@ -45,14 +46,14 @@ def _reset_peak() -> None:
 async def _main(warm_url: str, url: str, max_bytes: int) -> dict[str, object]:
     settings = WebFetchSettings(allow_private_addresses=True, max_bytes=max_bytes)
     web = WebFetch(PathRoots(tempfile.gettempdir()), settings)
-    warm = await web.run({"url": warm_url}, fresh_signal())
+    warm = await web.run({"url": warm_url}, a_call(), fresh_signal())
     if warm.failed:
         raise RuntimeError(warm.text)
     gc.collect()
     _reset_peak()
     before = _status("VmRSS")
     try:
-        output = await web.run({"url": url}, fresh_signal())
+        output = await web.run({"url": url}, a_call(), fresh_signal())
     except MemoryError:
         return {"growth": None, "failed": True, "text": "MemoryError"}
     return {"growth": _status("VmHWM") - before, "failed": output.failed, "text": output.text}

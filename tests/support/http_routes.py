@@ -1,7 +1,8 @@
 """A tiny JSON HTTP server on 127.0.0.1 answering GETs by path, for the context-window
 discovery tests (llama.cpp's `/props`, vLLM's `/v1/models`).
 
-Each route is a `Route` (status, JSON body, or `hang` to answer only when the server closes);
+Each route is a `Route` (status, JSON body, a `Location`, or `hang` to answer only when the
+server closes);
 unknown paths answer 404. Every request's path is recorded in `seen`, its headers in `headers`.
 """
 
@@ -25,6 +26,8 @@ class Route:
     """Answer nothing until the server is closed."""
     raw: bytes | None = None
     """Send these bytes instead of `body` as JSON."""
+    location: str | None = None
+    """Send this `Location` header (with a 3xx `status`: a redirect)."""
 
 
 class RouteServer:
@@ -49,6 +52,8 @@ class RouteServer:
                 data = route.raw if route.raw is not None else json.dumps(route.body).encode()
                 self.send_response(route.status)
                 self.send_header("content-type", "application/json")
+                if route.location is not None:
+                    self.send_header("location", route.location)
                 self.send_header("content-length", str(len(data)))
                 self.end_headers()
                 self.wfile.write(data)

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
+import msgspec
 from anyio.abc import ByteReceiveStream, ByteSendStream
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
-from acp_server.rpc.dispatch import Router
-from acp_server.rpc.peer import Peer
+from acp_protocol.methods import MethodSpec
+from acp_server.rpc.dispatch import Route, Router, RouteTable
+from acp_server.rpc.peer import IncomingRequest, Peer
 
 
 class MemoryByteReceive(ByteReceiveStream):
@@ -107,3 +109,17 @@ async def peer_harness(
             client.close_input()
     for stream in (to_peer, peer_in, peer_out, from_peer):
         stream.close()
+
+
+def route_table(
+    handlers: Mapping[str, Callable[[IncomingRequest, Any], Awaitable[Any]]],
+    params: Mapping[str, type] | None = None,
+) -> RouteTable:
+    """A table routing each named request to its handler, by a method table made for it: each
+    method's params decode as `params[name]`, raw JSON by default."""
+    types = params or {}
+    rows = {
+        name: MethodSpec(name, types.get(name, msgspec.Raw), msgspec.Raw, "agent")
+        for name in handlers
+    }
+    return RouteTable.of(rows, [Route(rows[name], handler) for name, handler in handlers.items()])

@@ -11,3 +11,7 @@ MCP_SERVER = str(_HERE / "mcp_server.py")
 
 NOISY_SERVER = str(_HERE / "noisy_server.py")
 """The real server whose `initialize` writes to fd 1 behind the protocol writer's back."""
+
+SPAWNER = str(_HERE / "spawner.py")
+"""A stand-in for the agent: `spawner.py MODE SCRIPT` starts `bash -c SCRIPT` as an MCP server,
+a hook or a background item is started, says `started` on stderr, and waits to be killed."""

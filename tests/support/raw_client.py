@@ -37,11 +37,19 @@ class Reply(Exception):
     message: str
 
 
+Validator = Callable[[dict[str, Any], str | None], None]
+
+
 class RawClient:
-    def __init__(self, process: Process, group: TaskGroup) -> None:
+    def __init__(
+        self, process: Process, group: TaskGroup, validate: Validator = validate_frame
+    ) -> None:
         self.process = process
         self.group = group
+        self.validate = validate
         self.received: list[dict[str, Any]] = []
+        self.arrays: list[list[dict[str, Any]]] = []
+        """Every array the agent wrote (a batch's answers); its frames are in `received`."""
         self.sent: list[dict[str, Any]] = []
         self.violations: list[str] = []
         self.handlers: dict[str, Handler] = {}
@@ -55,6 +63,21 @@ class RawClient:
         assert self.process.stdin is not None
         self.sent.append(frame)
         await self.process.stdin.send(json.dumps(frame).encode() + b"\n")
+
+    async def send_batch(self, items: list[dict[str, Any]]) -> None:
+        """Send `items` as one JSON-RPC batch line."""
+        assert self.process.stdin is not None
+        for item in items:
+            if "id" in item and "method" in item:
+                self._methods[item["id"]] = item["method"]
+        await self.process.stdin.send(json.dumps(items).encode() + b"\n")
+
+    async def batch(self, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Send `items` as one JSON-RPC batch; the array that answers it."""
+        seen = len(self.arrays)
+        await self.send_batch(items)
+        await self.wait_for(lambda _: len(self.arrays) > seen)
+        return self.arrays[seen]
 
     async def start(self, method: str, params: dict[str, Any]) -> int:
         """Send a request; its id (see `response`)."""
@@ -109,15 +132,22 @@ class RawClient:
             buffer += data
             while b"\n" in buffer:
                 line, buffer = buffer.split(b"\n", 1)
-                if line.strip():
-                    self._take(json.loads(line))
+                if not line.strip():
+                    continue
+                value = json.loads(line)
+                if isinstance(value, list):  # a batch's answers: each frame taken in turn
+                    self.arrays.append(value)
+                    for frame in value:
+                        self._take(frame)
+                else:
+                    self._take(value)
         self._changed.set()
 
     def _take(self, frame: dict[str, Any]) -> None:
         self.received.append(frame)
         method = None if "method" in frame else self._methods.get(frame.get("id"))
         try:
-            validate_frame(frame, method)
+            self.validate(frame, method)
         except AssertionError as exc:
             self.violations.append(str(exc))
         if "method" in frame and "id" in frame:
@@ -138,14 +168,17 @@ class RawClient:
 
 
 @asynccontextmanager
-async def raw_agent(*args: str, env: dict[str, str] | None = None) -> AsyncIterator[RawClient]:
+async def raw_agent(
+    *args: str, env: dict[str, str] | None = None, validate: Validator = validate_frame
+) -> AsyncIterator[RawClient]:
     """Spawn `acp-server ARGS`; yield a raw client. On exit stdin is closed and the server
-    must exit 0 with every frame it wrote valid."""
+    must exit 0 with every frame it wrote valid (`validate`: v1's check, or
+    `tests.support.wire_v2.validate_agent_frame_v2` for a v2 client)."""
     process = await anyio.open_process(
         [SERVER, *args], env={**os.environ, **(env or {})}, stderr=None
     )
     async with process, anyio.create_task_group() as group:
-        client = RawClient(process, group)
+        client = RawClient(process, group, validate)
         group.start_soon(client.read_loop)
         try:
             yield client
@@ -169,6 +202,23 @@ async def new_session(
         "initialize", {"protocolVersion": 1, "clientCapabilities": capabilities or {}}
     )
     result = await client.call("session/new", {"cwd": cwd, "mcpServers": [], **extra})
+    session_id: str = result["sessionId"]
+    return session_id
+
+
+async def new_session_v2(
+    client: RawClient, cwd: str, capabilities: dict[str, Any] | None = None, **extra: Any
+) -> str:
+    """initialize as a v2 client (with these capabilities) and session/new; the session id."""
+    await client.call(
+        "initialize",
+        {
+            "protocolVersion": 2,
+            "info": {"name": "pytest", "version": "1"},
+            "capabilities": capabilities or {},
+        },
+    )
+    result = await client.call("session/new", {"cwd": cwd, **extra})
     session_id: str = result["sessionId"]
     return session_id
 

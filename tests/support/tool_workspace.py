@@ -11,6 +11,7 @@ from acp_server.tools.builtin import builtin_tools
 from acp_server.tools.local_commands import LocalCommands
 from acp_server.tools.local_files import LocalFiles
 from acp_server.tools.workspace import PathRoots
+from tests.support.tool_call import a_call
 
 # A small Python file the file and search tools work on.
 SOURCE = """def main():
@@ -47,4 +48,4 @@ class Workspace:
     async def run(
         self, name: str, signal: TurnSignal | None = None, **arguments: Any
     ) -> ToolOutput:
-        return await self.tools[name].run(arguments, signal or TurnCancellation().signal)
+        return await self.tools[name].run(arguments, a_call(), signal or TurnCancellation().signal)

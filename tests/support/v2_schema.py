@@ -81,7 +81,8 @@ class V2Schema:
         found: list[str] = []
         if isinstance(value, dict):
             extra = [c["additionalProperties"] for c in candidates if "additionalProperties" in c]
-            open_any = any(e is True for e in extra)
+            # `true`, or a branch that constrains nothing (ErrorData's "Other"): any member.
+            open_any = any(e is True for e in extra) or any(map(_accepts_anything, candidates))
             typed_extra = [e for e in extra if isinstance(e, dict)]
             declared = any("properties" in c for c in candidates)
             for key, item in value.items():
@@ -97,6 +98,13 @@ class V2Schema:
                 if items:
                     found += self.unknown_keys(item, {"allOf": items}, f"{path}[{index}]")
         return found
+
+
+_CONSTRAINTS = ("type", "properties", "$ref", "allOf", "anyOf", "oneOf", "enum", "const", "items")
+
+
+def _accepts_anything(schema: dict[str, Any]) -> bool:
+    return not any(key in schema for key in _CONSTRAINTS)
 
 
 @cache

@@ -7,14 +7,17 @@ from __future__ import annotations
 
 from typing import Any
 
+import anyio
 import jsonschema
 import pytest
 
 from acp_server.cancellation import TurnAborted, TurnCancellation
+from acp_server.process.background import BackgroundItems
 from acp_server.tools.base import Location
 from acp_server.tools.builtin import builtin_tools
 from acp_server.tools.local_commands import LocalCommands
 from acp_server.tools.local_files import LocalFiles
+from tests.support.tool_call import a_call
 from tests.support.tool_workspace import Workspace
 from tests.support.turns import aborted_signal
 
@@ -56,7 +59,8 @@ def test_the_stable_names_kinds_and_schemas(ws: Workspace) -> None:
         "list_dir": {"path"},
         "glob": {"pattern", "include_ignored"},
         "grep": {"pattern", "path", "include_ignored"},
-        "bash": {"command", "timeout_ms", "needs"},  # needs: optional, added compatibly
+        # needs, background: optional, added compatibly
+        "bash": {"command", "timeout_ms", "needs", "background"},
         "todo_write": {"entries"},
         "web_fetch": {"url", "offset"},
     }
@@ -68,6 +72,20 @@ def test_the_stable_names_kinds_and_schemas(ws: Workspace) -> None:
         assert set(schema["properties"]) == arguments[tool.name]
         assert set(schema["required"]) <= set(schema["properties"])
         assert len(tool.description) > 80
+
+
+async def test_with_background_items_bash_output_and_bash_stop_follow_bash(
+    ws: Workspace,
+) -> None:
+    async with anyio.create_task_group() as tg:
+        items = BackgroundItems(tg, None)
+        tools = builtin_tools(ws.path_roots, LocalFiles(), LocalCommands(), background=items)
+        names = [tool.name for tool in tools]
+        assert names[6:9] == ["bash", "bash_output", "bash_stop"]
+        for tool in tools[7:9]:
+            assert set(tool.parameters["properties"]) == {"id"}
+            assert tool.parameters["required"] == ["id"]
+        assert [tool.kind for tool in tools[7:9]] == ["read", "execute"]
 
 
 async def test_titles_and_locations_never_fail(ws: Workspace) -> None:
@@ -134,7 +152,7 @@ async def test_titles_and_locations_never_fail(ws: Workspace) -> None:
 async def test_bad_arguments_fail_naming_the_argument(
     ws: Workspace, name: str, arguments: dict[str, Any], expected: str
 ) -> None:
-    output = await ws.tools[name].run(arguments, TurnCancellation().signal)
+    output = await ws.tools[name].run(arguments, a_call(), TurnCancellation().signal)
     assert output.failed
     assert output.text.startswith(f"Invalid arguments for {name}: ")
     assert expected in output.text
@@ -161,6 +179,6 @@ async def test_an_aborted_signal_raises_before_any_side_effect(
     ws.file("a.txt", "a\n")
     before = sorted(p.name for p in ws.root.iterdir())
     with pytest.raises(TurnAborted):
-        await ws.tools[name].run(arguments, aborted_signal())
+        await ws.tools[name].run(arguments, a_call(), aborted_signal())
     assert sorted(p.name for p in ws.root.iterdir()) == before
     assert (ws.root / "a.txt").read_text() == "a\n"

@@ -9,6 +9,7 @@ import pytest
 
 from acp_server.tools.custom_commands import (
     CommandUnreadable,
+    Shadowing,
     expand_command,
     scan_commands,
     split_front_matter,
@@ -38,6 +39,9 @@ def test_user_then_root_then_deeper_and_builtins_reserved(tmp_path: Path) -> Non
     assert set(scan.commands) == {"same"}
     assert scan.commands["same"].description == "from deep"
     assert scan.clashes == ("compact",)
+    # The repository's file replaced the user's own: named for the user to be told.
+    deep = sub / ".acp-server" / "commands" / "same.md"
+    assert scan.shadowed == (Shadowing("same", user / "same.md", deep),)
 
 
 def test_an_unclosed_quote_falls_back_to_words_and_a_vanished_file_is_said(

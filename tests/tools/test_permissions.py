@@ -179,7 +179,7 @@ class KindTool:
     def locations(self, arguments: Mapping[str, Any]) -> Sequence[Location]:
         return [Location(arguments["path"])]
 
-    async def run(self, arguments: Mapping[str, Any], signal: Any) -> ToolOutput:
+    async def run(self, arguments: Mapping[str, Any], call: Any, signal: Any) -> ToolOutput:
         raise AssertionError("the policy never runs a tool")
 
 
@@ -315,3 +315,27 @@ def test_bypass_is_refused_to_root_unless_sandboxed(monkeypatch: pytest.MonkeyPa
         check_mode("bypass", {})
     assert check_mode("bypass", {"ACP_SERVER_SANDBOXED": "1"}) == "bypass"
     assert check_mode("default", {}) == "default"
+
+
+# --- stopping what the session started ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", ALL_MODES)
+async def test_bash_stop_runs_in_every_mode_without_a_question(tmp_path: Path, mode: Mode) -> None:
+    # It only undoes what the user allowed when it started (the background-work RFC); a rule
+    # "always reject execute" does not keep the model from stopping its own commands either.
+    from acp_server.process.background import BackgroundItems
+    from acp_server.tools.builtin.background import BashOutput, BashStop
+
+    roots = PathRoots(str(tmp_path), [])
+    items = BackgroundItems(None, None)
+    tools = {tool.name: tool for tool in (BashOutput(roots, items), BashStop(roots, items))}
+    rules = Rules()
+    rules.add("execute", "execute", False)
+    asker = ScriptedAsker("reject_once")
+    policy = PermissionPolicy(roots, tools, asker, mode, rules=rules)
+    for name in ("bash_output", "bash_stop"):
+        call = ToolCallRequest(call_id="c1", name=name, arguments={"id": "bg_1"})
+        assert await policy.approve(call, fresh_signal()) is None
+        assert policy.offers(tools[name], can_ask=False)
+    assert asker.asked == []

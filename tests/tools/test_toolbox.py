@@ -13,7 +13,7 @@ import pytest
 
 from acp_server.cancellation import TurnSignal
 from acp_server.models.base import ToolCallRequest
-from acp_server.tools.base import Location, Tool, ToolKind, ToolOutput
+from acp_server.tools.base import Location, Tool, ToolCallContext, ToolKind, ToolOutput
 from acp_server.tools.permissions import Answer
 from acp_server.tools.text_window import TextWindow
 from acp_server.tools.toolbox import (
@@ -25,6 +25,7 @@ from acp_server.tools.toolbox import (
     Transports,
 )
 from acp_server.tools.workspace import CommandResult, CommandWatch, PathRoots
+from tests.support.tool_call import a_call
 from tests.support.turns import fresh_signal
 
 pytestmark = pytest.mark.anyio
@@ -37,6 +38,8 @@ BUILT_INS = [
     "glob",
     "grep",
     "bash",
+    "bash_output",
+    "bash_stop",
     "todo_write",
     "web_fetch",
 ]
@@ -58,7 +61,9 @@ class Named:
     def locations(self, arguments: Mapping[str, Any]) -> Sequence[Location]:
         return ()
 
-    async def run(self, arguments: Mapping[str, Any], signal: TurnSignal) -> ToolOutput:
+    async def run(
+        self, arguments: Mapping[str, Any], call: ToolCallContext, signal: TurnSignal
+    ) -> ToolOutput:
         return ToolOutput("ok")
 
 
@@ -154,24 +159,24 @@ async def test_files_and_commands_go_through_the_client_where_it_offers_them(
     toolbox = session_toolbox(tmp_path, Transports(read=files, commands=terminals))
     (tmp_path / "ws" / "a.txt").write_text("on disk\n")
     tools = toolbox.by_name
-    read = await tools["read_file"].run({"path": "a.txt"}, fresh_signal())
+    read = await tools["read_file"].run({"path": "a.txt"}, a_call(), fresh_signal())
     assert read.text == "from the editor\n"
     # The client offers no writing: the local disk is written.
-    await tools["write_file"].run({"path": "b.txt", "content": "new\n"}, fresh_signal())
+    await tools["write_file"].run({"path": "b.txt", "content": "new\n"}, a_call(), fresh_signal())
     assert (tmp_path / "ws" / "b.txt").read_text() == "new\n"
     assert files.asked == [f"read {tmp_path / 'ws' / 'a.txt'}"]
-    ran = await tools["bash"].run({"command": "echo hi"}, fresh_signal())
+    ran = await tools["bash"].run({"command": "echo hi"}, a_call(), fresh_signal())
     assert terminals.commands == ["echo hi"] and "in the terminal" in ran.text
 
 
 async def test_without_client_transports_the_local_machine_serves(tmp_path: Path) -> None:
     toolbox = session_toolbox(tmp_path)
-    ran = await toolbox.by_name["bash"].run({"command": "echo local"}, fresh_signal())
+    ran = await toolbox.by_name["bash"].run({"command": "echo local"}, a_call(), fresh_signal())
     assert ran.text.startswith("local")
     # What write_file replaces is kept in the toolbox's checkpoint store, for /rewind.
     (tmp_path / "ws" / "c.txt").write_text("before\n")
     wrote = await toolbox.by_name["write_file"].run(
-        {"path": "c.txt", "content": "after\n"}, fresh_signal()
+        {"path": "c.txt", "content": "after\n"}, a_call(), fresh_signal()
     )
     [checkpoint] = wrote.checkpoints
     assert checkpoint.before is not None and toolbox.checkpoint_store is not None

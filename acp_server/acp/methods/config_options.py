@@ -4,6 +4,9 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from acp_protocol.methods import V1
 from acp_protocol.session import (
     SetSessionConfigOptionRequest,
     SetSessionConfigOptionResponse,
@@ -11,8 +14,8 @@ from acp_protocol.session import (
     SetSessionModeResponse,
 )
 from acp_protocol.session_config import SessionConfigOption, SessionModeState
-from acp_protocol.session_update import ConfigOptionUpdate, CurrentModeUpdate
 from acp_server.models.base import ModelConfigError
+from acp_server.rpc.dispatch import Route
 from acp_server.rpc.peer import IncomingRequest
 from acp_server.tools.toolbox import ModeInfo, ModeRefused, check_mode
 
@@ -26,7 +29,6 @@ from ..mode_options import (
     offered_modes,
 )
 from ..sessions import AcpSession
-from ..updates import SessionUpdates
 
 
 class SessionConfig:
@@ -35,6 +37,13 @@ class SessionConfig:
 
     def __init__(self, context: BridgeContext) -> None:
         self._context = context
+
+    def routes(self) -> list[Route[Any]]:
+        """This group's methods."""
+        return [
+            Route(V1.session_set_mode, self.set_mode),
+            Route(V1.session_set_config_option, self.set_config_option),
+        ]
 
     async def set_mode(
         self, request: IncomingRequest, change: SetSessionModeRequest
@@ -110,7 +119,8 @@ class SessionConfig:
         await self.announce_mode(session)
 
     async def announce_mode(self, session: AcpSession) -> None:
-        """Tell the client the session's current mode, as an update and as its config option."""
-        updates = SessionUpdates(self._context.peer, session.id)
-        await updates.send(CurrentModeUpdate(current_mode_id=session.policy.mode))
-        await updates.send(ConfigOptionUpdate(config_options=self.options_for(session)))
+        """Tell the client the session's current mode (v1: as a mode update and as its config
+        option; v2: as its config option)."""
+        await self._context.presenter.mode_changed(
+            session.id, session.policy.mode, self.options_for(session)
+        )

@@ -14,12 +14,15 @@ model is configured and otherwise answers the how-to.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import anyio
 
 from acp_protocol import errors
 from acp_protocol.initialize import (
+    AgentAuthCapabilities,
     AgentCapabilities,
     AuthenticateRequest,
     AuthenticateResponse,
@@ -27,14 +30,18 @@ from acp_protocol.initialize import (
     ClientCapabilities,
     Implementation,
     InitializeResponse,
+    LogoutCapabilities,
+    LogoutRequest,
+    LogoutResponse,
     McpCapabilities,
     PromptCapabilities,
+    SessionAdditionalDirectoriesCapabilities,
     SessionCloseCapabilities,
     SessionDeleteCapabilities,
     SessionListCapabilities,
     SessionResumeCapabilities,
 )
-from acp_protocol.methods import INITIALIZE
+from acp_protocol.methods import INITIALIZE, V1
 from acp_protocol.newer import NewerInitializeRequest
 from acp_protocol.system_prompt import (
     SessionSystemPromptCapabilities,
@@ -42,17 +49,21 @@ from acp_protocol.system_prompt import (
     SessionSystemPromptOverrideCapabilities,
 )
 from acp_protocol.unstable import ForkingSessionCapabilities, SessionForkCapabilities
+from acp_protocol.v2.initialize import InitializeResponse as V2InitializeResponse
 from acp_server import __version__
+from acp_server.rpc.dispatch import Route
 from acp_server.rpc.handlers import RpcError
 from acp_server.rpc.peer import IncomingRequest
 
 from ..context import BridgeContext
 from ..errors import invalid_params, no_model, no_model_message
+from ..logout import log_out
+from ..v2.handshake import V2Handshake, negotiated
 
 log = logging.getLogger(__name__)
 
 PROTOCOL_VERSION = 1
-"""The only ACP version we speak; a client asking for another gets this one (spec rule)."""
+"""ACP v1, spoken to a client that asks for it (v2: acp/v2/handshake.py picks the version)."""
 
 AGENT_INFO = Implementation(name="acp-server", title="acp-server", version=__version__)
 
@@ -67,6 +78,8 @@ AGENT_CAPABILITIES = AgentCapabilities(
         resume=SessionResumeCapabilities(),
         close=SessionCloseCapabilities(),
         delete=SessionDeleteCapabilities(),
+        # Extra roots on new, load, resume and fork (explicit on each; session/list names them).
+        additional_directories=SessionAdditionalDirectoriesCapabilities(),
         fork=SessionForkCapabilities(),
         # `append` and `override`: acp_server/acp/system_prompt.py.
         system_prompt=SessionSystemPromptCapabilities(
@@ -75,8 +88,9 @@ AGENT_CAPABILITIES = AgentCapabilities(
             )
         ),
     ),
+    auth=AgentAuthCapabilities(logout=LogoutCapabilities()),  # acp/logout.py
 )
-"""Exactly what works in this build."""
+"""Exactly what works in this build (v1; v2's: acp/v2/handshake.py)."""
 
 CONFIGURE_MODEL = "configure-model"
 """The `agent` auth method: `authenticate` checks that a model is configured."""
@@ -126,11 +140,16 @@ NOT_INITIALIZED_MESSAGE = (
 
 
 class Handshake:
-    """The connection-level methods; remembers the client's capabilities in the context."""
+    """The connection-level methods: the version choice, v1's answers, authentication; the
+    client's capabilities go into the context."""
 
-    def __init__(self, context: BridgeContext) -> None:
+    def __init__(self, context: BridgeContext, on_v2: Callable[[], None] = lambda: None) -> None:
+        """`on_v2`: installs the v2 route table (the connection's), when a client asks for v2."""
         self._context = context
         self.initialized = anyio.Event()
+        self.version: int | None = None
+        """The connection's ACP version, once its first `initialize` succeeded."""
+        self.requests_since_initialize = 0
         self._model_configured = context.options.model is not None
         # Replaced by what `initialize` lists for the client's capabilities.
         self.auth_methods: list[AuthMethod] = auth_methods(
@@ -138,12 +157,24 @@ class Handshake:
             model_configured=self._model_configured,
             config_path=context.options.config_path,
         )
+        self.agent_info = AGENT_INFO
+        self.v2 = V2Handshake(context, self, on_v2)
+
+    def routes(self) -> list[Route[Any]]:
+        """This group's methods."""
+        return [
+            Route(V1.initialize, self.initialize),
+            Route(V1.authenticate, self.authenticate),
+            Route(V1.logout, self.logout),
+        ]
 
     def check_order(self, method: str) -> RpcError | None:
         """The connection's ordering rule, asked before every request is routed: nothing but
         `initialize` until `initialize` has been answered (ACP: "Before a Session can be
         created, Clients MUST initialize the connection")."""
         if method == INITIALIZE or self.initialized.is_set():
+            if method != INITIALIZE:
+                self.requests_since_initialize += 1  # a v2 initialize is not repeated after
             return None
         return RpcError(
             errors.INVALID_REQUEST,
@@ -151,27 +182,36 @@ class Handshake:
             f"{method!r} arrived before initialize; send initialize first",
         )
 
+    def chose(self, version: int, capabilities: ClientCapabilities) -> None:
+        """The connection speaks `version` from now on, to a client that supports
+        `capabilities`."""
+        self.version = version
+        self._context.client_capabilities = capabilities
+        self.auth_methods = auth_methods(
+            capabilities,
+            model_configured=self._model_configured,
+            config_path=self._context.options.config_path,
+        )
+        self.initialized.set()
+
     async def initialize(
         self, request: IncomingRequest, init: NewerInitializeRequest
-    ) -> InitializeResponse:
-        if self.initialized.is_set():
+    ) -> InitializeResponse | V2InitializeResponse:
+        if self.version is None:
+            version = negotiated(init.protocol_version)  # -32602, -32022: still uninitialized
+            if version == 2:
+                return await self.v2.choose(request, init.protocol_version)
+            self.chose(PROTOCOL_VERSION, init.client_capabilities)
+        else:
             # Capabilities are negotiated once per connection: sessions already wired with
             # the first answer's client capabilities keep them, and so does everything after.
             log.info("initialize repeated: answered as before; the first capabilities stand")
-        else:
-            self._context.client_capabilities = init.client_capabilities
-            self.auth_methods = auth_methods(
-                init.client_capabilities,
-                model_configured=self._model_configured,
-                config_path=self._context.options.config_path,
-            )
         if init.protocol_version != PROTOCOL_VERSION:
             log.info(
                 "client asked for protocol %d; answering %d",
                 init.protocol_version,
                 PROTOCOL_VERSION,
             )
-        self.initialized.set()
         return InitializeResponse(
             protocol_version=PROTOCOL_VERSION,
             agent_capabilities=AGENT_CAPABILITIES,
@@ -179,15 +219,24 @@ class Handshake:
             agent_info=AGENT_INFO,
         )
 
+    def check_login(self, method_id: str) -> None:
+        """`authenticate` (v1) and `auth/login` (v2): the method must be one advertised; without
+        a model, or after a logout, the answer is how to configure one."""
+        known = [method.id for method in self.auth_methods]
+        if method_id not in known:
+            raise invalid_params(
+                f"unknown authentication method {method_id!r}; advertised: {known}"
+            )
+        # Without a model nothing can answer a prompt: the same how-to prompts answer.
+        if not self._model_configured or self._context.logged_out:
+            raise no_model(self._context.options.config_path)
+
     async def authenticate(
         self, request: IncomingRequest, auth: AuthenticateRequest
     ) -> AuthenticateResponse:
-        known = [method.id for method in self.auth_methods]
-        if auth.method_id not in known:
-            raise invalid_params(
-                f"unknown authentication method {auth.method_id!r}; advertised: {known}"
-            )
-        # Without a model nothing can answer a prompt: the same how-to prompts answer.
-        if not self._model_configured:
-            raise no_model(self._context.options.config_path)
+        self.check_login(auth.method_id)
         return AuthenticateResponse()
+
+    async def logout(self, request: IncomingRequest, logout: LogoutRequest) -> LogoutResponse:
+        """v1's `logout`: forget the stored keys (acp/logout.py)."""
+        return LogoutResponse(meta=await log_out(self._context))

@@ -7,8 +7,10 @@ from __future__ import annotations
 import contextlib
 import logging
 from dataclasses import dataclass
+from typing import Any
 
 from acp_protocol import errors
+from acp_protocol.methods import V1
 from acp_protocol.newer import LoadSessionWithPrompt, ResumeSessionWithPrompt
 from acp_protocol.session import (
     CloseSessionRequest,
@@ -20,6 +22,7 @@ from acp_protocol.session import (
 )
 from acp_protocol.unstable import ForkSessionRequest, ForkSessionResponse
 from acp_server.agent import cap_client_prompt
+from acp_server.rpc.dispatch import Route
 from acp_server.rpc.handlers import RpcError
 from acp_server.rpc.peer import IncomingRequest
 from acp_server.session import records as rec
@@ -29,15 +32,13 @@ from acp_server.session.journal_format import (
     JournalLocked,
     is_session_id,
 )
-from acp_server.session.rewind import retained
 from acp_server.session.state import SessionState
 from acp_server.tools.permissions import workspace_key
 
 from ..child_sessions import child_histories, replay_with_children, shows_subagents
 from ..context import BridgeContext
 from ..custom_commands import refresh_commands
-from ..errors import journal_refused, session_in_use, session_not_found
-from ..notices import send_notice
+from ..errors import invalid_params, journal_refused, session_in_use, session_not_found
 from ..opening import (
     SessionStart,
     create_journal,
@@ -68,6 +69,16 @@ class SessionMethods:
     wiring: SessionWiring
     config: SessionConfig
 
+    def routes(self) -> list[Route[Any]]:
+        """This group's methods."""
+        return [
+            Route(V1.session_load, self.load_session),
+            Route(V1.session_resume, self.resume_session),
+            Route(V1.session_fork, self.fork_session),
+            Route(V1.session_close, self.close_session),
+            Route(V1.session_delete, self.delete_session),
+        ]
+
     def start_new(self, start: SessionStart) -> AcpSession:
         """Wire a new session's runtime parts (acp/opening.py answered it, or is answering
         it); when that fails, nothing of it is left behind."""
@@ -95,11 +106,11 @@ class SessionMethods:
         compaction = shows_compactions(self.context.client_capabilities)
         plans = PlanView(shows_plan_operations(self.context.client_capabilities))
         replayed = replay_updates(
-            retained(session.log.records), compaction=compaction, plans=plans, cwd=session.cwd
+            session.log.records, compaction=compaction, plans=plans, cwd=session.cwd
         )
         if shows_subagents(self.context.client_capabilities):
             # Each `task` call followed by its child's announcement and history.
-            children = child_histories(self.wiring.store, session.id)
+            children = child_histories(self.wiring.store, session.id, session.log.records)
             await replay_with_children(self.context, session.id, replayed, children)
         else:
             for update in replayed:
@@ -115,16 +126,25 @@ class SessionMethods:
     async def resume_session(
         self, request: IncomingRequest, resume: ResumeSessionWithPrompt
     ) -> ResumeSessionResponse:
-        await probe_sandbox(self.context)
-        system_prompt = requested_prompt(resume.system_prompt)
-        session = self._reopen(resume)
-        apply_prompt(session, system_prompt)
-        self._tell_after(request, session)
+        session = await self.reopen(resume)
+        self.tell_after(request, session)
         return ResumeSessionResponse(
             modes=self.config.mode_state(session), config_options=self.config.options_for(session)
         )
 
-    def _tell_after(self, request: IncomingRequest, session: AcpSession) -> None:
+    async def reopen(
+        self, reopen: ResumeSessionWithPrompt, *, same_cwd: bool = False
+    ) -> AcpSession:
+        """The session to resume, active (or wired again from its journal), with the client's
+        `systemPrompt` if it sent one; `same_cwd`: refuse (-32602) a cwd other than the one
+        the session works in (v2)."""
+        await probe_sandbox(self.context)
+        system_prompt = requested_prompt(reopen.system_prompt)
+        session = self._reopen(reopen, same_cwd=same_cwd)
+        apply_prompt(session, system_prompt)
+        return session
+
+    def tell_after(self, request: IncomingRequest, session: AcpSession) -> None:
         """`_tell` right after the response: a resumed or forked session. A fork's id is new to
         the client until the answer names it, and a client may register a resumed session only
         when its answer comes, as for a new one (updates of an unknown session are dropped)."""
@@ -187,7 +207,7 @@ class SessionMethods:
         session.title = derive_title(SessionState.of(point.records).first_prompt)
         apply_prompt(session, system_prompt)
         log.info("session %s forked from %s at %s", session_id, fork.session_id, point.turn_id)
-        self._tell_after(request, session)
+        self.tell_after(request, session)
         return ForkSessionResponse(
             session_id=session_id,
             modes=self.config.mode_state(session),
@@ -223,7 +243,7 @@ class SessionMethods:
         if why is None or session.model is None:
             return
         title = f"The session's model is not available; using {session.model.spec}"
-        await send_notice(self.context, session.id, "warning", title, why)
+        await self.context.presenter.notice(session.id, "warning", title, why)
 
     async def close_session(
         self, request: IncomingRequest, close: CloseSessionRequest
@@ -252,8 +272,11 @@ class SessionMethods:
             raise session_in_use(exc) from None
         return DeleteSessionResponse()
 
-    def _reopen(self, reopen: LoadSessionWithPrompt | ResumeSessionWithPrompt) -> AcpSession:
-        """The active session, or the one its journal holds, wired again."""
+    def _reopen(
+        self, reopen: LoadSessionWithPrompt | ResumeSessionWithPrompt, *, same_cwd: bool = False
+    ) -> AcpSession:
+        """The active session (only in the cwd it works in), or the one its journal holds,
+        wired again in the cwd asked for (`same_cwd`: only in the journal's, as v2 asks)."""
         session_id, cwd = reopen.session_id, reopen.cwd
         extra_roots = list(reopen.additional_directories or [])
         mcp_servers: list[object] = list(reopen.mcp_servers or [])
@@ -262,6 +285,9 @@ class SessionMethods:
             require_absolute("additionalDirectories", path)
         active = self.context.sessions.get(session_id)
         if active is not None:
+            # Open here, it keeps the cwd its tools and roots were wired for: another is
+            # refused rather than answered as if taken (v1 moves only a journaled session).
+            require_same_cwd(session_id, active.cwd, cwd, open_here=not same_cwd)
             return active
         if not is_session_id(session_id):
             raise session_not_found(session_id)
@@ -269,8 +295,12 @@ class SessionMethods:
             loaded = self.wiring.store.open(session_id)
         except JournalError as exc:
             raise journal_refused(exc, session_id, "loaded") from None
+        if same_cwd and loaded.header.cwd != cwd:
+            with contextlib.suppress(JournalError):
+                loaded.journal.close()
+            require_same_cwd(session_id, loaded.header.cwd, cwd)
         if loaded.repaired:
-            log.warning("session %s had a turn left open by a crash; closed it", session_id)
+            log.warning("session %s was left open by a crash; its journal was repaired", session_id)
         ids = self.context.options.ids
         if ids is not None:
             # Deterministic turn and message ids restart in every process: skip those the
@@ -281,6 +311,24 @@ class SessionMethods:
         )
         session.title = derive_title(SessionState.of(loaded.records).first_prompt)
         return session
+
+
+def require_same_cwd(
+    session_id: str, works_in: str, asked: str, *, open_here: bool = False
+) -> None:
+    """-32602 for a cwd other than the one the session works in, naming both; `open_here`:
+    the session is open in this agent (v1 opens a journaled one in another cwd, not this)."""
+    if asked == works_in:
+        return
+    if open_here:
+        raise invalid_params(
+            f"session {session_id} is open in this agent and works in {works_in!r}, not "
+            f"{asked!r}: open it there, or close it (session/close) and open it again in "
+            f"{asked!r}"
+        )
+    raise invalid_params(
+        f"session {session_id} works in {works_in!r}, not {asked!r}: resume it there"
+    )
 
 
 def apply_prompt(session: AcpSession, requested: Requested | None) -> None:

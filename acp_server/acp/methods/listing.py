@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import base64
 from dataclasses import dataclass
+from typing import Any
 
 import msgspec
 
+from acp_protocol.methods import V1
 from acp_protocol.session import ListSessionsRequest, ListSessionsResponse, SessionInfo
+from acp_server.rpc.dispatch import Route
 from acp_server.rpc.peer import IncomingRequest
 from acp_server.session.journal import JournalStore
 
@@ -54,6 +57,10 @@ class SessionListing:
     """`session/list` of one connection: the journals in the store, newest first."""
 
     store: JournalStore
+
+    def routes(self) -> list[Route[Any]]:
+        """This group's methods."""
+        return [Route(V1.session_list, self.list_sessions)]
 
     async def list_sessions(
         self, request: IncomingRequest, query: ListSessionsRequest

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import errno
 import logging
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from msgspec import UNSET, UnsetType
@@ -13,16 +11,15 @@ from msgspec import UNSET, UnsetType
 from acp_protocol import errors
 from acp_protocol import usage as u
 from acp_protocol.content import TextContent
-from acp_protocol.session import CancelNotification, PromptRequest, PromptResponse, StopReason
+from acp_protocol.methods import V1
+from acp_protocol.session import CancelNotification, PromptRequest, PromptResponse
 from acp_protocol.session_update import (
-    AgentMessageChunk,
-    ConfigOptionUpdate,
-    SessionInfoUpdate,
     UsageUpdate,
 )
-from acp_server.agent import TicketResult
+from acp_server.agent import Agent
 from acp_server.cancellation import UserCancel
 from acp_server.models.base import Usage
+from acp_server.rpc.dispatch import Route
 from acp_server.rpc.handlers import RpcError
 from acp_server.rpc.peer import IncomingRequest
 from acp_server.session import records as rec
@@ -32,9 +29,9 @@ from ..context import BridgeContext
 from ..custom_commands import CommandUnreadable, custom_invocation, expand, refresh_commands
 from ..errors import no_model
 from ..mode_options import slash_command
-from ..rewind import RewindMethods
+from ..rewind import RewindMethods, RewindNotice
 from ..sessions import AcpSession
-from ..stop_reasons import stop_reason
+from ..stop_reasons import not_saved_error, stop_reason_for
 from ..updates import SessionUpdates
 from ..wiring import SessionWiring
 from .config_options import SessionConfig
@@ -65,22 +62,9 @@ def refuse_while_rewinding(session: AcpSession) -> None:
         )
 
 
-def stop_reason_for(result: TicketResult, error_detail: str | None = None) -> StopReason:
-    """The ACP stop reason of a prompt's turn; an error turn raises a JSON-RPC error instead,
-    with the full `error_detail` when the runtime has one (the durable outcome is coarse).
-
-    A turn that was cancelled or disposed always answers `cancelled`: never an error and never
-    `end_turn`, even if the cancellation made something underneath fail.
-    """
-    reason = stop_reason(result)
-    if reason is not None:
-        return reason
-    assert isinstance(result, rec.ErrorOutcome)
-    raise RpcError(
-        errors.INTERNAL_ERROR,
-        f"The turn failed: {error_detail or result.message}",
-        {"code": result.code} if result.code else UNSET,
-    )
+def prompt_text(prompt: PromptRequest) -> str:
+    """The prompt's text blocks, one per line (what slash commands and titles are read from)."""
+    return "\n".join(p.text for p in prompt.prompt if isinstance(p, TextContent))
 
 
 def turn_usage(usage: Usage | None) -> u.Usage | UnsetType:
@@ -100,71 +84,70 @@ def turn_usage(usage: Usage | None) -> u.Usage | UnsetType:
     )
 
 
-def not_saved_error(cause: Exception, data_dir: Path) -> RpcError:
-    """The answer to a prompt whose turn ran but is not on disk: never a silent `end_turn`.
+@dataclass(frozen=True)
+class LocalCommand:
+    """A slash command answered here, without the model (`/rewind`, `/mode`, `/model`)."""
 
-    The session goes on: its records wait in memory and the next turn's flush writes them,
-    once the data directory has room again (see `acp_server/session/journal.py`).
-    """
-    data: dict[str, object] = {"dataDir": str(data_dir)}
-    code = getattr(cause, "errno", None)
-    if isinstance(code, int) and code in errno.errorcode:
-        data["errno"] = errno.errorcode[code]
-    return RpcError(
-        errors.INTERNAL_ERROR,
-        f"The turn ran but was not saved to the data directory {data_dir}: {cause}. Free space"
-        " there (or fix the file system); the session keeps the turn and saves it with the"
-        " next prompt that can be written.",
-        data,
-    )
+    name: str
+    argument: str
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    """A custom command whose file could not be read: only said, never run."""
+
+    message: str
+
+
+@dataclass(frozen=True)
+class Compaction:
+    """`/compact [instructions]`."""
+
+    instructions: str
+
+
+@dataclass(frozen=True)
+class FollowUp:
+    """A prompt for the model (a custom command's already expanded)."""
+
+    prompt: PromptRequest
+
+
+PromptStep = LocalCommand | Unreadable | Compaction | FollowUp
+"""What a prompt turns out to be, whichever wire asked (see `PromptMethods.step`)."""
 
 
 @dataclass
 class PromptMethods:
-    """`session/prompt` and `session/cancel` of one connection."""
+    """`session/prompt` (v1's) and `session/cancel` of one connection, and the steps of a
+    prompt both wires take (acp/v2/prompts.py answers v2's)."""
 
     context: BridgeContext
     wiring: SessionWiring
     config: SessionConfig
     rewinds: RewindMethods
 
+    def routes(self) -> list[Route[Any]]:
+        """This group's requests (`session/cancel` is routed by the connection, which must
+        hear it before the runtime is loaded)."""
+        return [Route(V1.session_prompt, self.prompt)]
+
     async def prompt(
         self, request: IncomingRequest, prompt: PromptRequest
     ) -> PromptResponse | u.PromptResponse:
         session = self.context.session(prompt.session_id)
-        text = "\n".join(p.text for p in prompt.prompt if isinstance(p, TextContent))
-        offered = self.context.options.offered_models
-        single = len(prompt.prompt) == 1
-        refuse_while_rewinding(session)
-        scan = await refresh_commands(self.context, session, in_prompt=True)
-        if any(c.skill for c in scan.commands.values()):
-            session.toolbox.offer_skill()  # when a skill appeared since the session started
-        command = slash_command(text, offered) if single else None
-        if command is not None and command[0] == "rewind":
-            await self._say(session, await self.rewinds.command(request, session, command[1]))
+        text = prompt_text(prompt)
+        step = await self.step(session, prompt)
+        if isinstance(step, LocalCommand):
+            await self.say(session, await self.run_command(request, session, step))
             return PromptResponse(stop_reason="end_turn")
-        if command is not None and command[0] == "compact":
-            return await self._compact(request, session, command[1])
-        if command is not None:
+        if isinstance(step, Compaction):
+            return await self._compact(request, session, step.instructions)
+        if isinstance(step, Unreadable):
             request.admit()
-            return await self._run_command(session, *command)
-        custom = custom_invocation(text, scan) if single else None
-        if custom is not None:
-            try:
-                expanded = expand(scan, *custom)
-            except CommandUnreadable as exc:
-                request.admit()
-                await self._say(session, f"The /{custom[0]} command was not run: {exc}")
-                return PromptResponse(stop_reason="end_turn")
-            prompt = PromptRequest(
-                session_id=prompt.session_id, prompt=[TextContent(text=expanded)]
-            )
-        agent = session.agent
-        if agent is None:
-            raise no_model(self.context.options.config_path)
-        await self.wiring.before_prompt(session)  # MCP servers still connecting
-        parts = await session.toolbox.read_links(parts_from_prompt(prompt.prompt))
-        refuse_while_rewinding(session)  # again: one may have started during the awaits
+            await self.say(session, step.message)
+            return PromptResponse(stop_reason="end_turn")
+        agent, parts = await self.follow_up(session, step.prompt)
         ticket = agent.followup(parts)
 
         # `$/cancel_request` for this prompt stops it alone: dropped if queued, aborted (queue
@@ -175,7 +158,7 @@ class PromptMethods:
 
         request.on_cancel_request = stop_this_prompt
         request.admit()
-        await self._announce_title(session, text)
+        await self.announce_title(session, text)
         result = await ticket.wait()
         if ticket.not_saved is not None:
             raise not_saved_error(ticket.not_saved, self.context.options.data_dir)
@@ -199,6 +182,50 @@ class PromptMethods:
             usage=turn_usage(ticket.usage),
         )
 
+    async def step(self, session: AcpSession, prompt: PromptRequest) -> PromptStep:
+        """What the prompt is: one of our slash commands, a custom command (expanded, or
+        unreadable), or a prompt for the model. The command list is scanned again first (a new
+        list is sent if the files changed), and a skill found since the session started is
+        offered from now on."""
+        text = prompt_text(prompt)
+        single = len(prompt.prompt) == 1
+        refuse_while_rewinding(session)
+        scan = await refresh_commands(self.context, session, in_prompt=True)
+        if any(c.skill for c in scan.commands.values()):
+            session.toolbox.offer_skill()  # when a skill appeared since the session started
+        command = slash_command(text, self.context.options.offered_models) if single else None
+        if command is not None:
+            name, argument = command
+            return Compaction(argument) if name == "compact" else LocalCommand(name, argument)
+        custom = custom_invocation(text, scan) if single else None
+        if custom is None:
+            return FollowUp(prompt)
+        try:
+            expanded = expand(scan, *custom)
+        except CommandUnreadable as exc:
+            return Unreadable(f"The /{custom[0]} command was not run: {exc}")
+        return FollowUp(
+            PromptRequest(session_id=prompt.session_id, prompt=[TextContent(text=expanded)])
+        )
+
+    async def follow_up(
+        self, session: AcpSession, prompt: PromptRequest
+    ) -> tuple[Agent, list[rec.Part]]:
+        """The session's agent and the prompt's parts, once its MCP servers are connected (or
+        given up on); the how-to without a model (or after a logout)."""
+        agent = self.agent_of(session)
+        await self.wiring.before_prompt(session)  # MCP servers still connecting
+        parts = await session.toolbox.read_links(parts_from_prompt(prompt.prompt))
+        refuse_while_rewinding(session)  # again: one may have started during the awaits
+        return agent, parts
+
+    def agent_of(self, session: AcpSession) -> Agent:
+        """The session's agent; the how-to without a model (or after a logout)."""
+        agent = session.agent
+        if agent is None or self.context.logged_out:
+            raise no_model(self.context.options.config_path)
+        return agent
+
     async def cancel(self, cancel: CancelNotification) -> None:
         child = self.context.children.get(cancel.session_id)
         if child is not None:
@@ -219,9 +246,7 @@ class PromptMethods:
     ) -> PromptResponse:
         """`/compact [instructions]`: a compaction queued like a prompt and cancelled like one
         (`session/cancel`, or `$/cancel_request` for this request alone)."""
-        agent = session.agent
-        if agent is None:
-            raise no_model(self.context.options.config_path)
+        agent = self.agent_of(session)
         refuse_while_rewinding(session)
         ticket = agent.compact(instructions or None)
 
@@ -233,45 +258,51 @@ class PromptMethods:
         request.admit()
         return PromptResponse(stop_reason=stop_reason_for(await ticket.wait()))
 
-    async def _run_command(self, session: AcpSession, name: str, argument: str) -> PromptResponse:
-        """A slash command (see `mode_options.COMMANDS`): handled here, the model is not asked.
-        Without an argument it shows the current value and the choices, as `/rewind` lists the
+    async def run_command(
+        self, request: IncomingRequest, session: AcpSession, command: LocalCommand
+    ) -> str | RewindNotice:
+        """Run a slash command (see `mode_options.COMMANDS`) here, without the model; the text
+        that answers it (a rewind's notice for `/rewind N` that rewound). Without an argument
+        `/mode` and `/model` show the current value and the choices, as `/rewind` lists the
         turns."""
+        name, argument = command.name, command.argument
+        if name == "rewind":
+            return await self.rewinds.command(request, session, argument)
+        request.admit()
         try:
             if not argument:
                 describe = (
                     self.config.describe_mode if name == "mode" else self.config.describe_model
                 )
-                message = describe(session)
-            elif name == "mode":
+                return describe(session)
+            if name == "mode":
                 await self.config.change_mode(session, argument)
-                message = f"Mode set to {argument}."
-            else:
-                assert name == "model"
-                self.config.change_model(session, argument)
-                await SessionUpdates(self.context.peer, session.id).send(
-                    ConfigOptionUpdate(config_options=self.config.options_for(session))
-                )
-                message = f"Model set to {argument}."
+                return f"Mode set to {argument}."
+            assert name == "model"
+            self.config.change_model(session, argument)
+            await self.context.presenter.config_options(
+                session.id, self.config.options_for(session)
+            )
+            return f"Model set to {argument}."
         except RpcError as exc:
-            message = f"The {name} was not changed: {exc.data}"
-        await self._say(session, message)
-        return PromptResponse(stop_reason="end_turn")
+            return f"The {name} was not changed: {exc.data}"
 
-    async def _say(self, session: AcpSession, message: str) -> None:
-        """An agent message outside the model's turn (a command's answer)."""
-        ids = self.context.options.ids
-        message_id = ids("cmd") if ids is not None else f"cmd_{rec.utc_now()}"
-        await SessionUpdates(self.context.peer, session.id).send(
-            AgentMessageChunk(content=TextContent(text=message), message_id=message_id)
-        )
+    async def say(self, session: AcpSession, answer: str | RewindNotice) -> None:
+        """A command's answer as the agent's message, outside the model's turn: a text under
+        a fresh id of the connection's id source (unique in the session, as every message id
+        is); a rewind's notice under the rewind's own id, the one its replay shows."""
+        say = self.context.presenter.say
+        if isinstance(answer, str):
+            await say(session.id, answer, self.context.ids("cmd"))
+            return
+        await say(session.id, answer.text, answer.message_id)
+        if answer.not_saved is not None:
+            await say(session.id, answer.not_saved, self.context.ids("cmd"))
 
-    async def _announce_title(self, session: AcpSession, text: str | None) -> None:
+    async def announce_title(self, session: AcpSession, text: str | None) -> None:
         """Send the session's title once, derived from its first prompt."""
         if session.title is not None:
             return
         session.title = derive_title(text)
         if session.title is not None:
-            await SessionUpdates(self.context.peer, session.id).send(
-                SessionInfoUpdate(title=session.title, updated_at=rec.utc_now())
-            )
+            await self.context.presenter.session_info(session.id, session.title, rec.utc_now())

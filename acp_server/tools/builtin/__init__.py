@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from acp_server.process.background import BackgroundItems
 from acp_server.tools.ask_user import AskUser, FormAsker
 from acp_server.tools.base import Tool
 from acp_server.tools.budget import ToolBudget
+from acp_server.tools.builtin.background import BashOutput, BashStop
 from acp_server.tools.builtin.files import EditFile, ReadFile, WriteFile
 from acp_server.tools.builtin.list_dir import ListDir
 from acp_server.tools.builtin.plan import TodoWrite
@@ -22,6 +24,7 @@ from acp_server.tools.builtin.search import Glob, Grep
 from acp_server.tools.builtin.shell import Bash
 from acp_server.tools.builtin.skill import SkillTool
 from acp_server.tools.builtin.web import WebFetch
+from acp_server.tools.builtin.web_convert import HtmlConverter
 from acp_server.tools.checkpoints import Checkpoints
 from acp_server.tools.command_sandbox import CommandSandbox
 from acp_server.tools.skill_places import SkillPlaces
@@ -30,9 +33,12 @@ from acp_server.tools.workspace import CommandRunner, FileAccess, PathRoots
 
 __all__ = [
     "Bash",
+    "BashOutput",
+    "BashStop",
     "EditFile",
     "Glob",
     "Grep",
+    "HtmlConverter",
     "ListDir",
     "ReadFile",
     "Ripgrep",
@@ -54,12 +60,17 @@ def builtin_tools(
     web_fetch: WebFetchSettings | None = None,
     checkpoints: Checkpoints | None = None,
     forms: FormAsker | None = None,
+    html_converter: HtmlConverter | None = None,
+    background: BackgroundItems | None = None,
 ) -> list[Tool]:
     """The built-in tools for one session, in the order the model is shown them, each shaping
     its results to fit `budget`: the one list of them. `ripgrep` runs grep's and glob's `rg`
     (registered with the server's process registry; by default with none); `web_fetch` is
     `[web_fetch]` of the config file; `checkpoints` keeps what write_file and edit_file replace
-    (for a rewind); `ask_user` is offered with `forms` only (a client that shows forms).
+    (for a rewind); `ask_user` is offered with `forms` only (a client that shows forms);
+    `html_converter` runs web_fetch's conversions (registered with the server's process
+    registry; by default with none); `background` is the session's background items (`bash`
+    starts them, `bash_output` and `bash_stop` follow them; without it neither is offered).
     `skill_tool` makes the last one, which the toolbox offers once a skill exists."""
     body, results = budget.body_bytes, budget.max_search_results
     ripgrep = ripgrep if ripgrep is not None else Ripgrep()
@@ -76,9 +87,22 @@ def builtin_tools(
         ListDir(path_roots, max_entries=results, max_bytes=body),
         Glob(path_roots, max_results=results, max_bytes=body, ripgrep=ripgrep),
         Grep(path_roots, max_matches=results, max_bytes=body, ripgrep=ripgrep),
-        Bash(path_roots, commands, max_bytes=body, command_sandbox=command_sandbox),
+        Bash(
+            path_roots,
+            commands,
+            max_bytes=body,
+            command_sandbox=command_sandbox,
+            background=background,
+        ),
+    ]
+    if background is not None:
+        tools += [
+            BashOutput(path_roots, background, max_bytes=body),
+            BashStop(path_roots, background, max_bytes=body),
+        ]
+    tools += [
         TodoWrite(path_roots),
-        WebFetch(path_roots, web_fetch, max_bytes=body),
+        WebFetch(path_roots, web_fetch, max_bytes=body, converter=html_converter),
     ]
     if forms is not None:
         tools.append(AskUser(forms))

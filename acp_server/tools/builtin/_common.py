@@ -1,37 +1,23 @@
-"""What every built-in tool shares: argument checking, the path roots, titles, small helpers."""
+"""What every built-in tool shares: the path roots, titles, small helpers."""
 
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping, Sequence
-from typing import Any, Generic, TypeVar
+from typing import Any, TypeVar
 
 import msgspec
 
 from acp_server.cancellation import TurnSignal
-from acp_server.tools.base import Location, ToolKind, ToolOutput
+from acp_server.tools.arguments import StructTool
+from acp_server.tools.base import Location, ToolCallContext, ToolKind, ToolOutput
 from acp_server.tools.workspace import PathRefused, PathRoots
 
 A = TypeVar("A", bound=msgspec.Struct)
 
-_AT = re.compile(r"^(?P<text>.*?)(?: - at `\$(?P<where>.*)`)?$", re.DOTALL)
-
 
 def failed(text: str) -> ToolOutput:
     return ToolOutput(text, failed=True)
-
-
-def format_validation_error(tool: str, error: msgspec.ValidationError) -> str:
-    """A msgspec error rephrased in terms of the tool's arguments."""
-    match = _AT.match(str(error))
-    text, where = (match["text"], (match["where"] or "").lstrip(".")) if match else (str(error), "")
-    if where:
-        text = text.replace("Object missing required field", "missing required field")
-        return f"Invalid arguments for {tool}: {text} (argument `{where}`)"
-    text = text.replace("Object missing required field", "missing required argument")
-    text = text.replace("Object contains unknown field", "unknown argument")
-    return f"Invalid arguments for {tool}: {text}"
 
 
 def str_arg(arguments: Mapping[str, Any], key: str) -> str | None:
@@ -70,16 +56,13 @@ def plural(count: int, noun: str, nouns: str | None = None) -> str:
     return f"{count} {noun if count == 1 else nouns or noun + 's'}"
 
 
-class BuiltinTool(Generic[A]):
-    """Base of the built-in tools: checks the signal, converts the arguments into `args_type`,
-    and turns a refused path (outside the workspace, changed under the check, not a regular
-    file) into a failed output instead of an exception."""
+class BuiltinTool(StructTool[A]):
+    """Base of the built-in tools: a `StructTool` (arguments decoded into `args_type`, the
+    schema generated from it) bound to the session's path roots, which turns a refused path
+    (outside the workspace, changed under the check, not a regular file) into a failed output
+    instead of an exception."""
 
-    name: str
-    description: str
-    parameters: Mapping[str, Any]
     kind: ToolKind
-    args_type: type[A]
 
     def __init__(self, path_roots: PathRoots) -> None:
         self.path_roots = path_roots
@@ -91,24 +74,12 @@ class BuiltinTool(Generic[A]):
         return ()
 
     async def run(
-        self, arguments: Mapping[str, Any], signal: TurnSignal, *extra: Any
+        self, arguments: Mapping[str, Any], call: ToolCallContext, signal: TurnSignal
     ) -> ToolOutput:
-        """Check and convert `arguments`, then `call` (with `extra`, what a tool's own
-        `run_call` passes on, such as the bash tool's live output)."""
-        signal.raise_if_aborted()
-        if not isinstance(arguments, Mapping):
-            return failed(f"Invalid arguments for {self.name}: expected a JSON object")
         try:
-            args = msgspec.convert(dict(arguments), type=self.args_type)
-        except msgspec.ValidationError as exc:
-            return failed(format_validation_error(self.name, exc))
-        try:
-            return await self.call(args, signal, *extra)
+            return await super().run(arguments, call, signal)
         except PathRefused as exc:
             return failed(f"Refused: {exc}")
-
-    async def call(self, args: A, signal: TurnSignal, *extra: Any) -> ToolOutput:
-        raise NotImplementedError
 
     # Paths -------------------------------------------------------------------------------
 

@@ -16,7 +16,7 @@ import msgspec
 
 from acp_server.cancellation import TurnSignal
 from acp_server.session.records import FileCheckpoint
-from acp_server.tools.base import Diff, Location, ToolKind, ToolOutput
+from acp_server.tools.base import Diff, Location, ToolCallContext, ToolKind, ToolOutput
 from acp_server.tools.budget import ToolBudget
 from acp_server.tools.builtin._common import (
     BuiltinTool,
@@ -36,15 +36,6 @@ from acp_server.tools.workspace import FileAccess, NotRegularFile, PathRoots
 _DEFAULT = ToolBudget()
 
 _PositiveInt = Annotated[int, msgspec.Meta(ge=1)]
-
-
-def split_lines(text: str) -> list[str]:
-    """`text` cut after each "\\n" (only "\\n": line numbers agree with every other tool)."""
-    parts = text.split("\n")
-    lines = [part + "\n" for part in parts[:-1]]
-    if parts[-1]:
-        lines.append(parts[-1])
-    return lines
 
 
 def line_of(text: str, index: int) -> int:
@@ -98,34 +89,24 @@ async def _read_existing(
 
 
 class ReadFileArgs(msgspec.Struct, forbid_unknown_fields=True):
-    path: str
-    offset: _PositiveInt | None = None
-    limit: _PositiveInt | None = None
+    path: Annotated[str, msgspec.Meta(description="The file to read.")]
+    offset: Annotated[
+        _PositiveInt | None,
+        msgspec.Meta(
+            description="1-based number of the first line to read (default 1).",
+            extra_json_schema={"default": 1},
+        ),
+    ] = None
+    limit: Annotated[
+        _PositiveInt | None,
+        msgspec.Meta(description="How many lines to read (default: as many as fit)."),
+    ] = None
 
 
 class ReadFile(BuiltinTool[ReadFileArgs]):
     name = "read_file"
     kind: ToolKind = "read"
     args_type = ReadFileArgs
-    parameters: Mapping[str, Any] = {
-        "type": "object",
-        "properties": {
-            "path": {"type": "string", "description": "The file to read."},
-            "offset": {
-                "type": "integer",
-                "minimum": 1,
-                "default": 1,
-                "description": "1-based number of the first line to read (default 1).",
-            },
-            "limit": {
-                "type": "integer",
-                "minimum": 1,
-                "description": "How many lines to read (default: as many as fit).",
-            },
-        },
-        "required": ["path"],
-        "additionalProperties": False,
-    }
 
     def __init__(
         self,
@@ -168,7 +149,9 @@ class ReadFile(BuiltinTool[ReadFileArgs]):
         line = offset if isinstance(offset, int) and not isinstance(offset, bool) else 1
         return [Location(loc.path, line) for loc in self.location_of(arguments, "path")]
 
-    async def call(self, args: ReadFileArgs, signal: TurnSignal) -> ToolOutput:
+    async def act(
+        self, args: ReadFileArgs, call: ToolCallContext, signal: TurnSignal
+    ) -> ToolOutput:
         path = self.check(args.path)
         start = args.offset or 1
         where = [Location(path, start)]
@@ -242,8 +225,8 @@ def _size(count: int) -> str:
 
 
 class WriteFileArgs(msgspec.Struct, forbid_unknown_fields=True):
-    path: str
-    content: str
+    path: Annotated[str, msgspec.Meta(description="The file to create or overwrite.")]
+    content: Annotated[str, msgspec.Meta(description="The complete new content.")]
 
 
 class WriteFile(BuiltinTool[WriteFileArgs]):
@@ -256,15 +239,6 @@ class WriteFile(BuiltinTool[WriteFileArgs]):
         "change part of an existing file, prefer `edit_file`, which does not need the whole "
         "content."
     )
-    parameters: Mapping[str, Any] = {
-        "type": "object",
-        "properties": {
-            "path": {"type": "string", "description": "The file to create or overwrite."},
-            "content": {"type": "string", "description": "The complete new content."},
-        },
-        "required": ["path", "content"],
-        "additionalProperties": False,
-    }
 
     def __init__(
         self, path_roots: PathRoots, files: FileAccess, checkpoints: Checkpoints | None = None
@@ -280,7 +254,9 @@ class WriteFile(BuiltinTool[WriteFileArgs]):
     def locations(self, arguments: Mapping[str, Any]) -> Sequence[Location]:
         return self.location_of(arguments, "path")
 
-    async def call(self, args: WriteFileArgs, signal: TurnSignal) -> ToolOutput:
+    async def act(
+        self, args: WriteFileArgs, call: ToolCallContext, signal: TurnSignal
+    ) -> ToolOutput:
         path = self.check(args.path)
         # A new file is known as new here, not from the client's answer to a read: clients
         # answer a missing file with an error they show, or with empty text.
@@ -319,9 +295,11 @@ class WriteFile(BuiltinTool[WriteFileArgs]):
 
 
 class EditFileArgs(msgspec.Struct, forbid_unknown_fields=True):
-    path: str
-    old_text: str
-    new_text: str
+    path: Annotated[str, msgspec.Meta(description="The file to edit.")]
+    old_text: Annotated[
+        str, msgspec.Meta(description="The exact text to replace; must occur exactly once.")
+    ]
+    new_text: Annotated[str, msgspec.Meta(description="The replacement text.")]
 
 
 def _occurrences(text: str, needle: str) -> list[int]:
@@ -345,19 +323,6 @@ class EditFile(BuiltinTool[EditFileArgs]):
         "`new_text` (which may be empty to delete it). Read the file first so that `old_text` is "
         "copied from its current content. To create a file, use `write_file`."
     )
-    parameters: Mapping[str, Any] = {
-        "type": "object",
-        "properties": {
-            "path": {"type": "string", "description": "The file to edit."},
-            "old_text": {
-                "type": "string",
-                "description": "The exact text to replace; must occur exactly once.",
-            },
-            "new_text": {"type": "string", "description": "The replacement text."},
-        },
-        "required": ["path", "old_text", "new_text"],
-        "additionalProperties": False,
-    }
 
     def __init__(
         self, path_roots: PathRoots, files: FileAccess, checkpoints: Checkpoints | None = None
@@ -373,7 +338,9 @@ class EditFile(BuiltinTool[EditFileArgs]):
     def locations(self, arguments: Mapping[str, Any]) -> Sequence[Location]:
         return self.location_of(arguments, "path")
 
-    async def call(self, args: EditFileArgs, signal: TurnSignal) -> ToolOutput:
+    async def act(
+        self, args: EditFileArgs, call: ToolCallContext, signal: TurnSignal
+    ) -> ToolOutput:
         path = self.check(args.path)
         if not args.old_text:
             return failed(

@@ -10,12 +10,12 @@ from __future__ import annotations
 import heapq
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 
 from acp_server.cancellation import TurnSignal
-from acp_server.tools.base import Location, ToolKind, ToolOutput
+from acp_server.tools.base import Location, ToolCallContext, ToolKind, ToolOutput
 from acp_server.tools.budget import ToolBudget, utf8_size
 from acp_server.tools.builtin._common import BuiltinTool, failed, fitting, plural, str_arg
 from acp_server.tools.local_files import Stopped, in_thread, open_checked, stopper
@@ -25,7 +25,10 @@ _DEFAULT = ToolBudget()
 
 
 class ListDirArgs(msgspec.Struct, forbid_unknown_fields=True):
-    path: str | None = None
+    path: Annotated[
+        str | None,
+        msgspec.Meta(description="The directory to list (default: the working directory)."),
+    ] = None
 
 
 def _list(path: str, check: Callable[[], None], keep: int) -> tuple[list[str], int]:
@@ -59,17 +62,6 @@ class ListDir(BuiltinTool[ListDirArgs]):
     name = "list_dir"
     kind: ToolKind = "read"
     args_type = ListDirArgs
-    parameters: Mapping[str, Any] = {
-        "type": "object",
-        "properties": {
-            "path": {
-                "type": "string",
-                "description": "The directory to list (default: the working directory).",
-            },
-        },
-        "required": [],
-        "additionalProperties": False,
-    }
 
     def __init__(
         self,
@@ -93,7 +85,7 @@ class ListDir(BuiltinTool[ListDirArgs]):
     def locations(self, arguments: Mapping[str, Any]) -> Sequence[Location]:
         return self.location_of(arguments, "path", self.path_roots.cwd)
 
-    async def call(self, args: ListDirArgs, signal: TurnSignal) -> ToolOutput:
+    async def act(self, args: ListDirArgs, call: ToolCallContext, signal: TurnSignal) -> ToolOutput:
         path = self.check(args.path or self.path_roots.cwd)
         try:
             entries, total = await in_thread(_list, path, stopper(signal), self.max_entries)

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 
 from acp_server.cancellation import TurnSignal
-from acp_server.tools.base import PlanItem, ToolKind, ToolOutput
+from acp_server.tools.base import PlanItem, ToolCallContext, ToolKind, ToolOutput
 from acp_server.tools.builtin._common import BuiltinTool, failed, plural
 
 Priority = Literal["high", "medium", "low"]
@@ -16,13 +16,13 @@ Status = Literal["pending", "in_progress", "completed"]
 
 
 class TodoEntry(msgspec.Struct, forbid_unknown_fields=True):
-    content: str
+    content: Annotated[str, msgspec.Meta(description="What the step is.")]
     priority: Priority = "medium"
     status: Status = "pending"
 
 
 class TodoWriteArgs(msgspec.Struct, forbid_unknown_fields=True):
-    entries: list[TodoEntry]
+    entries: Annotated[list[TodoEntry], msgspec.Meta(description="The complete plan, in order.")]
 
 
 _MARK = {"pending": "[ ]", "in_progress": "[~]", "completed": "[x]"}
@@ -40,35 +40,13 @@ class TodoWrite(BuiltinTool[TodoWriteArgs]):
         "(high/medium/low, default medium) and `status` (pending/in_progress/completed, default "
         "pending). An empty list clears the plan."
     )
-    parameters: Mapping[str, Any] = {
-        "type": "object",
-        "properties": {
-            "entries": {
-                "type": "array",
-                "description": "The complete plan, in order.",
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "content": {"type": "string", "description": "What the step is."},
-                        "priority": {"type": "string", "enum": ["high", "medium", "low"]},
-                        "status": {
-                            "type": "string",
-                            "enum": ["pending", "in_progress", "completed"],
-                        },
-                    },
-                    "required": ["content"],
-                    "additionalProperties": False,
-                },
-            },
-        },
-        "required": ["entries"],
-        "additionalProperties": False,
-    }
 
     def title(self, arguments: Mapping[str, Any]) -> str:
         return "Update plan"
 
-    async def call(self, args: TodoWriteArgs, signal: TurnSignal) -> ToolOutput:
+    async def act(
+        self, args: TodoWriteArgs, call: ToolCallContext, signal: TurnSignal
+    ) -> ToolOutput:
         for number, entry in enumerate(args.entries):
             if not entry.content.strip():
                 return failed(

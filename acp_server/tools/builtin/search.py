@@ -17,13 +17,13 @@ import re
 import stat
 from collections.abc import Mapping, Sequence
 from subprocess import DEVNULL
-from typing import Any
+from typing import Annotated, Any
 
 import anyio.to_thread
 import msgspec
 
 from acp_server.cancellation import TurnSignal
-from acp_server.tools.base import Location, ToolKind, ToolOutput
+from acp_server.tools.base import Location, ToolCallContext, ToolKind, ToolOutput
 from acp_server.tools.budget import ToolBudget
 from acp_server.tools.builtin._common import (
     BuiltinTool,
@@ -89,8 +89,18 @@ def _notes(ended: RgExit) -> list[str]:
 
 
 class GlobArgs(msgspec.Struct, forbid_unknown_fields=True):
-    pattern: str
-    include_ignored: bool = False
+    pattern: Annotated[
+        str, msgspec.Meta(description="The glob pattern, e.g. `**/*.py` or `src/*/test_*.py`.")
+    ]
+    include_ignored: Annotated[
+        bool,
+        msgspec.Meta(
+            description=(
+                "Also search files that .gitignore / .ignore exclude (default false: they are "
+                "skipped)."
+            )
+        ),
+    ] = False
 
 
 def _split_pattern(pattern: str, cwd: str) -> tuple[str, list[str]]:
@@ -108,18 +118,6 @@ class Glob(BuiltinTool[GlobArgs]):
     name = "glob"
     kind: ToolKind = "search"
     args_type = GlobArgs
-    parameters: Mapping[str, Any] = {
-        "type": "object",
-        "properties": {
-            "pattern": {
-                "type": "string",
-                "description": "The glob pattern, e.g. `**/*.py` or `src/*/test_*.py`.",
-            },
-            "include_ignored": _INCLUDE_IGNORED,
-        },
-        "required": ["pattern"],
-        "additionalProperties": False,
-    }
 
     def __init__(
         self,
@@ -157,7 +155,7 @@ class Glob(BuiltinTool[GlobArgs]):
         except PathRefused:
             return []
 
-    async def call(self, args: GlobArgs, signal: TurnSignal) -> ToolOutput:
+    async def act(self, args: GlobArgs, call: ToolCallContext, signal: TurnSignal) -> ToolOutput:
         if not args.pattern.strip():
             return failed("pattern is empty: give a glob pattern such as `**/*.py`")
         if len(args.pattern) > MAX_PATTERN_CHARS:
@@ -217,9 +215,22 @@ class Glob(BuiltinTool[GlobArgs]):
 
 
 class GrepArgs(msgspec.Struct, forbid_unknown_fields=True):
-    pattern: str
-    path: str | None = None
-    include_ignored: bool = False
+    pattern: Annotated[
+        str, msgspec.Meta(description="A regular expression (ripgrep's syntax, close to Python's).")
+    ]
+    path: Annotated[
+        str | None,
+        msgspec.Meta(description="File or directory to search (default: the working directory)."),
+    ] = None
+    include_ignored: Annotated[
+        bool,
+        msgspec.Meta(
+            description=(
+                "Also search files that .gitignore / .ignore exclude (default false: they are "
+                "skipped)."
+            )
+        ),
+    ] = False
 
 
 def _kind_of(path: str) -> str | None:
@@ -239,22 +250,6 @@ class Grep(BuiltinTool[GrepArgs]):
     name = "grep"
     kind: ToolKind = "search"
     args_type = GrepArgs
-    parameters: Mapping[str, Any] = {
-        "type": "object",
-        "properties": {
-            "pattern": {
-                "type": "string",
-                "description": "A regular expression (ripgrep's syntax, close to Python's).",
-            },
-            "path": {
-                "type": "string",
-                "description": "File or directory to search (default: the working directory).",
-            },
-            "include_ignored": _INCLUDE_IGNORED,
-        },
-        "required": ["pattern"],
-        "additionalProperties": False,
-    }
 
     def __init__(
         self,
@@ -290,7 +285,7 @@ class Grep(BuiltinTool[GrepArgs]):
     def locations(self, arguments: Mapping[str, Any]) -> Sequence[Location]:
         return self.location_of(arguments, "path", self.path_roots.cwd)
 
-    async def call(self, args: GrepArgs, signal: TurnSignal) -> ToolOutput:
+    async def act(self, args: GrepArgs, call: ToolCallContext, signal: TurnSignal) -> ToolOutput:
         if len(args.pattern) > MAX_PATTERN_CHARS:
             return failed(f"pattern is over {MAX_PATTERN_CHARS} characters")
         root = self.check(args.path or self.path_roots.cwd)

@@ -9,12 +9,14 @@ from typing import Annotated, Any
 import anyio
 import msgspec
 
-from acp_server.cancellation import TurnSignal
-from acp_server.tools.base import ToolCallContext, ToolKind, ToolOutput
+from acp_server.cancellation import TurnAborted, TurnSignal
+from acp_server.process.background import BackgroundClosed, BackgroundItems, TooManyItems
+from acp_server.tools.base import ProcessExit, ToolCallContext, ToolKind, ToolOutput
 from acp_server.tools.budget import ToolBudget, keep_head_and_tail
 from acp_server.tools.builtin._common import BuiltinTool, failed, shorten, str_arg
-from acp_server.tools.command_sandbox import NEEDS, CommandPlan, CommandSandbox, Need, refusal_note
+from acp_server.tools.command_sandbox import CommandPlan, CommandSandbox, Need, refusal_note
 from acp_server.tools.live_output import LiveOutput
+from acp_server.tools.local_commands import default_shell
 from acp_server.tools.workspace import CommandRunner, CommandWatch, PathRoots
 
 BASH_DEFAULT_TIMEOUT = 120.0
@@ -26,9 +28,32 @@ _TOO_LONG = (
 
 
 class BashArgs(msgspec.Struct, forbid_unknown_fields=True):
-    command: str
-    timeout_ms: Annotated[int, msgspec.Meta(ge=1)] | None = None
-    needs: list[Need] | None = None
+    command: Annotated[str, msgspec.Meta(description="The command line to run.")]
+    timeout_ms: Annotated[
+        Annotated[int, msgspec.Meta(ge=1)] | None,
+        msgspec.Meta(description="Kill the command after this many milliseconds (default 120000)."),
+    ] = None
+    needs: Annotated[
+        frozenset[Need] | None,
+        msgspec.Meta(
+            description=(
+                "What the command needs beyond the sandbox of sandboxed mode: `network`, or "
+                "`write_outside` (writes outside the workspace: it then runs unsandboxed). The "
+                "user is asked first. Omit it otherwise."
+            )
+        ),
+    ] = None
+    background: Annotated[
+        bool | None,
+        msgspec.Meta(
+            description=(
+                "Start the command in the background and answer at once with its id (`bg_1`): "
+                "for servers, watchers and long builds. It runs until it exits, bash_stop stops "
+                "it, or the session ends; `timeout_ms` does not apply. Read its output with "
+                "bash_output."
+            )
+        ),
+    ] = None
 
 
 def _seconds(value: float) -> str:
@@ -47,31 +72,9 @@ class Bash(BuiltinTool[BashArgs]):
         "test, run git, and so on; prefer read_file, grep and glob to look at files. In sandboxed "
         "mode it runs in a sandbox: only the workspace (and a private /tmp) is writable and "
         "there is no network; declare `needs` when the command needs more, and the user is "
-        "asked first."
+        "asked first. With `background: true` it keeps running after this call (a dev server, "
+        "a watcher)."
     )
-    parameters: Mapping[str, Any] = {
-        "type": "object",
-        "properties": {
-            "command": {"type": "string", "description": "The command line to run."},
-            "timeout_ms": {
-                "type": "integer",
-                "minimum": 1,
-                "description": "Kill the command after this many milliseconds (default 120000).",
-            },
-            "needs": {
-                "type": "array",
-                "items": {"type": "string", "enum": list(NEEDS)},
-                "uniqueItems": True,
-                "description": (
-                    "What the command needs beyond the sandbox of sandboxed mode: `network`, "
-                    "or `write_outside` (writes outside the workspace: it then runs "
-                    "unsandboxed). The user is asked first. Omit it otherwise."
-                ),
-            },
-        },
-        "required": ["command"],
-        "additionalProperties": False,
-    }
 
     def __init__(
         self,
@@ -81,16 +84,20 @@ class Bash(BuiltinTool[BashArgs]):
         default_timeout: float = BASH_DEFAULT_TIMEOUT,
         max_bytes: int = ToolBudget().body_bytes,
         command_sandbox: CommandSandbox | None = None,
+        background: BackgroundItems | None = None,
     ) -> None:
         super().__init__(path_roots)
         self.commands = commands
         self.command_sandbox = command_sandbox
+        self.background = background
+        """The session's background items (None: `background: true` is refused)."""
         self.default_timeout = default_timeout
         self.max_bytes = max_bytes
 
     def title(self, arguments: Mapping[str, Any]) -> str:
         command = str_arg(arguments, "command")
-        return f"Run `{shorten(command)}`" if command else "Run command"
+        where = " in the background" if arguments.get("background") is True else ""
+        return f"Run `{shorten(command)}`{where}" if command else f"Run command{where}"
 
     def plan(self, arguments: Mapping[str, Any]) -> CommandPlan:
         """How this call runs: confined or not, with or without the network."""
@@ -100,26 +107,58 @@ class Bash(BuiltinTool[BashArgs]):
             return CommandPlan(confined=False)
         return self.command_sandbox.plan(declared)
 
-    async def run_call(
-        self, arguments: Mapping[str, Any], call: ToolCallContext, signal: TurnSignal
-    ) -> ToolOutput:
-        """`run`, with the command shown on the tool call while it runs."""
+    async def act(self, args: BashArgs, call: ToolCallContext, signal: TurnSignal) -> ToolOutput:
+        """Run the command, shown on the tool call while it runs."""
+        if not args.command.strip():
+            return failed("command is empty: give the shell command to run")
+        if args.background:
+            return await self._start(args, call)
         live = LiveOutput(call)
+        aborted: TurnAborted | None = None
         async with anyio.create_task_group() as tg:
             tg.start_soon(live.show_until_cancelled)
             try:
-                output = await self.run(arguments, signal, live)
+                output = await self._run(args, live, signal)
+            except TurnAborted as exc:
+                aborted = exc  # raised below as it is, not inside the group's exception group
             finally:
                 tg.cancel_scope.cancel()  # the final result follows; no progress after it
+        if aborted is not None:
+            raise aborted
         return output
 
-    async def call(
-        self, args: BashArgs, signal: TurnSignal, watch: CommandWatch | None = None
-    ) -> ToolOutput:
-        if not args.command.strip():
-            return failed("command is empty: give the shell command to run")
+    async def _start(self, args: BashArgs, call: ToolCallContext) -> ToolOutput:
+        """Start the command as a background item of the session, always locally (a client's
+        terminal is out of our runner's reach), confined as the mode says."""
+        if self.background is None:
+            return failed("background commands are not available here: run it without it")
+        argv = [default_shell(), "-c", args.command]
+        plan = self.plan({"needs": sorted(args.needs or ())})
+        confined = plan.confined and self.command_sandbox is not None
+        if confined and self.command_sandbox is not None:
+            argv = self.command_sandbox.confined_argv(argv, plan.network)
+        try:
+            item = await self.background.start(
+                argv,
+                command=args.command,
+                call_id=call.call_id,
+                cwd=self.path_roots.cwd,
+            )
+        except TooManyItems as exc:
+            return failed(f"not started: {exc}; stop one with bash_stop first")
+        except BackgroundClosed as exc:
+            return failed(f"not started: {exc}")
+        except OSError as exc:
+            return failed(f"not started: {exc.strerror or exc}")
+        return ToolOutput(
+            f"Started in the background as {item.name}. It runs until it exits, bash_stop "
+            "stops it, or the session ends. Read its output with bash_output; each of your "
+            "requests lists it with its new lines while it runs."
+        )
+
+    async def _run(self, args: BashArgs, watch: CommandWatch, signal: TurnSignal) -> ToolOutput:
         timeout = args.timeout_ms / 1000 if args.timeout_ms is not None else self.default_timeout
-        plan = self.plan({"needs": args.needs or []})
+        plan = self.plan({"needs": sorted(args.needs or ())})
         if plan.confined and self.command_sandbox is not None:
             result = await self.command_sandbox.run(
                 args.command, plan.network, timeout, signal, watch
@@ -149,4 +188,9 @@ class Bash(BuiltinTool[BashArgs]):
             note = refusal_note(result.output, plan, self.command_sandbox.writable())
             if note is not None:
                 parts.append(note)
-        return ToolOutput("\n".join(parts), failed=not ok, terminal_id=result.terminal_id)
+        return ToolOutput(
+            "\n".join(parts),
+            failed=not ok,
+            terminal_id=result.terminal_id,
+            process_exit=ProcessExit(result.exit_code, result.posix_signal),
+        )

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 
 from acp_server.cancellation import TurnSignal
 from acp_server.printable import one_line
-from acp_server.tools.base import ToolKind, ToolOutput
+from acp_server.tools.base import ToolCallContext, ToolKind, ToolOutput
 from acp_server.tools.builtin._common import BuiltinTool, failed
 from acp_server.tools.custom_commands import CommandUnreadable, expand_command, scan_skills
 from acp_server.tools.skill_places import SkillPlaces
@@ -22,7 +22,7 @@ from acp_server.tools.workspace import PathRoots
 
 
 class SkillArgs(msgspec.Struct, forbid_unknown_fields=True):
-    name: str
+    name: Annotated[str, msgspec.Meta(description="The skill's name.")]
 
 
 class SkillTool(BuiltinTool[SkillArgs]):
@@ -35,12 +35,6 @@ class SkillTool(BuiltinTool[SkillArgs]):
         "description fits the task. Other files of the skill are in the folder named in the "
         "result; read them with read_file when the instructions point to them."
     )
-    parameters: Mapping[str, Any] = {
-        "type": "object",
-        "properties": {"name": {"type": "string", "description": "The skill's name."}},
-        "required": ["name"],
-        "additionalProperties": False,
-    }
 
     def __init__(
         self,
@@ -57,7 +51,7 @@ class SkillTool(BuiltinTool[SkillArgs]):
     def title(self, arguments: Mapping[str, Any]) -> str:
         return f"Load skill {one_line(str(arguments.get('name', '')))[:60]}"
 
-    async def call(self, args: SkillArgs, signal: TurnSignal) -> ToolOutput:
+    async def act(self, args: SkillArgs, call: ToolCallContext, signal: TurnSignal) -> ToolOutput:
         skills = scan_skills(self._cwd, self._user_dir, self._places).commands
         skill = skills.get(args.name)
         if skill is None:

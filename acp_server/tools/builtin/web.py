@@ -8,8 +8,9 @@
   redirects are followed on the same host only, up to `max_redirects`, each target parsed and
   checked again. A redirect to another host is reported to the model, which may fetch it with
   a new call (a new permission question).
-- **What comes back.** HTML is converted to Markdown (html-to-markdown, imported on first
-  use, in a worker thread); text and JSON pass through; anything else is refused, naming its type.
+- **What comes back.** HTML is converted to Markdown (html-to-markdown) in a child process
+  that a cancel, a time limit and a memory cap stop (`web_convert`), its output cut at
+  `max_bytes`; text and JSON pass through; anything else is refused, naming its type.
 - **Nothing of the user's is sent.** A fresh client per call: no cookie jar that keeps
   anything (cookies set by a redirect are not sent to its target), no environment (no .netrc,
   no proxy variables), no Authorization header, no URL with credentials.
@@ -31,10 +32,11 @@ import msgspec
 
 from acp_server import __version__
 from acp_server.cancellation import TurnSignal
-from acp_server.tools.base import ToolKind, ToolOutput
+from acp_server.tools.base import ToolCallContext, ToolKind, ToolOutput
 from acp_server.tools.budget import ToolBudget
 from acp_server.tools.builtin._common import BuiltinTool, failed, str_arg
 from acp_server.tools.builtin.web_body import ACCEPT_ENCODING, BodyRefused, BoundedBody, read_body
+from acp_server.tools.builtin.web_convert import ConversionFailed, HtmlConverter
 from acp_server.tools.web_access import (
     UrlRefused,
     WebFetchSettings,
@@ -52,8 +54,13 @@ _CLOSE_TIMEOUT_S = 2.0
 
 
 class WebFetchArgs(msgspec.Struct, forbid_unknown_fields=True):
-    url: str
-    offset: Annotated[int, msgspec.Meta(ge=0)] = 0
+    url: Annotated[str, msgspec.Meta(description="The http:// or https:// URL to fetch.")]
+    offset: Annotated[
+        int,
+        msgspec.Meta(
+            ge=0, description="Start at this character of the converted text (default 0)."
+        ),
+    ] = 0
 
 
 def _size(count: int) -> str:
@@ -80,19 +87,6 @@ class WebFetch(BuiltinTool[WebFetchArgs]):
         "cut: call again with `offset` (characters of the converted text) to read on. The "
         "user may be asked first."
     )
-    parameters: Mapping[str, Any] = {
-        "type": "object",
-        "properties": {
-            "url": {"type": "string", "description": "The http:// or https:// URL to fetch."},
-            "offset": {
-                "type": "integer",
-                "minimum": 0,
-                "description": "Start at this character of the converted text (default 0).",
-            },
-        },
-        "required": ["url"],
-        "additionalProperties": False,
-    }
 
     def __init__(
         self,
@@ -100,16 +94,20 @@ class WebFetch(BuiltinTool[WebFetchArgs]):
         settings: WebFetchSettings | None = None,
         *,
         max_bytes: int = ToolBudget().body_bytes,
+        converter: HtmlConverter | None = None,
     ) -> None:
         super().__init__(path_roots)
         self.settings = settings if settings is not None else WebFetchSettings()
         self.max_bytes = max_bytes
+        self.converter = converter if converter is not None else HtmlConverter()
 
     def title(self, arguments: Mapping[str, Any]) -> str:
         url = str_arg(arguments, "url")
         return f"Fetch {url[:200]}" if url else "Fetch a web page"
 
-    async def call(self, args: WebFetchArgs, signal: TurnSignal, *extra: Any) -> ToolOutput:
+    async def act(
+        self, args: WebFetchArgs, call: ToolCallContext, signal: TurnSignal
+    ) -> ToolOutput:
         try:
             target = parse_url(args.url)
         except UrlRefused as exc:
@@ -162,7 +160,7 @@ class WebFetch(BuiltinTool[WebFetchArgs]):
             try:
                 self._check_peer(response, target)
                 if not response.is_redirect:
-                    return await self._read(response, offset, first)
+                    return await self._read(response, offset, first, signal)
                 following = self._redirect(response, target, hop)
             finally:
                 await response.aclose()
@@ -229,13 +227,10 @@ class WebFetch(BuiltinTool[WebFetchArgs]):
                 )
             )
 
-    async def _read(self, response: httpx.Response, offset: int, first: WebUrl) -> ToolOutput:
-        from acp_server.tools.builtin.web_text import (
-            content_class,
-            decode,
-            html_to_markdown,
-            meta_charset,
-        )
+    async def _read(
+        self, response: httpx.Response, offset: int, first: WebUrl, signal: TurnSignal
+    ) -> ToolOutput:
+        from acp_server.tools.builtin.web_text import content_class, decode, meta_charset
 
         mime = response.headers.get("content-type", "").split(";", 1)[0].strip().lower()
         shape = content_class(mime)
@@ -260,14 +255,29 @@ class WebFetch(BuiltinTool[WebFetchArgs]):
         charset = response.charset_encoding
         if shape == "html" and charset is None:
             charset = meta_charset(data)
-        text, problem = decode(data, charset)
-        if shape == "html":
-            text = await anyio.to_thread.run_sync(html_to_markdown, text)
-            described = f"{mime or 'HTML'}, converted to Markdown"
-        else:
-            described = mime or "text"
+        text, problem = await decode(data, charset)
         notes = [self._cut_note(response, body)] if body.cut else []
+        notes += [body.left_out] if body.left_out else []
         notes += [problem] if problem else []
+        described = mime or "text"
+        if shape == "html":
+            limit = self.settings.max_bytes
+            try:
+                converted = await self.converter.convert(text, limit=limit, signal=signal)
+            except ConversionFailed as exc:
+                return failed(f"Fetching {response.url} gave a page, but {exc}")
+            text = converted.text
+            described = f"{mime or 'HTML'}, converted to Markdown"
+            if converted.instead is not None:
+                described = f"{mime or 'HTML'}, as plain text"
+                notes.append(converted.instead)
+            if converted.cut:
+                made = "Markdown" if converted.instead is None else "text"
+                notes.append(
+                    f"the page's {made} is longer than the {_size(limit)} limit ([web_fetch] "
+                    f"max_bytes): only its first {_size(limit)} were kept, so the text below "
+                    "ends early"
+                )
         return self._result(response, text, described, offset, first, notes)
 
     def _cut_note(self, response: httpx.Response, body: BoundedBody) -> str:

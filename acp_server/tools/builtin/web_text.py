@@ -1,12 +1,15 @@
-"""What `web_fetch` makes of a response body: which content types are text, HTML converted to
-Markdown (html-to-markdown, imported on first use), and text decoded by its charset.
+"""What `web_fetch` makes of a response body: which content types are text, and text decoded by
+its charset, as browsers read charsets (HTML is then converted in a child process:
+web_convert.py).
 See docs/rfc/implemented/feature/2026-12-01-web-fetch.md."""
 
 from __future__ import annotations
 
 import re
-from html.parser import HTMLParser
 from typing import NamedTuple
+
+import anyio.lowlevel
+import webencodings
 
 _HTML = frozenset({"text/html", "application/xhtml+xml"})
 _TEXT_APPLICATIONS = frozenset(
@@ -27,7 +30,6 @@ _TEXT_APPLICATIONS = frozenset(
         "application/atom+xml",
     }
 )
-_BLANK_LINES = re.compile(r"\n{3,}")
 
 
 def content_class(mime: str) -> str | None:
@@ -43,30 +45,9 @@ def content_class(mime: str) -> str | None:
     return None
 
 
-def html_to_markdown(text: str) -> str:
-    """The Markdown of an HTML document (run in a worker thread; the converter is native code
-    that lets the event loop run meanwhile)."""
-    import html_to_markdown as converter
-
-    options = converter.ConversionOptions(extract_metadata=False, heading_style="atx", bullets="-")
-    try:
-        markdown = converter.convert(text, options).content or ""
-    except Exception:  # the converter's own errors (hostile input): the text still counts
-        markdown = ""
-    if not markdown.strip() and _has_text(text):
-        # Hostile nesting (the converter gives up past its depth limit) or a conversion
-        # error: the text is still worth having.
-        markdown = (
-            "[the page nests too deeply to convert to Markdown; its text follows]\n\n"
-            + _plain_text(text)
-        )
-    return _BLANK_LINES.sub("\n\n", markdown).strip()
-
-
 _META_CHARSET = re.compile(
     rb"""<meta[^>]{0,200}?charset\s*=\s*["']?([A-Za-z0-9._:-]{1,40})""", re.I
 )
-_TAG = re.compile(r"<[^>]*>")
 
 
 def meta_charset(data: bytes) -> str | None:
@@ -75,36 +56,10 @@ def meta_charset(data: bytes) -> str | None:
     return match[1].decode("ascii") if match else None
 
 
-def _has_text(text: str) -> bool:
-    return bool(_TAG.sub("", text[:65536]).strip())
-
-
-class _TextOnly(HTMLParser):
-    """Collects the text of a document, without scripts and styles (no recursion)."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.parts: list[str] = []
-        self._skip = 0
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in ("script", "style", "noscript", "template"):
-            self._skip += 1
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in ("script", "style", "noscript", "template") and self._skip:
-            self._skip -= 1
-
-    def handle_data(self, data: str) -> None:
-        if not self._skip and data.strip():
-            self.parts.append(data.strip())
-
-
-def _plain_text(text: str) -> str:
-    parser = _TextOnly()
-    parser.feed(text)
-    parser.close()
-    return "\n".join(parser.parts)
+_DECODE_STEP = 16 * 1024
+"""Bytes decoded between two checkpoints: the slowest accepted codec (a single-byte one whose
+every byte is undefined, each replaced through Python's error handler) takes about 10 ms for
+this much on a shared machine, so a cancel or the fetch's deadline is never held longer."""
 
 
 class Decoded(NamedTuple):
@@ -114,18 +69,33 @@ class Decoded(NamedTuple):
     is then UTF-8)."""
 
 
-def decode(data: bytes, encoding: str | None) -> Decoded:
-    """`data` as text in `encoding` (UTF-8 when none is named), undecodable bytes replaced. A
-    charset Python does not know, or one that is not a text encoding (`rot13`, `base64`), or
-    one that cannot replace bad bytes (`idna`), is read as UTF-8 and said in `problem`."""
-    if encoding:
-        try:
-            return Decoded(data.decode(encoding, errors="replace"), None)
-        except (LookupError, UnicodeError, ValueError):
-            shown = encoding[:40]
-            problem = (
-                f"the page names the charset {shown!r}, which web_fetch cannot read text in, "
-                "so it was read as UTF-8"
-            )
-            return Decoded(data.decode("utf-8", errors="replace"), problem)
-    return Decoded(data.decode("utf-8", errors="replace"), None)
+def web_encoding(label: str) -> webencodings.Encoding | None:
+    """The encoding a browser reads for `label` (the WHATWG Encoding Standard's labels), or
+    None when browsers read no text in it: an unknown label, or one of the `replacement`
+    labels (`iso-2022-kr`, `hz-gb-2312`, ...)."""
+    encoding = webencodings.lookup(label)
+    if encoding is None or encoding.name == "replacement":
+        return None
+    return encoding
+
+
+async def decode(data: bytes, label: str | None) -> Decoded:
+    """`data` as text in the encoding `label` names (UTF-8 when none is named), as a browser
+    reads it: a byte order mark wins over the label, undecodable bytes are replaced. A label
+    browsers do not read text in (`punycode`, `rot13`, `idna`, an unknown name) is read as
+    UTF-8 and said in `problem`. Decoded in steps with a checkpoint between them, so that a
+    cancel or the fetch's deadline stops it."""
+    problem = None
+    encoding = web_encoding(label) if label else None
+    if label and encoding is None:
+        problem = (
+            f"the page names the charset {label[:40]!r}, which web_fetch cannot read text in, "
+            "so it was read as UTF-8"
+        )
+    decoder = webencodings.IncrementalDecoder(encoding or webencodings.UTF8, errors="replace")
+    parts = []
+    for start in range(0, len(data), _DECODE_STEP):
+        parts.append(decoder.decode(data[start : start + _DECODE_STEP]))
+        await anyio.lowlevel.checkpoint()
+    parts.append(decoder.decode(b"", final=True))
+    return Decoded("".join(parts), problem)

@@ -1,5 +1,6 @@
-"""read_file, write_file, edit_file and list_dir (acp_server/tools/builtin/files.py) on real
-files in a temporary workspace; failure messages help the model retry.
+"""read_file, write_file and edit_file (acp_server/tools/builtin/files.py) on real files in a
+temporary workspace; failure messages help the model retry. list_dir:
+tests/tools/builtin/test_list_dir.py.
 """
 
 from __future__ import annotations
@@ -11,9 +12,9 @@ from acp_server.cancellation import TurnCancellation, TurnSignal
 from acp_server.tools.base import Diff, Location
 from acp_server.tools.builtin import builtin_tools
 from acp_server.tools.builtin.files import ReadFile
-from acp_server.tools.builtin.list_dir import ListDir
 from acp_server.tools.local_commands import LocalCommands
 from acp_server.tools.local_files import LocalFiles
+from tests.support.tool_call import a_call
 from tests.support.tool_workspace import SOURCE, Workspace
 
 pytestmark = pytest.mark.anyio
@@ -42,12 +43,12 @@ async def test_read_file_whole_and_by_offset_and_limit(ws: Workspace) -> None:
 async def test_read_file_caps_lines_and_bytes(ws: Workspace) -> None:
     ws.file("big.txt", "".join(f"{i}\n" for i in range(1, 101)))
     reader = ReadFile(ws.path_roots, LocalFiles(), max_lines=5, max_bytes=1024)
-    output = await reader.run({"path": "big.txt"}, TurnCancellation().signal)
+    output = await reader.run({"path": "big.txt"}, a_call(), TurnCancellation().signal)
     assert output.text.startswith("1\n2\n3\n4\n5\n[lines 1-5 of 100; output capped at 5 lines")
     assert "offset=6" in output.text
 
     ws.file("wide.txt", ("x" * 300 + "\n") * 10)
-    output = await reader.run({"path": "wide.txt"}, TurnCancellation().signal)
+    output = await reader.run({"path": "wide.txt"}, a_call(), TurnCancellation().signal)
     assert output.text.count("x" * 300) == 3
     assert "lines 1-3 of 10" in output.text and "capped" in output.text
 
@@ -173,43 +174,13 @@ async def test_edit_file_matches_crlf_files_written_with_lf(ws: Workspace) -> No
     target.write_bytes(b"one\r\ntwo\r\nthree\r\n")
     tools = {t.name: t for t in builtin_tools(ws.path_roots, ExactFiles(), LocalCommands())}
     output = await tools["edit_file"].run(
-        {"path": "dos.txt", "old_text": "one\ntwo", "new_text": "1\n2"}, TurnCancellation().signal
+        {"path": "dos.txt", "old_text": "one\ntwo", "new_text": "1\n2"},
+        a_call(),
+        TurnCancellation().signal,
     )
     assert not output.failed, output.text
     assert target.read_bytes() == b"1\r\n2\r\nthree\r\n"
     assert output.locations == [Location(str(target), 1)]
-
-
-# list_dir -------------------------------------------------------------------------------------
-
-
-async def test_list_dir_sorted_with_directories_marked(ws: Workspace) -> None:
-    ws.file("b.txt", "")
-    ws.file("a.txt", "")
-    ws.file("sub/inner.txt", "")
-    (ws.root / ".hidden").mkdir()
-    output = await ws.run("list_dir")
-    assert output.text == f"{ws.root}:\n.hidden/\na.txt\nb.txt\nsub/"
-    assert output.locations == [Location(str(ws.root))]
-    sub = await ws.run("list_dir", path="sub")
-    assert sub.text == f"{ws.root}/sub:\ninner.txt"
-
-
-async def test_list_dir_caps_and_failures(ws: Workspace) -> None:
-    for i in range(12):
-        ws.file(f"many/{i:02}.txt", "")
-    capped = await ListDir(ws.path_roots, max_entries=10).run(
-        {"path": "many"}, TurnCancellation().signal
-    )
-    assert capped.text.splitlines()[1:] == [
-        *(f"{i:02}.txt" for i in range(10)),
-        "[showing 10 of 12 entries; use glob with a pattern to find the others]",
-    ]
-    ws.file("f.txt", "x")
-    not_dir = await ws.run("list_dir", path="f.txt")
-    assert not_dir.failed and "not a directory" in not_dir.text
-    missing = await ws.run("list_dir", path="gone")
-    assert missing.failed and "Directory not found" in missing.text
 
 
 MEDIAN = '''def mean(values):

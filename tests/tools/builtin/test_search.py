@@ -8,6 +8,7 @@ import pytest
 
 from acp_server.cancellation import TurnCancellation
 from acp_server.tools.builtin.search import Glob, Grep
+from tests.support.tool_call import a_call
 from tests.support.tool_workspace import SOURCE, Workspace
 
 pytestmark = pytest.mark.anyio
@@ -52,7 +53,7 @@ async def test_glob_caps_results(ws: Workspace) -> None:
     for i in range(15):
         ws.file(f"f{i:02}.txt", "")
     output = await Glob(ws.path_roots, max_results=10).run(
-        {"pattern": "*.txt"}, TurnCancellation().signal
+        {"pattern": "*.txt"}, a_call(), TurnCancellation().signal
     )
     lines = output.text.splitlines()
     assert lines[:10] == [f"{ws.root}/f{i:02}.txt" for i in range(10)]
@@ -90,7 +91,7 @@ async def test_grep_regex_error_missing_path_and_cap(ws: Workspace) -> None:
     assert missing.failed and "Path not found" in missing.text
     ws.file("many.txt", "hit\n" * 20)
     capped = await Grep(ws.path_roots, max_matches=5).run(
-        {"pattern": "hit"}, TurnCancellation().signal
+        {"pattern": "hit"}, a_call(), TurnCancellation().signal
     )
     assert len(capped.text.splitlines()) == 6
     assert "showing 5 of 20 matches in 1 file" in capped.text

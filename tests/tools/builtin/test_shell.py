@@ -6,13 +6,16 @@ from __future__ import annotations
 
 import os
 import signal as signals
+from pathlib import Path
 
 import anyio
 import pytest
 
 from acp_server.cancellation import TurnAborted, TurnCancellation, UserCancel
 from tests.support.processes import existing
+from tests.support.tool_call import RecordedCall
 from tests.support.tool_workspace import Workspace
+from tests.support.turns import fresh_signal
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("module_subreaper")]
 
@@ -73,3 +76,27 @@ async def test_bash_cancelled_by_the_signal_kills_the_whole_group(ws: Workspace)
 async def test_bash_with_an_empty_command_fails(ws: Workspace) -> None:
     output = await ws.run("bash", command="  ")
     assert output.failed and "command is empty" in output.text
+
+
+class ReleasingCall(RecordedCall):
+    """A call whose first progress lets the command end (it waits for `flag`)."""
+
+    def __init__(self, flag: Path) -> None:
+        super().__init__()
+        self.flag = flag
+
+    async def progress(self, text: str) -> None:
+        await super().progress(text)
+        self.flag.touch()
+
+
+async def test_a_running_command_is_shown_on_the_call_it_serves(ws: Workspace) -> None:
+    """Through the one entry point: the command's output so far reaches the call's progress
+    while it runs (it only ends once some did), escaped for the editor."""
+    flag = ws.root / "flag"
+    call = ReleasingCall(flag)
+    command = "printf 'working\\033[2J\\n'; while [ ! -e flag ]; do sleep 0.02; done; echo done"
+    with anyio.fail_after(HANG_GUARD_S):
+        output = await ws.tools["bash"].run({"command": command}, call, fresh_signal())
+    assert output.text == "working\x1b[2J\ndone\n[exit code: 0]"
+    assert call.progress_texts[0] == "working\\x1b[2J\n"

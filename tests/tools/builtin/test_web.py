@@ -17,6 +17,7 @@ from acp_server.tools.base import ToolOutput
 from acp_server.tools.builtin.web import USER_AGENT, WebFetch
 from acp_server.tools.web_access import WebFetchSettings
 from acp_server.tools.workspace import PathRoots
+from tests.support.tool_call import a_call
 from tests.support.turns import fresh_signal
 from tests.support.web_server import Page, WebServer, serve_pages
 
@@ -36,7 +37,7 @@ def tool(tmp_path: Path, **settings: object) -> WebFetch:
 
 
 async def fetch(web: WebFetch, url: str, **more: object) -> ToolOutput:
-    return await web.run({"url": url, **more}, fresh_signal())
+    return await web.run({"url": url, **more}, a_call(), fresh_signal())
 
 
 async def test_html_becomes_markdown(tmp_path: Path) -> None:
@@ -161,7 +162,7 @@ async def test_a_cancel_stops_a_download_at_once(tmp_path: Path) -> None:
 
     async def run(server: WebServer) -> None:
         try:
-            await web.run({"url": f"{server.url}/slow"}, cancellation.signal)
+            await web.run({"url": f"{server.url}/slow"}, a_call(), cancellation.signal)
         except TurnAborted as exc:
             outcome.append(exc)
 

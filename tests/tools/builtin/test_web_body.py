@@ -1,5 +1,6 @@
 """`BoundedBody` (acp_server/tools/builtin/web_body.py): content codings undone in bounded
-steps give back exactly what was encoded, fed in chunks of any size, and stop at the cap."""
+steps give back exactly what was encoded, fed in chunks of any size, and stop at the cap; every
+member of a gzip body is undone, and what follows the end of the data is left out and said."""
 
 from __future__ import annotations
 
@@ -8,7 +9,13 @@ import zlib
 
 import pytest
 
-from acp_server.tools.builtin.web_body import STEP, BodyRefused, BoundedBody, codings
+from acp_server.tools.builtin.web_body import (
+    MAX_MEMBERS,
+    STEP,
+    BodyRefused,
+    BoundedBody,
+    codings,
+)
 
 WBITS = {"gzip": 31, "x-gzip": 31, "deflate": 15, "raw deflate": -15}
 
@@ -84,3 +91,44 @@ def test_an_inner_coding_that_yields_nothing_still_stops_at_the_cap() -> None:
 def test_other_codings_and_deeper_stacks_are_refused(content_encoding: str, said: str) -> None:
     with pytest.raises(BodyRefused, match=said):
         BoundedBody(1000, content_encoding)
+
+
+@pytest.mark.parametrize("chunk", [1, 7, 65536])
+def test_every_member_of_a_gzip_body_is_undone(chunk: int) -> None:
+    """RFC 1952 allows members one after the other (`cat a.gz b.gz`); only the first was read
+    before, without a word."""
+    parts = [b"first member. ", sample()[:30_000], b" last member."]
+    wire = b"".join(encode(part, WBITS["gzip"]) for part in parts)
+    body = BoundedBody(1 << 20, "gzip")
+    assert not feed(body, wire, chunk)
+    assert body.data == b"".join(parts)
+    assert body.left_out is None and not body.cut
+
+
+@pytest.mark.parametrize(
+    ("coding", "said"),
+    [
+        (
+            "gzip",
+            "the bytes after the end of the answer's gzip data are not gzip and were left out",
+        ),
+        ("deflate", "the bytes after the end of the answer's deflate data were left out"),
+    ],
+)
+def test_what_follows_the_end_of_the_data_is_left_out_and_said(coding: str, said: str) -> None:
+    wire = encode(b"the body", WBITS[coding]) + b"GARBAGE" * 100
+    body = BoundedBody(1 << 20, coding)
+    assert feed(body, wire, 5)  # read no more once the rest is known to be of no use
+    assert body.data == b"the body" and not body.cut
+    assert body.left_out == said
+
+
+def test_a_gzip_body_of_too_many_members_stops_and_says_so() -> None:
+    """2 MiB of empty members would be 100,000 zlib states (3 s of the event loop)."""
+    wire = encode(b"x", WBITS["gzip"]) * (MAX_MEMBERS + 5)
+    body = BoundedBody(1 << 20, "gzip")
+    assert feed(body, wire, 65536)
+    assert body.data == b"x" * MAX_MEMBERS
+    assert body.left_out == (
+        f"the answer's gzip data has more than {MAX_MEMBERS} members; the rest was left out"
+    )

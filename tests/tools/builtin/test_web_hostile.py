@@ -1,7 +1,8 @@
 """`web_fetch` against hostile answers and addresses (issue 35), with a real HTTP server on
-127.0.0.1 (tests/support/web_server.py): a compression bomb leaves the fetching process's
-memory within a small multiple of the cap (measured in a child process), codings not asked
-for are refused, IPv6 forms that carry a private IPv4 address are refused before
+127.0.0.1 (tests/support/web_server.py): a compression bomb, and pages whose conversion to
+Markdown grew without bound (nested, unclosed, `colspan` tables), leave the fetching
+process's memory within a small multiple of the cap (measured in a child process), codings
+not asked for are refused, IPv6 forms that carry a private IPv4 address are refused before
 connecting, and a charset that cannot be used is said in one sentence."""
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from acp_server.tools.base import ToolOutput
 from acp_server.tools.builtin.web import WebFetch
 from acp_server.tools.web_access import WebFetchSettings, non_public
 from acp_server.tools.workspace import PathRoots
+from tests.support.tool_call import a_call
 from tests.support.turns import fresh_signal
 from tests.support.web_server import Page, serve_pages
 
@@ -31,7 +33,7 @@ def tool(tmp_path: Path, **settings: object) -> WebFetch:
 
 
 async def fetch(web: WebFetch, url: str) -> ToolOutput:
-    return await web.run({"url": url}, fresh_signal())
+    return await web.run({"url": url}, a_call(), fresh_signal())
 
 
 @pytest.mark.parametrize(
@@ -41,8 +43,9 @@ async def fetch(web: WebFetch, url: str) -> ToolOutput:
         ("2002:a9fe:a9fe::1", "169.254.169.254"),  # 6to4 of the cloud metadata address
         ("64:ff9b::7f00:1", "127.0.0.1, a loopback"),  # NAT64, the well-known prefix
         ("64:ff9b::a00:1", "10.0.0.1, a private"),
-        ("64:ff9b:1:7f00:0:100::", "127.0.0.1, a loopback"),  # local-use NAT64, read as /48
-        ("64:ff9b:1::c0a8:1", "a NAT64 address of"),  # local-use NAT64, read as /96
+        ("64:ff9b:1:7f00:0:100::", "127.0.0.1 is a loopback"),  # local-use NAT64, read as /48
+        ("64:ff9b:1::c0a8:1", "or 192.168.0.1 (/96)"),  # local-use NAT64, read as /96
+        ("fec0::1", "fec0::1, a site-local address"),  # deprecated, Python calls it global
     ],
 )
 async def test_an_ipv6_form_of_a_private_ipv4_address_is_refused_before_connecting(
@@ -86,6 +89,25 @@ async def test_a_charset_that_cannot_be_used_is_one_sentence_and_the_text_still_
             )
             assert sentence in output.text
             assert "Error" not in output.text and "codecs" not in output.text
+
+
+async def test_a_page_in_punycode_is_read_as_utf8_not_decoded_in_quadratic_time(
+    tmp_path: Path,
+) -> None:
+    """Python's punycode decoder takes time quadratic in its input (14.6 s of the event loop for
+    400 KB, which no cancel or deadline could stop); browsers do not read text in it, and
+    neither does web_fetch, whether the header or a `<meta>` names it."""
+    words = b"-" + b"abcdefghijklmnopqrstuvwxyz" * 16_000
+    pages = {
+        "/puny.txt": Page(words, "text/plain; charset=punycode"),
+        "/puny": Page(b'<html><head><meta charset="punycode"></head><body>' + words, "text/html"),
+    }
+    with serve_pages(pages) as server:
+        for path in pages:
+            output = await fetch(tool(tmp_path), f"{server.url}{path}")
+            assert not output.failed, output.text
+            assert "[the page names the charset 'punycode', which web_fetch cannot" in output.text
+            assert "-abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz" in output.text
 
 
 MiB = 1 << 20
@@ -172,3 +194,64 @@ async def test_a_corrupt_encoding_is_said(tmp_path: Path) -> None:
     with serve_pages(pages) as server:
         output = await fetch(tool(tmp_path), f"{server.url}/x")
     assert output.failed and "the answer's gzip encoding is corrupt" in output.text
+
+
+async def test_every_gzip_member_is_read_and_data_after_the_end_is_said(tmp_path: Path) -> None:
+    gzip = {"content-encoding": "gzip"}
+    pages = {
+        "/members": Page(gzip_of(b"first ") + gzip_of(b"second"), "text/plain", headers=gzip),
+        "/trailing": Page(gzip_of(b"body") + b"GARBAGE" * 100, "text/plain", headers=gzip),
+    }
+    with serve_pages(pages) as server:
+        members = await fetch(tool(tmp_path), f"{server.url}/members")
+        trailing = await fetch(tool(tmp_path), f"{server.url}/trailing")
+    assert not members.failed and members.text.endswith("\n\nfirst second"), members.text
+    assert not trailing.failed and trailing.text.endswith("\n\nbody"), trailing.text
+    assert (
+        "[the bytes after the end of the answer's gzip data are not gzip and were left out]"
+        in trailing.text
+    )
+
+
+def nested_blockquotes(size: int) -> bytes:
+    depth = size // 2 // len(b"<blockquote>t ")
+    return b"<blockquote>t " * depth + b"x" + b"</blockquote>" * depth
+
+
+def colspan_table(size: int) -> bytes:
+    row = b"<tr>" + b"<td colspan=1000>x</td>" * 20 + b"</tr>\n"
+    return b"<table>" + row * (size // len(row)) + b"</table>"
+
+
+def unclosed_blockquotes(size: int) -> bytes:
+    line = b"<blockquote>line of text\n"
+    return line * (size // len(line))
+
+
+TEXT = {
+    "nested blockquotes": "t\nt\n",
+    "colspan table": "x",
+    "unclosed blockquotes": "line of text",
+}
+PAGES = {
+    "nested blockquotes": nested_blockquotes,
+    "colspan table": colspan_table,
+    "unclosed blockquotes": unclosed_blockquotes,
+}
+
+
+@pytest.mark.parametrize("name", list(PAGES))
+async def test_a_hostile_page_leaves_the_memory_within_a_small_multiple_of_the_cap(
+    name: str,
+) -> None:
+    """Each of these made the converter use 0.4-1.5 GB when it ran in the agent (issue 35)."""
+    cap = 2 * MiB
+    page = PAGES[name](cap)
+    pages = {"/warm": Page(b"<h1>warm</h1><p>up</p>"), "/page": Page(page)}
+    with serve_pages(pages) as server:
+        result = await peak_growth(f"{server.url}/warm", f"{server.url}/page", cap)
+    text = result["text"]
+    assert result["growth"] is not None and result["growth"] <= 8 * cap, text[:300]
+    assert not result["failed"], text
+    body = text.split("\n\n", 1)[1]
+    assert TEXT[name] in body  # the text of the page came back
