@@ -20,22 +20,19 @@ ends with a note saying so. See docs/rfc/implemented/feature/2026-12-06-text-edi
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING
 
 from acp_server.cancellation import TurnSignal
 from acp_server.ids import IdFactory
-from acp_server.models.base import ToolCallRequest
+from acp_server.models.base import ModelProvider, ToolCallRequest
 from acp_server.models.model_settings import EditFormat
 from acp_server.session import records as rec
 from acp_server.session.log import SessionLog
+from acp_server.tools.test_command import ProjectTestCommand
 
 from .call_checks import RepeatedCalls
 from .events import AgentEvent, MessageChunk
 from .no_progress import FailedCalls
 from .tool_calls import ToolCalls
-
-if TYPE_CHECKING:
-    from .loop import AgentConfig
 
 __all__ = ["FAILURE_CHARS", "TestLoop", "auto_test_of"]
 
@@ -67,15 +64,18 @@ class TestLoop:
         calls: ToolCalls,
         emit: Callable[[AgentEvent], Awaitable[None]],
         ids: IdFactory,
-        config: AgentConfig,
+        *,
+        model: ModelProvider,
+        command: Callable[[], ProjectTestCommand | None] | None,
+        rounds: int,
     ) -> None:
         self._session = session
         self._calls = calls
         self._emit = emit
         self._ids = ids
-        self._model = config.model
-        self._command = config.test_command
-        self._rounds = config.max_test_rounds
+        self._model = model
+        self._command = command
+        self._rounds = rounds
         self._ran = 0
 
     def start_turn(self) -> None:

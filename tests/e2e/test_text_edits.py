@@ -37,6 +37,7 @@ from tests.e2e.test_model_limits import (
 from tests.support.agent_process import running_agent
 from tests.support.sse_server import FakeServer, serve
 from tests.support.tool_client import ToolClient
+from tests.support.watchdogs import watchdogs
 
 pytestmark = pytest.mark.anyio
 
@@ -262,7 +263,8 @@ async def test_a_cancel_during_the_test_run_ends_the_turn_and_kills_the_command(
                     while not marker.exists():  # noqa: ASYNC110
                         await anyio.sleep(0.05)
                 await conn.cancel(session_id=sid)
-            survivors = children(process.pid)
+            # The agent's watchdog is its child for the agent's life (process/watchdog.py).
+            survivors = sorted(set(children(process.pid)) - set(watchdogs(process.pid)))
     assert outcome["response"].stop_reason == "cancelled"
     assert survivors == []  # the shell and its sleep were killed before the answer
     assert len(chat_bodies(server)) == 1
