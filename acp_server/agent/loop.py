@@ -149,15 +149,7 @@ class AgentLoop:
             config.alive_interval,
             self._count_usage,
         )
-        self._tests = TestLoop(
-            session,
-            self._calls,
-            self._emit,
-            ids,
-            model=config.model,
-            command=config.test_command,
-            rounds=config.max_test_rounds,
-        )
+        self._tests = TestLoop(session, self._calls, self._emit, ids, config)
         self._closer = TurnCloser(
             self, session, self.inbox, self._calls, self._emit, ids, durability_flush
         )

@@ -20,6 +20,7 @@ ends with a note saying so. See docs/rfc/implemented/feature/2026-12-06-text-edi
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from typing import Protocol
 
 from acp_server.cancellation import TurnSignal
 from acp_server.ids import IdFactory
@@ -37,6 +38,20 @@ from .tool_calls import ToolCalls
 __all__ = ["FAILURE_CHARS", "TestLoop", "auto_test_of"]
 
 FAILURE_CHARS = 4000
+
+
+class AutoTestConfig(Protocol):
+    """What the test runs need of the agent's configuration (`agent.loop.AgentConfig`, read
+    structurally: the loop imports this module)."""
+
+    @property
+    def model(self) -> ModelProvider: ...
+    @property
+    def test_command(self) -> Callable[[], ProjectTestCommand | None] | None: ...
+    @property
+    def max_test_rounds(self) -> int: ...
+
+
 """The most of a failing run's output the model is given (its end: the summary and the last
 failure); what was cut is said."""
 
@@ -64,18 +79,15 @@ class TestLoop:
         calls: ToolCalls,
         emit: Callable[[AgentEvent], Awaitable[None]],
         ids: IdFactory,
-        *,
-        model: ModelProvider,
-        command: Callable[[], ProjectTestCommand | None] | None,
-        rounds: int,
+        config: AutoTestConfig,
     ) -> None:
         self._session = session
         self._calls = calls
         self._emit = emit
         self._ids = ids
-        self._model = model
-        self._command = command
-        self._rounds = rounds
+        self._model = config.model
+        self._command = config.test_command
+        self._rounds = config.max_test_rounds
         self._ran = 0
 
     def start_turn(self) -> None:

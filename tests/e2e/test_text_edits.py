@@ -26,7 +26,8 @@ from acp_server.agent.edit_formats import (
     SEARCH_REPLACE_PROMPT,
     WHOLE_FILE_PROMPT,
 )
-from tests.e2e.test_model_limits import (
+from tests.support.agent_process import running_agent
+from tests.support.openai_agent import (
     chat_bodies,
     environment,
     start,
@@ -34,7 +35,6 @@ from tests.e2e.test_model_limits import (
     tool_call,
     updates_of,
 )
-from tests.support.agent_process import running_agent
 from tests.support.sse_server import FakeServer, serve
 from tests.support.tool_client import ToolClient
 from tests.support.watchdogs import watchdogs

@@ -5,8 +5,8 @@ file attached to the prompt as an embedded resource. The workspace holds no test
 detect, and the config sets nothing about edits or sampling: such a model must see no change
 from the text edit formats, the sampling settings or the test loop (issue 37). The expected
 bodies in tests/data/requests/ (as sent, one line each) were written by the code before
-those existed; the workspace
-path is replaced by `{WORKSPACE}` and `--deterministic` fixes the date.
+those existed (main at aa02b0b, with background commands); the workspace path is replaced by
+`{WORKSPACE}` and `--deterministic` fixes the date.
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 from acp import embedded_text_resource, resource_block, text_block
 
-from tests.e2e.test_model_limits import (
+from tests.support.agent_process import running_agent
+from tests.support.openai_agent import (
     WINDOW_16K,
     WINDOW_4096,
     chat_bodies,
@@ -26,7 +27,6 @@ from tests.e2e.test_model_limits import (
     text_reply,
     tool_call,
 )
-from tests.support.agent_process import running_agent
 from tests.support.sse_server import serve
 
 pytestmark = pytest.mark.anyio
