@@ -61,7 +61,11 @@ class Problem:
 
 Block = Listing | Replacement | Problem
 
-_FENCE = re.compile(r"^[ \t]*(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^`\n]*?)[ \t]*$")
+_FENCE = re.compile(r"^[ \t]*(?P<fence>`{3,}+|~{3,}+)(?P<info>[^`\n]*)$")
+"""A fence line; `info` keeps the spaces around it (its words are split off). Linear: the
+fence's run is taken whole (possessive), and no two parts of the pattern can match the same
+spaces (a lazy info string between optional spaces backtracks in cubic time on a fence, many
+spaces and a backtick)."""
 _SEARCH = re.compile(r"^[ \t]*<{5,9}[ \t]*SEARCH[ \t]*$")
 _DIVIDER = re.compile(r"^[ \t]*={5,9}[ \t]*$")
 _REPLACE = re.compile(r"^[ \t]*>{5,9}[ \t]*REPLACE[ \t]*$")

@@ -126,3 +126,24 @@ def test_blocks_past_the_cap_are_one_problem() -> None:
     assert found[-1] == Problem(
         None, f"3 more block(s) past the first {MAX_BLOCKS} were not applied"
     )
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "```" + " " * 20_000 + "```",
+        "~" * 20_000 + "`",
+        "```" + " \t" * 10_000 + "x" + " " * 20_000 + "`",
+    ],
+)
+def test_a_long_line_of_fences_and_spaces_is_read_in_one_pass(line: str) -> None:
+    """Lines like these once made the fence pattern backtrack in cubic time (hours at this
+    length, on the event loop): that the test finishes is the check; the line is no fence."""
+    answer = f"{line}\n\ngrades.py\n```python\n{GRADES}```\n"
+    assert edit_blocks(answer, "whole_file") == [Listing("grades.py", GRADES)]
+    blocks = edit_blocks(
+        f"{line}\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n", "search_replace"
+    )
+    assert blocks == [
+        Problem(None, "a search/replace block without a file path on the line before it")
+    ]
