@@ -28,6 +28,7 @@ from acp_server.models.base import ModelProvider, ToolCallRequest
 from acp_server.models.model_settings import EditFormat
 from acp_server.session import records as rec
 from acp_server.session.log import SessionLog
+from acp_server.tools.base import ProcessExit
 from acp_server.tools.test_command import ProjectTestCommand
 
 from .call_checks import RepeatedCalls
@@ -38,6 +39,8 @@ from .tool_calls import ToolCalls
 __all__ = ["FAILURE_CHARS", "TestLoop", "auto_test_of"]
 
 FAILURE_CHARS = 4000
+"""The most of a failing run's output the model is given (its end: the summary and the last
+failure); what was cut is said."""
 
 
 class AutoTestConfig(Protocol):
@@ -50,13 +53,6 @@ class AutoTestConfig(Protocol):
     def test_command(self) -> Callable[[], ProjectTestCommand | None] | None: ...
     @property
     def max_test_rounds(self) -> int: ...
-
-
-"""The most of a failing run's output the model is given (its end: the summary and the last
-failure); what was cut is said."""
-
-_RAN = "[exit code: "
-"""How the `bash` tool ends the output of a command that ran and exited."""
 
 
 def auto_test_of(model: object, text_format: bool) -> bool:
@@ -135,7 +131,7 @@ class TestLoop:
         # Checks of its own: the agent's runs are no repeats of the model's calls.
         outputs = await self._calls.run(turn_id, [call], signal, RepeatedCalls(), FailedCalls())
         output = outputs.get(call.call_id)
-        if output is None or not output.failed or _RAN not in output.text.rsplit("\n", 1)[-1]:
+        if output is None or not output.failed or not _exited(output.process_exit):
             return None  # passed, or never ran (refused, denied, timed out): nothing to fix
         if self._ran >= self._rounds:
             await self._say(
@@ -159,3 +155,9 @@ class TestLoop:
         self._session.recorder.assistant_message(
             turn_id, message_id, [rec.TextPart(text=text)], origin="agent"
         )
+
+
+def _exited(ended: ProcessExit | None) -> bool:
+    """Whether the run's command ran and exited by itself: from how the `bash` tool says it
+    ended, not from its text (notes may follow the exit code there: the sandbox's)."""
+    return ended is not None and ended.exit_code is not None and not ended.timed_out

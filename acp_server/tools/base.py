@@ -61,6 +61,8 @@ class ProcessExit:
 
     exit_code: int | None
     signal: str | None = None
+    timed_out: bool = False
+    """The tool stopped it at its timeout (what it exited with is then no verdict of its own)."""
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ from acp_server.agent.edit_formats import (
     WHOLE_FILE_PROMPT,
 )
 from tests.support.agent_process import running_agent
+from tests.support.command_sandbox import needs_bwrap
 from tests.support.openai_agent import (
     chat_bodies,
     environment,
@@ -160,6 +161,42 @@ async def test_a_failure_goes_back_to_the_model_and_its_next_answer_is_tested(
     assert "1 failed" in messages[2]["content"]
     runs = calls_by_kind(client)["execute"]
     assert [r["status"] for r in runs] == ["failed", "completed"]
+
+
+NEEDS_A_SERVER = (
+    "import socket\n\nfrom grades import passed\n\n\ndef test_passed():\n"
+    '    socket.create_connection(("127.0.0.1", 9), timeout=5).close()\n'
+    "    assert passed(50)\n"
+)
+
+
+@needs_bwrap
+async def test_a_failing_run_with_the_sandbox_note_goes_back_to_the_model(
+    tmp_path: Path,
+) -> None:
+    """In sandboxed mode a run whose output reads as a refused connection gets the sandbox's
+    note after its exit code: it ran and failed all the same, and the model is told."""
+    root = workspace(tmp_path)
+    (root / "test_grades.py").write_text(NEEDS_A_SERVER)
+    client = ToolClient([ALLOW] * 6)
+    config = WHOLE + "\n[tests]\nmax_rounds = 2\n"
+    replies = (text_reply(listing(STILL_WRONG)), text_reply(listing(FIXED)))
+    async with serve(*replies) as server:
+        args = ("--model", "openai:qwen", "--data-dir", str(tmp_path / "data"))
+        args += ("--mode", "sandboxed")
+        async with running_agent(*args, env=agent_env(tmp_path, server, config), client=client) as (
+            conn,
+            *_,
+        ):
+            sid = await start(conn, root)
+            response = await conn.prompt(session_id=sid, prompt=attached(root))
+    assert response.stop_reason == "end_turn"
+    first, second = chat_bodies(server)
+    told = second["messages"][len(first["messages"]) + 2]["content"]
+    assert told.startswith("The tests fail after your changes.")
+    assert "Connection refused" in told and "[exit code: 1]\n[the sandbox has no network" in told
+    runs = calls_by_kind(client)["execute"]
+    assert [r["status"] for r in runs] == ["failed", "failed"]
 
 
 async def test_the_test_runs_stop_at_max_rounds_and_the_last_failure_is_not_sent(

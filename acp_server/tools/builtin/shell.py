@@ -192,5 +192,5 @@ class Bash(BuiltinTool[BashArgs]):
             "\n".join(parts),
             failed=not ok,
             terminal_id=result.terminal_id,
-            process_exit=ProcessExit(result.exit_code, result.posix_signal),
+            process_exit=ProcessExit(result.exit_code, result.posix_signal, result.timed_out),
         )

@@ -12,6 +12,7 @@ import anyio
 import pytest
 
 from acp_server.cancellation import TurnAborted, TurnCancellation, UserCancel
+from acp_server.tools.base import ProcessExit
 from tests.support.processes import existing
 from tests.support.tool_call import RecordedCall
 from tests.support.tool_workspace import Workspace
@@ -33,6 +34,7 @@ async def test_bash_output_and_exit_code(ws: Workspace) -> None:
     bad = await ws.run("bash", command="echo out; echo err >&2; exit 3")
     assert bad.failed
     assert bad.text == "out\nstderr:\nerr\n[exit code: 3]"
+    assert bad.process_exit == ProcessExit(3)  # what the test loop reads, not the text
 
     quiet = await ws.run("bash", command="true")
     assert quiet.text == "(no output)\n[exit code: 0]"
@@ -45,6 +47,7 @@ async def test_bash_times_out(ws: Workspace) -> None:
         output = await ws.run("bash", command=command, timeout_ms=300)
     assert output.failed
     assert "timed out after 0.3 s" in output.text
+    assert output.process_exit is not None and output.process_exit.timed_out
     assert existing([int(pids_file.read_text())]) == []
 
 
