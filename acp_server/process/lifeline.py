@@ -154,7 +154,7 @@ class Lifeline:
         so, and start a new one at once if a signal ended it (a user killed it) and calls are
         registered; one that exited by itself (it could not run) waits for the next call."""
         assert watchdog.pidfd is not None
-        select.select([watchdog.pidfd], [], [])
+        _wait_readable(watchdog.pidfd, None)
         with self._lock:
             try:
                 if self._watchdog is watchdog:
@@ -174,7 +174,7 @@ class Lifeline:
         if watchdog.pidfd is not None:
             with contextlib.suppress(ProcessLookupError):
                 signal.pidfd_send_signal(watchdog.pidfd, signal.SIGKILL)
-            select.select([watchdog.pidfd], [], [], _DEATH_WAIT)
+            _wait_readable(watchdog.pidfd, _DEATH_WAIT)
         else:
             process.kill()
             with contextlib.suppress(subprocess.TimeoutExpired):
@@ -190,6 +190,15 @@ class Lifeline:
             why,
             status,
         )
+
+
+def _wait_readable(fd: int, timeout: float | None) -> None:
+    """Wait until `fd` is readable (a pidfd is once its process ended), at most `timeout`
+    seconds (None: no limit). With poll: select refuses a descriptor numbered 1024 or more,
+    which an agent with a raised RLIMIT_NOFILE and many files open gets."""
+    poller = select.poll()
+    poller.register(fd, select.POLLIN)
+    poller.poll(None if timeout is None else timeout * 1000)
 
 
 def _write(watchdog: _Watchdog, line: bytes) -> str | None:

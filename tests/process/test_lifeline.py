@@ -1,13 +1,15 @@
 """The agent's side of the watchdog (acp_server/process/lifeline.py), with real processes: no
 watchdog before the first call; the one started leads its own session, with no environment,
 `/dev/null` for its standard streams and `/` as its directory; a watchdog killed, or one that
-stopped reading, is replaced and the loss logged; the registry neither reaps nor kills it. That
+stopped reading, is replaced and the loss logged, also when its pidfd is numbered past select's
+1024; the registry neither reaps nor kills it. That
 the calls it was told about die with the agent: tests/process/test_watchdog.py."""
 
 from __future__ import annotations
 
 import logging
 import os
+import resource
 import signal
 import sys
 from collections.abc import Callable, Iterator
@@ -89,6 +91,59 @@ async def test_a_killed_watchdog_is_replaced_while_calls_are_registered(
     lifeline.watch("b2", 2.0)
     assert lifeline.pid not in (first, second, None)
     lifeline.forget("b2")
+
+
+@pytest.fixture
+def fds_past_select() -> Iterator[None]:
+    """Every descriptor below 1024 taken (the soft RLIMIT_NOFILE raised for it), so the next
+    ones opened are numbered where `select` refuses them; all given back at the end."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard < 1100:
+        pytest.skip(f"the hard RLIMIT_NOFILE ({hard}) leaves no room past 1024 descriptors")
+    raised = 4096 if hard == resource.RLIM_INFINITY else min(hard, 4096)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, raised), hard))
+    taken = [os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC)]
+    try:
+        while taken[-1] < 1023:  # dup takes the lowest free number: the gaps fill first
+            taken.append(os.dup(taken[0]))
+        yield
+    finally:
+        for fd in taken:
+            os.close(fd)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+def pidfds() -> list[int]:
+    """The numbers of this process's pidfds."""
+    found = []
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            if os.readlink(f"/proc/self/fd/{fd}") == "anon_inode:[pidfd]":
+                found.append(int(fd))
+        except FileNotFoundError:
+            continue  # the listing's own descriptor, closed since
+    return found
+
+
+@pytest.mark.usefixtures("fds_past_select")
+async def test_a_watchdog_whose_pidfd_is_past_1024_is_watched_and_replaced(
+    lifeline: Lifeline, caplog: pytest.LogCaptureFixture
+) -> None:
+    before = set(pidfds())
+    lifeline.watch("a1", 2.0)
+    first = lifeline.pid
+    assert first is not None
+    opened = set(pidfds()) - before
+    assert opened and min(opened) >= 1024  # the case select cannot wait on
+    with caplog.at_level(logging.WARNING, logger="acp_server.process.lifeline"):
+        os.kill(first, signal.SIGKILL)
+        await wait_until(lambda: lifeline.pid not in (first, None))
+    assert "lost: it ended (exit status -9)" in caplog.text
+    second = lifeline.pid
+    assert second is not None
+    lifeline.forget("a1")
+    os.kill(second, signal.SIGKILL)
+    await wait_until(lambda: lifeline.pid is None)  # its pidfd is closed before ours are
 
 
 async def test_a_watchdog_that_stopped_reading_is_replaced(
