@@ -99,9 +99,7 @@ def cap_resources(memory: int, cpu_seconds: int) -> None:
 def main(argv: list[str]) -> int:
     """Convert stdin to stdout as MODE says; 2 for wrong arguments."""
     if len(argv) != 5 or argv[1] not in ("markdown", "text"):
-        print(
-            f"usage: {argv[0]} markdown|text OUTPUT_LIMIT MEMORY_LIMIT CPU_SECONDS", file=sys.stderr
-        )
+        sys.stderr.write(f"usage: {argv[0]} markdown|text OUTPUT_LIMIT MEMORY_LIMIT CPU_SECONDS\n")
         return 2
     mode, output_limit = argv[1], int(argv[2])
     cap_resources(int(argv[3]), int(argv[4]))
