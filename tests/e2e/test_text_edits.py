@@ -272,6 +272,37 @@ async def test_a_search_replace_block_goes_through_edit_file(tmp_path: Path) -> 
     assert client.asked_titles[1].startswith("Run `python -m pytest -q`")
 
 
+async def test_an_empty_search_for_an_existing_file_is_told_to_the_model_not_applied(
+    tmp_path: Path,
+) -> None:
+    root = workspace(tmp_path)
+    client = ToolClient([ALLOW] * 2)
+    config = WHOLE.replace('"whole_file"', '"search_replace"')
+    overwrite = "grades.py\n<<<<<<< SEARCH\n=======\nPASS_MARK = 40\n>>>>>>> REPLACE\n"
+    block = (
+        "grades.py\n<<<<<<< SEARCH\n    return score > PASS_MARK\n=======\n"
+        "    return score >= PASS_MARK\n>>>>>>> REPLACE\n"
+    )
+    async with serve(text_reply(overwrite), text_reply(block)) as server:
+        args = ("--model", "openai:qwen", "--data-dir", str(tmp_path / "data"))
+        async with running_agent(*args, env=agent_env(tmp_path, server, config), client=client) as (
+            conn,
+            *_,
+        ):
+            sid = await start(conn, root)
+            response = await conn.prompt(session_id=sid, prompt=attached(root))
+    assert response.stop_reason == "end_turn"
+    assert (root / "grades.py").read_text() == FIXED  # not replaced whole by the first answer
+    first, second = chat_bodies(server)
+    note = second["messages"][len(first["messages"]) + 1]["content"]
+    assert "an edit block of your answer could not be read (for grades.py)" in note
+    assert "SEARCH section is empty, but grades.py exists" in note
+    assert "an empty SEARCH only creates a new file" in note
+    edits = calls_by_kind(client)["edit"]
+    assert [e["status"] for e in edits] == ["failed", "completed"]
+    assert client.asked_titles[0] == "Edit grades.py"  # nobody was asked about the bad block
+
+
 async def test_a_cancel_during_the_test_run_ends_the_turn_and_kills_the_command(
     tmp_path: Path,
 ) -> None:
