@@ -9,26 +9,36 @@ answer: each becomes a `write_file` or an `edit_file` call, which the loop runs 
 - `search_replace`: a path on a line of its own, then `<<<<<<< SEARCH`, the lines to replace,
   `=======`, the new lines, `>>>>>>> REPLACE` (inside a fence or not; 5 to 9 marker
   characters). A block without a path line of its own takes the path of the block before it.
-  Becomes `edit_file(path, old_text, new_text)`; an empty SEARCH creates the file
-  (`write_file`).
+  Becomes `edit_file(path, old_text, new_text)`; an empty SEARCH creates a file that does not
+  exist yet (`write_file`).
 
 A block that cannot be read (a fence that never closes, a code block with no path when the
-answer has no path at all, SEARCH without its `=======` or REPLACE) becomes a `Problem`, which
+answer has no path at all, SEARCH without its `=======` or REPLACE, an empty SEARCH for a file
+that exists: `creations_checked`) becomes a `Problem`, which
 the loop answers to the model as a failed call, as it answers a malformed tool call. Prose and
 code blocks around valid blocks are left alone: they are the model's explanation.
 """
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from acp_server.models.base import ToolCallRequest
 from acp_server.models.model_settings import EditFormat
 from acp_server.tools.base import ToolOutput
 
-__all__ = ["Listing", "Problem", "Replacement", "block_call", "edit_blocks", "edits_applied"]
+__all__ = [
+    "Listing",
+    "Problem",
+    "Replacement",
+    "block_call",
+    "creations_checked",
+    "edit_blocks",
+    "edits_applied",
+]
 
 MAX_BLOCKS = 32
 """More blocks than this in one answer: the rest are a problem, not edits."""
@@ -214,9 +224,34 @@ def edit_blocks(text: str, edit_format: EditFormat) -> list[Block]:
     return found
 
 
+def creations_checked(blocks: Sequence[Block], located: Callable[[str], str | None]) -> list[Block]:
+    """`blocks`, with each empty SEARCH for a file that exists made a `Problem`: an empty SEARCH
+    only creates a file (it does not replace a whole file with its REPLACE lines). `located`
+    gives the absolute path a block's path names (None when it cannot tell: the write then
+    says why); a file an earlier block of the answer creates exists for a later one. It reads
+    the disk: call it in a thread."""
+    created: set[str] = set()
+    checked: list[Block] = []
+    for block in blocks:
+        if isinstance(block, Replacement) and not block.search:
+            where = located(block.path)
+            if where is not None and (where in created or os.path.lexists(where)):
+                block = Problem(
+                    block.path,
+                    f"its SEARCH section is empty, but {block.path} exists: SEARCH must copy "
+                    "the lines to change from the file, exactly; an empty SEARCH only creates "
+                    "a new file",
+                )
+            elif where is not None:
+                created.add(where)
+        checked.append(block)
+    return checked
+
+
 def block_call(block: Block, call_id: str) -> ToolCallRequest:
     """The tool call that applies `block`: `write_file` for a listing (and for a search/replace
-    block with an empty SEARCH, which creates a file), `edit_file` for a replacement; a
+    block with an empty SEARCH, which creates a file: `creations_checked` has made one for a
+    file that exists a problem), `edit_file` for a replacement; a
     problem is a call of `edit_file` whose arguments could not be read, so it fails saying why
     (told to the model as a malformed call is)."""
     if isinstance(block, Listing):

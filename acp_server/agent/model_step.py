@@ -39,9 +39,10 @@ from acp_server.models.output import output_limit_of
 from acp_server.session import records as rec
 from acp_server.session.log import SessionLog
 from acp_server.tools.base import Tool
+from acp_server.tools.local_files import in_thread
 
 from .compaction import Compactor
-from .edit_blocks import block_call, edit_blocks
+from .edit_blocks import block_call, creations_checked, edit_blocks
 from .events import AgentEvent, MessageChunk, ThoughtChunk
 from .progress import Drafts, keep_alive
 from .text_call_start import CallStart
@@ -170,7 +171,7 @@ class ModelStep:
                     from_text.update(c.call_id for c in recognised)
                     finish = "tool_calls"
             if not calls and finish == "stop" and edit_format != "tool_calls":
-                edits = self._edit_calls(pieces, edit_format)
+                edits = await self._edit_calls(pieces, edit_format)
                 calls.extend(edits)
                 blocks.update(c.call_id for c in edits)
                 finish = "tool_calls" if edits else finish
@@ -232,13 +233,19 @@ class ModelStep:
             for call_id, call in zip(ids, found, strict=True)
         ]
 
-    def _edit_calls(self, pieces: _Pieces, edit_format: EditFormat) -> list[ToolCallRequest]:
+    async def _edit_calls(self, pieces: _Pieces, edit_format: EditFormat) -> list[ToolCallRequest]:
         """The calls that apply the edit blocks of the model's answer (edit_blocks.py)."""
         text = "".join(p.text for p in pieces.parts() if isinstance(p, rec.TextPart))
-        found = edit_blocks(text, edit_format)
+        found = await in_thread(creations_checked, edit_blocks(text, edit_format), self._located)
         if found:
             log.info("the model's answer holds %d edit block(s); applying them", len(found))
         return [block_call(block, self._ids("call")) for block in found]
+
+    def _located(self, path: str) -> str | None:
+        """The absolute path `write_file` would write for `path` (None if it cannot tell)."""
+        writer = self._tools.get("write_file")
+        locations = writer.locations({"path": path}) if writer is not None else ()
+        return locations[0].path if locations else None
 
 
 class _OurIds:

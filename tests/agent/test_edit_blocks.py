@@ -4,9 +4,19 @@ read (said to the model as problems)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from acp_server.agent.edit_blocks import MAX_BLOCKS, Listing, Problem, Replacement, edit_blocks
+from acp_server.agent.edit_blocks import (
+    MAX_BLOCKS,
+    Listing,
+    Problem,
+    Replacement,
+    block_call,
+    creations_checked,
+    edit_blocks,
+)
 
 GRADES = '"""Exam results."""\n\nPASS_MARK = 50\n\n\ndef passed(score):\n    return score >= 50\n'
 
@@ -104,6 +114,38 @@ def test_search_replace_blocks_without_a_fence_and_without_a_second_path() -> No
         Replacement("grades.py", "c\n", ""),
         Replacement("names.py", "", "NEW = 1\n"),
     ]
+
+
+def test_an_empty_search_creates_a_new_file_only(tmp_path: Path) -> None:
+    (tmp_path / "grades.py").write_text(GRADES)
+    answer = (
+        "grades.py\n<<<<<<< SEARCH\n=======\nPASS_MARK = 40\n>>>>>>> REPLACE\n"
+        "names.py\n<<<<<<< SEARCH\n=======\nNEW = 1\n>>>>>>> REPLACE\n"
+        "names.py\n<<<<<<< SEARCH\n=======\nNEW = 2\n>>>>>>> REPLACE\n"
+        "grades.py\n<<<<<<< SEARCH\nPASS_MARK = 50\n=======\nPASS_MARK = 40\n>>>>>>> REPLACE\n"
+    )
+    located = {"grades.py": str(tmp_path / "grades.py"), "names.py": str(tmp_path / "names.py")}
+    overwrite, create, again, edit = creations_checked(
+        edit_blocks(answer, "search_replace"), located.get
+    )
+    # An existing file, or one an earlier block creates: SEARCH must copy what changes.
+    for problem, path in ((overwrite, "grades.py"), (again, "names.py")):
+        assert isinstance(problem, Problem) and problem.path == path
+        assert f"its SEARCH section is empty, but {path} exists" in problem.problem
+        assert "an empty SEARCH only creates a new file" in problem.problem
+    assert create == Replacement("names.py", "", "NEW = 1\n")
+    assert block_call(create, "c1").name == "write_file"
+    assert edit == Replacement("grades.py", "PASS_MARK = 50\n", "PASS_MARK = 40\n")
+    call = block_call(overwrite, "c2")
+    assert call.name == "edit_file" and call.arguments == {}
+    assert call.arguments_error is not None and "(for grades.py)" in call.arguments_error
+
+
+def test_an_empty_search_whose_path_cannot_be_located_is_left_to_the_write() -> None:
+    blocks = edit_blocks(
+        "/proc/x.py\n<<<<<<< SEARCH\n=======\nX = 1\n>>>>>>> REPLACE\n", "search_replace"
+    )
+    assert creations_checked(blocks, lambda path: None) == blocks
 
 
 @pytest.mark.parametrize(

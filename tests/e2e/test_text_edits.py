@@ -6,7 +6,8 @@ changes as text: the agent applies them through `write_file` / `edit_file` (perm
 a diff shown as a tool call of kind `edit`, journaled with its checkpoint, undone by
 `/rewind`), then runs the project's tests (a `bash` call of its own, asked for too) and gives a
 failure back to the model, for at most `[tests] max_rounds` runs. The model is asked once when
-its edits apply and the tests pass, with temperature 0 and no tool that changes anything.
+its edits apply and the tests pass, with temperature 0 and no tool that changes anything. Such a
+turn replays as it was shown live (v1's `session/load`, v2's resume with replay).
 """
 
 from __future__ import annotations
@@ -36,9 +37,11 @@ from tests.support.openai_agent import (
     tool_call,
     updates_of,
 )
+from tests.support.raw_client import new_session_v2, raw_agent, text
 from tests.support.sse_server import FakeServer, serve
-from tests.support.tool_client import ToolClient
+from tests.support.tool_client import SANDBOXED, ToolClient
 from tests.support.watchdogs import watchdogs
+from tests.support.wire_v2 import validate_agent_frame_v2
 
 pytestmark = pytest.mark.anyio
 
@@ -272,6 +275,37 @@ async def test_a_search_replace_block_goes_through_edit_file(tmp_path: Path) -> 
     assert client.asked_titles[1].startswith("Run `python -m pytest -q`")
 
 
+async def test_an_empty_search_for_an_existing_file_is_told_to_the_model_not_applied(
+    tmp_path: Path,
+) -> None:
+    root = workspace(tmp_path)
+    client = ToolClient([ALLOW] * 2)
+    config = WHOLE.replace('"whole_file"', '"search_replace"')
+    overwrite = "grades.py\n<<<<<<< SEARCH\n=======\nPASS_MARK = 40\n>>>>>>> REPLACE\n"
+    block = (
+        "grades.py\n<<<<<<< SEARCH\n    return score > PASS_MARK\n=======\n"
+        "    return score >= PASS_MARK\n>>>>>>> REPLACE\n"
+    )
+    async with serve(text_reply(overwrite), text_reply(block)) as server:
+        args = ("--model", "openai:qwen", "--data-dir", str(tmp_path / "data"))
+        async with running_agent(*args, env=agent_env(tmp_path, server, config), client=client) as (
+            conn,
+            *_,
+        ):
+            sid = await start(conn, root)
+            response = await conn.prompt(session_id=sid, prompt=attached(root))
+    assert response.stop_reason == "end_turn"
+    assert (root / "grades.py").read_text() == FIXED  # not replaced whole by the first answer
+    first, second = chat_bodies(server)
+    note = second["messages"][len(first["messages"]) + 1]["content"]
+    assert "an edit block of your answer could not be read (for grades.py)" in note
+    assert "SEARCH section is empty, but grades.py exists" in note
+    assert "an empty SEARCH only creates a new file" in note
+    edits = calls_by_kind(client)["edit"]
+    assert [e["status"] for e in edits] == ["failed", "completed"]
+    assert client.asked_titles[0] == "Edit grades.py"  # nobody was asked about the bad block
+
+
 async def test_a_cancel_during_the_test_run_ends_the_turn_and_kills_the_command(
     tmp_path: Path,
 ) -> None:
@@ -345,3 +379,91 @@ async def test_a_tool_call_model_runs_no_tests_unless_configured_and_is_told_the
     system = chat_bodies(server)[0]["messages"][0]["content"]
     assert "Tests: python -m pytest -q (from test_*.py files)" in system
     assert "temperature" not in chat_bodies(server)[0]
+
+
+def as_shown(updates: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
+    """What a client holds once it applied `updates`, by id in the order each first showed:
+    each agent message (its text, and the agent's own mark) and each tool call (a member of an
+    update replaces the one before; display terminals left out: live only, on v2)."""
+    shown: dict[str, dict[str, Any]] = {}
+    for update in updates:
+        kind = update["sessionUpdate"]
+        if kind == "agent_message_chunk":
+            message = shown.setdefault(update["messageId"], {"text": "", "_meta": None})
+            message["text"] += update["content"]["text"]
+            message["_meta"] = update.get("_meta")
+        elif kind in ("tool_call", "tool_call_update"):
+            call = shown.setdefault(update["toolCallId"], {})
+            call.update({k: v for k, v in update.items() if k != "sessionUpdate"})
+            if "content" in update:
+                call["content"] = [c for c in update["content"] if c["type"] != "terminal"]
+    return list(shown.items())
+
+
+def wire_updates(frames: Any) -> list[dict[str, Any]]:
+    return [f["params"]["update"] for f in frames.received if f.get("method") == "session/update"]
+
+
+async def test_a_whole_file_turn_replays_on_v1_as_it_was_shown_live(tmp_path: Path) -> None:
+    root = workspace(tmp_path)
+    client = ToolClient([ALLOW, ALLOW])
+    async with serve(text_reply(listing(FIXED))) as server:
+        args = ("--model", "openai:qwen", "--data-dir", str(tmp_path / "data"))
+        env = agent_env(tmp_path, server, WHOLE)
+        async with running_agent(*args, env=env, client=client) as (conn, _, frames, _):
+            sid = await start(conn, root)
+            response = await conn.prompt(session_id=sid, prompt=attached(root))
+        async with running_agent(*args, env=env) as (conn, _, replayed, _):
+            await conn.initialize(protocol_version=1)
+            await conn.load_session(session_id=sid, cwd=str(root), mcp_servers=[])
+    assert response.stop_reason == "end_turn"
+    live = as_shown(wire_updates(frames))
+    assert as_shown(wire_updates(replayed)) == live
+    # What was shown live: the answer, its edit, the agent's note and its test run.
+    [(_, answer), (_, edit), (_, note), (_, run)] = live
+    assert answer == {"text": listing(FIXED), "_meta": None}
+    assert (edit["title"], edit["kind"], edit["status"]) == ("Write grades.py", "edit", "completed")
+    grades = str((root / "grades.py").resolve())
+    diff = {"type": "diff", "path": grades, "oldText": BUGGY, "newText": FIXED}
+    assert diff in edit["content"] and edit["locations"] == [{"path": grades}]
+    assert note["_meta"] == {"acp-server": {"origin": "agent"}}
+    assert note["text"].startswith("Running the tests after the edits")
+    assert (run["title"], run["kind"], run["status"]) == (
+        "Run `python -m pytest -q`",
+        "execute",
+        "completed",
+    )
+    assert run["content"][-1]["content"]["text"].endswith("[exit code: 0]")
+    prompts = [u for u in wire_updates(replayed) if u["sessionUpdate"] == "user_message_chunk"]
+    assert prompts[0]["content"]["text"] == "The tests fail. Fix the bug."
+
+
+async def test_a_whole_file_turn_replays_on_v2_as_it_was_shown_live(tmp_path: Path) -> None:
+    root = workspace(tmp_path)
+    async with serve(text_reply(listing(FIXED))) as server:
+        args = ("--model", "openai:qwen", "--data-dir", str(tmp_path / "data"))
+        args += ("--mode", "bypass")  # nobody to ask: the raw client answers no permission
+        env = {**agent_env(tmp_path, server, WHOLE), **SANDBOXED}
+        async with raw_agent(*args, env=env, validate=validate_agent_frame_v2) as client:
+            sid = await new_session_v2(client, str(root))
+            prompt = {"sessionId": sid, "prompt": text("The tests fail. Fix the bug.")}
+            await client.call("session/prompt", prompt)
+            await client.wait_for(
+                lambda f: (f.get("params") or {}).get("update", {}).get("state") == "idle"
+            )
+            live = as_shown(client.updates(sid))
+        async with raw_agent(*args, env=env, validate=validate_agent_frame_v2) as client:
+            await client.call(
+                "initialize", {"protocolVersion": 2, "info": {"name": "t", "version": "1"}}
+            )
+            reopen = {"sessionId": sid, "cwd": str(root), "replayFrom": {"type": "start"}}
+            await client.call("session/resume", reopen)
+            replayed = as_shown(client.updates(sid))
+    assert (root / "grades.py").read_text() == FIXED
+    assert replayed == live
+    [(_, answer), (_, edit), (_, note), (_, run)] = live
+    assert answer["text"] == listing(FIXED) and note["text"].startswith("Running the tests")
+    assert (edit["title"], edit["kind"], edit["status"]) == ("Write grades.py", "edit", "completed")
+    [diff] = [c for c in edit["content"] if c["type"] == "diff"]
+    assert "+    return score >= PASS_MARK" in diff["patch"]["text"]
+    assert (run["kind"], run["status"]) == ("execute", "completed")
