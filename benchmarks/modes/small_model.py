@@ -90,6 +90,12 @@ def add_args(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--threads", type=int, default=2, help="llama-server's threads")
     parser.add_argument(
+        "--n-predict",
+        type=int,
+        help="llama-server's cap on the tokens of one answer (`--n-predict`), the same for"
+        " every agent; default: none (a runaway answer runs until the window is full)",
+    )
+    parser.add_argument(
         "--run-timeout", type=float, default=1800.0, help="seconds one run may take"
     )
     parser.add_argument("--results", type=Path, help="also write every run as JSON here")
@@ -101,7 +107,7 @@ def add_args(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _server_command(threads: int) -> tuple[list[str], Any]:
+def _server_command(threads: int, n_predict: int | None) -> tuple[list[str], Any]:
     """llama-server as a user starts it: the model, its chat template, the window; sampling
     left at the server's defaults, so each agent's own settings decide."""
     found = existing_environment(CACHE / "venv")
@@ -114,6 +120,8 @@ def _server_command(threads: int) -> tuple[list[str], Any]:
         "--port", str(port), "--ctx-size", str(CONTEXT_TOKENS), "--threads", str(threads),
         "--parallel", "1", "--alias", MODEL_ALIAS, "--no-webui",
     ]  # fmt: skip
+    if n_predict is not None:
+        command += ["--n-predict", str(n_predict)]
     return command, (env, port)
 
 
@@ -136,7 +144,7 @@ def mode_small_model(args: argparse.Namespace) -> Result:
     load_before = os.getloadavg()[0]
     process = None
     if args.port is None:
-        command, (env, port) = _server_command(args.threads)
+        command, (env, port) = _server_command(args.threads, args.n_predict)
         log = Path(tempfile.gettempdir()) / "bench-small-model-llama-server.log"
         process = servers.start(command, env, log)
         servers.wait_ready(process, port, log)
