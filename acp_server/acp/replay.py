@@ -8,7 +8,7 @@ output. Context and steering the agent added itself were never shown, so they ar
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import get_args
+from typing import cast, get_args
 
 from msgspec import UNSET
 
@@ -39,6 +39,14 @@ from .rewind_text import rewind_text
 from .updates import AGENT_ORIGIN, compaction_summary, tool_content
 
 _TOOL_KINDS = frozenset(get_args(ToolKind))
+
+
+def shown_call(call: rec.ToolCallRecord, result: rec.ToolResult | None) -> tuple[str, ToolKind]:
+    """The one-line title and the kind a replayed call is announced with (v1 and v2): as its
+    result recorded them when the client was shown it, else its name and `other`."""
+    title = result.title if result is not None and result.title else call.name
+    kind = result.kind if result is not None else None
+    return one_line(title), cast(ToolKind, kind) if kind in _TOOL_KINDS else "other"
 
 
 def block_for(part: rec.Part) -> ContentBlock:
@@ -123,15 +131,13 @@ def replay_updates(
                 else:
                     updates.append(AgentMessageChunk(content=text, message_id=record.message_id))
             for call in record.tool_calls:
-                result = results.get((record.turn_id, call.call_id))
-                title = result.title if result is not None and result.title else call.name
-                kind = result.kind if result is not None and result.kind in _TOOL_KINDS else "other"
+                title, kind = shown_call(call, results.get((record.turn_id, call.call_id)))
                 updates.append(
                     ToolCall(
                         tool_call_id=call.call_id,
-                        title=one_line(title),
+                        title=title,
                         name=call.name,
-                        kind=kind,  # type: ignore[arg-type]
+                        kind=kind,
                         status="pending",
                         raw_input=dict(call.arguments),
                     )

@@ -19,30 +19,26 @@ that has ended, how it ended (as v1's replay).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import get_args
 
 from msgspec import UNSET
 
 from acp_protocol import session_update as su1
 from acp_protocol.content import ImageContent, TextContent
 from acp_protocol.plan_operations import PlanItems, PlanUpdate
-from acp_protocol.tool_call import ContentToolCallContent, ToolCallLocation, ToolKind
+from acp_protocol.tool_call import ContentToolCallContent, ToolCallLocation
 from acp_protocol.v2 import session_update as su
 from acp_protocol.v2.tool_call import ToolCallContent, ToolCallUpdate
-from acp_server.printable import one_line
 from acp_server.session import records as rec
 from acp_server.session.rewind import through_rewinds
 from acp_server.session.stopped_calls import stopped_calls
 
 from ..plans import PLAN_ID
-from ..replay import background_endings, block_for
+from ..replay import background_endings, block_for, shown_call
 from ..rewind_text import rewind_text
 from ..updates import AGENT_ORIGIN, compaction_summary
 from .diffs import diff_content
 
 __all__ = ["replay_v2"]
-
-_TOOL_KINDS = frozenset(get_args(ToolKind))
 
 
 def _result_content(result: rec.ToolResult, ending: str) -> list[ToolCallContent]:
@@ -84,15 +80,13 @@ def replay_v2(records: Sequence[rec.Record], cwd: str) -> list[su.SessionUpdate]
                         su.AgentMessageChunk(message_id=record.message_id, content=text, meta=meta)
                     )
             for call in record.tool_calls:
-                result = results.get((record.turn_id, call.call_id))
-                title = result.title if result is not None and result.title else call.name
-                kind = result.kind if result is not None and result.kind in _TOOL_KINDS else "other"
+                title, kind = shown_call(call, results.get((record.turn_id, call.call_id)))
                 updates.append(
                     ToolCallUpdate(
                         tool_call_id=call.call_id,
-                        title=one_line(title),
+                        title=title,
                         name=call.name,
-                        kind=kind,  # type: ignore[arg-type]
+                        kind=kind,
                         status="pending",
                         raw_input=dict(call.arguments),
                     )
